@@ -1,0 +1,96 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/arborlog/arbor/session"
+	"github.com/arborlog/arbor/session/jsonl"
+	"github.com/spf13/cobra"
+)
+
+var _ = register(newCmdAppend)
+
+func newCmdAppend(ios *IO, g *Global) *cobra.Command {
+	var fsync string
+	cmd := &cobra.Command{
+		Use:   "append <session>",
+		Short: "Append messages read from stdin, one JSON message per line",
+		Long: `Read one JSON message per line on stdin (a pi message: {"role":"user",
+"content":"…","timestamp":…}) and append each as a message entry on the active
+cursor's leaf. Each new entry id is printed on its own line once the entry is
+written under the --fsync policy: always (fsync every entry), turn (fsync after
+assistant messages and at the end; the default) or never.
+
+A path that does not exist yet becomes a new session, written at once. The
+session is locked for writing while this runs; a second writer fails at once.`,
+		Example: `  echo '{"role":"user","content":"hello","timestamp":1764442800000}' | arbor append notes.jsonl
+  arbor append 0195f1c2 --fsync always < messages.jsonl`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			policy, err := jsonl.ParseDurability(fsync)
+			if err != nil {
+				return usageError{err}
+			}
+			return runAppend(ios, g, args[0], policy)
+		},
+	}
+	cmd.Flags().StringVar(&fsync, "fsync", "turn", "durability: always, turn or never")
+	return cmd
+}
+
+func runAppend(ios *IO, g *Global, arg string, policy jsonl.Durability) error {
+	path, err := g.resolve(arg)
+	if err != nil {
+		return err
+	}
+	opts := []jsonl.Option{jsonl.WithDurability(policy), jsonl.Immediate()}
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			return fmt.Errorf("create %s: %w", filepath.Dir(path), err)
+		}
+	}
+	s, err := jsonl.Open(path, opts...)
+	if err != nil {
+		return err
+	}
+	out := bufio.NewWriter(ios.Out)
+	sc := bufio.NewScanner(ios.In)
+	sc.Buffer(make([]byte, 64<<10), 1<<30)
+	n := 0
+	var runErr error
+	for sc.Scan() {
+		n++
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 {
+			continue
+		}
+		m, err := session.ParseMessage(bytes.Clone(line))
+		if err != nil {
+			runErr = fmt.Errorf("stdin line %d: %v; nothing from this line on was appended to %s", n, err, path)
+			break
+		}
+		e, err := s.AppendMessage(m)
+		if err != nil {
+			runErr = fmt.Errorf("stdin line %d: %w", n, err)
+			break
+		}
+		fmt.Fprintln(out, e.ID)
+		if err := out.Flush(); err != nil {
+			runErr = err
+			break
+		}
+	}
+	if err := sc.Err(); err != nil && runErr == nil {
+		runErr = fmt.Errorf("read stdin: %w", err)
+	}
+	if err := s.Close(); err != nil && runErr == nil {
+		runErr = err
+	}
+	return runErr
+}

@@ -1,0 +1,453 @@
+package session
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"strings"
+
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// newEntryID returns 8 random hex characters not used in the log (as pi does:
+// up to 100 tries, then a whole UUID).
+func (l *Log) newEntryID() string {
+	return randomID(func(id string) bool { _, ok := l.byID[id]; return ok })
+}
+
+func randomID(used func(string) bool) string {
+	var b [4]byte
+	for range 100 {
+		_, _ = rand.Read(b[:])
+		if id := hex.EncodeToString(b[:]); !used(id) {
+			return id
+		}
+	}
+	return newSessionID()
+}
+
+// appendOn writes one entry through cursor cid: its parent is the cursor's leaf
+// unless parent is given, and it becomes the cursor's last entry. fields follow
+// the envelope in the order given. The caller holds l.mu.
+func (l *Log) appendOn(cid, typ string, parent *string, fields []member) (*Entry, error) {
+	if l.readOnly != nil {
+		return nil, l.readOnly
+	}
+	c, ok := l.cursors[cid]
+	if !ok {
+		return nil, fmt.Errorf("%w: %s", ErrNoCursor, cid)
+	}
+	if l.store != nil {
+		ext, err := l.store.Refresh()
+		if err != nil {
+			return nil, err
+		}
+		l.ingest(ext)
+	}
+	e := &Entry{Type: typ, ID: l.newEntryID(), Timestamp: FormatTime(l.now())}
+	if parent != nil {
+		e.ParentID = *parent
+	} else if c.leaf != nil {
+		e.ParentID = c.leaf.e.ID
+	}
+	if cid != MainCursor {
+		e.Cursor = cid
+	}
+	head := []member{{"type", mustValue(typ)}, {"id", mustValue(e.ID)}}
+	if e.ParentID == "" {
+		head = append(head, member{"parentId", jsontext.Value("null")})
+	} else {
+		head = append(head, member{"parentId", mustValue(e.ParentID)})
+	}
+	head = append(head, member{"timestamp", mustValue(e.Timestamp)})
+	if e.Cursor != "" {
+		head = append(head, member{"cursor", mustValue(e.Cursor)})
+	}
+	e.raw = buildObject(append(head, fields...))
+	for _, f := range fields {
+		switch {
+		case typ == TypeMessage && f.name == "message":
+			var v struct {
+				Role string `json:"role"`
+			}
+			_ = unmarshal(f.value, &v)
+			e.role = v.Role
+		case typ == TypeCustom && f.name == "customType":
+			_ = unmarshal(f.value, &e.custom)
+		}
+	}
+	if l.store != nil {
+		if err := l.store.Write(e); err != nil {
+			return nil, err
+		}
+	}
+	l.add(e)
+	return e, nil
+}
+
+func (l *Log) locked(f func() (*Entry, error)) (*Entry, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return f()
+}
+
+// opt adds a member when v is not nil.
+func opt(ms []member, name string, v any) []member {
+	if v == nil {
+		return ms
+	}
+	if raw, ok := v.(jsontext.Value); ok {
+		if len(raw) == 0 {
+			return ms
+		}
+		return append(ms, member{name, raw})
+	}
+	return append(ms, member{name, mustValue(v)})
+}
+
+// AppendMessage appends a message entry on the active cursor.
+func (l *Log) AppendMessage(m Message) (*Entry, error) { return l.Cursor("").AppendMessage(m) }
+
+// AppendThinkingLevelChange records a new thinking level (off, minimal, low, medium, high, xhigh).
+func (l *Log) AppendThinkingLevelChange(level string) (*Entry, error) {
+	return l.Cursor("").AppendThinkingLevelChange(level)
+}
+
+// AppendModelChange records a switch of model.
+func (l *Log) AppendModelChange(provider, modelID string) (*Entry, error) {
+	return l.Cursor("").AppendModelChange(provider, modelID)
+}
+
+// AppendCompaction appends a compaction entry.
+func (l *Log) AppendCompaction(c CompactionData) (*Entry, error) {
+	return l.Cursor("").AppendCompaction(c)
+}
+
+// AppendCustom appends extension state that never reaches the model.
+func (l *Log) AppendCustom(customType string, data any) (*Entry, error) {
+	return l.Cursor("").AppendCustom(customType, data)
+}
+
+// AppendCustomMessage appends an extension message that reaches the model.
+func (l *Log) AppendCustomMessage(customType string, content Content, display bool, details any) (*Entry, error) {
+	return l.Cursor("").AppendCustomMessage(customType, content, display, details)
+}
+
+// SetName appends a session_info entry; an empty name clears the session name.
+func (l *Log) SetName(name string) (*Entry, error) { return l.Cursor("").SetName(name) }
+
+// SetLabel labels an entry; an empty label clears it. The target must exist.
+func (l *Log) SetLabel(targetID, label string) (*Entry, error) {
+	return l.Cursor("").SetLabel(targetID, label)
+}
+
+// BranchTo moves the active cursor's leaf to an existing entry (persisted).
+func (l *Log) BranchTo(id string) error { return l.Cursor("").BranchTo(id) }
+
+// ResetLeaf moves the active cursor to before the first entry, so the next
+// append starts a new root (persisted, unlike pi's).
+func (l *Log) ResetLeaf() error { return l.Cursor("").Clear() }
+
+// BranchWithSummary moves the leaf to id ("" for before the first entry) and
+// appends a branch_summary there describing the branch left behind.
+func (l *Log) BranchWithSummary(id, summary string, details any, fromHook bool) (*Entry, error) {
+	return l.Cursor("").BranchWithSummary(id, summary, details, fromHook)
+}
+
+// CompactionData is the content of a compaction entry.
+type CompactionData struct {
+	Summary          string         `json:"summary"`
+	FirstKeptEntryID string         `json:"firstKeptEntryId"`
+	TokensBefore     int            `json:"tokensBefore"`
+	Details          jsontext.Value `json:"details,omitzero"`
+	FromHook         bool           `json:"fromHook,omitzero"`
+}
+
+// BranchSummaryData is the content of a branch_summary entry.
+type BranchSummaryData struct {
+	FromID   string         `json:"fromId"`
+	Summary  string         `json:"summary"`
+	Details  jsontext.Value `json:"details,omitzero"`
+	FromHook bool           `json:"fromHook,omitzero"`
+}
+
+// Cursor is a handle on one cursor of a log. Appends through it extend its own
+// branch; several cursors can be used at once from different goroutines.
+type Cursor struct {
+	l  *Log
+	id string // "" means whichever cursor is active at the time of the call
+}
+
+// Cursor returns a handle on the cursor with this id or name ("" for the active one).
+// Operations on an unknown cursor fail with ErrNoCursor.
+func (l *Log) Cursor(idOrName string) *Cursor {
+	if idOrName == "" {
+		return &Cursor{l: l}
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if c := l.findCursor(idOrName); c != nil {
+		return &Cursor{l: l, id: c.id}
+	}
+	return &Cursor{l: l, id: idOrName}
+}
+
+func (l *Log) findCursor(idOrName string) *cursor {
+	if c, ok := l.cursors[idOrName]; ok {
+		return c
+	}
+	for _, id := range l.corder {
+		if c := l.cursors[id]; c.name != "" && c.name == idOrName {
+			return c
+		}
+	}
+	return nil
+}
+
+func (c *Cursor) cid() string {
+	if c.id == "" {
+		return c.l.active
+	}
+	return c.id
+}
+
+func (c *Cursor) do(typ string, fields []member) (*Entry, error) {
+	return c.l.locked(func() (*Entry, error) { return c.l.appendOn(c.cid(), typ, nil, fields) })
+}
+
+// ID returns the cursor's id.
+func (c *Cursor) ID() string {
+	c.l.mu.Lock()
+	defer c.l.mu.Unlock()
+	return c.cid()
+}
+
+// AppendMessage appends a message entry.
+func (c *Cursor) AppendMessage(m Message) (*Entry, error) {
+	if m.Role == "" || m.raw == nil {
+		return nil, ErrNoRole
+	}
+	return c.do(TypeMessage, []member{{"message", m.raw}})
+}
+
+// AppendThinkingLevelChange records a new thinking level.
+func (c *Cursor) AppendThinkingLevelChange(level string) (*Entry, error) {
+	return c.do(TypeThinkingLevelChange, []member{{"thinkingLevel", mustValue(level)}})
+}
+
+// AppendModelChange records a switch of model.
+func (c *Cursor) AppendModelChange(provider, modelID string) (*Entry, error) {
+	return c.do(TypeModelChange, []member{{"provider", mustValue(provider)}, {"modelId", mustValue(modelID)}})
+}
+
+// AppendCompaction appends a compaction entry. Its details default to empty
+// file lists, as pi writes them.
+func (c *Cursor) AppendCompaction(d CompactionData) (*Entry, error) {
+	ms := []member{{"summary", mustValue(d.Summary)}, {"firstKeptEntryId", mustValue(d.FirstKeptEntryID)}, {"tokensBefore", mustValue(d.TokensBefore)}}
+	if d.Details == nil {
+		d.Details = jsontext.Value(`{"readFiles":[],"modifiedFiles":[]}`)
+	}
+	ms = opt(ms, "details", d.Details)
+	if d.FromHook {
+		ms = append(ms, member{"fromHook", mustValue(true)})
+	}
+	return c.do(TypeCompaction, ms)
+}
+
+// AppendCustom appends extension state that never reaches the model.
+func (c *Cursor) AppendCustom(customType string, data any) (*Entry, error) {
+	if isMarkerType(customType) {
+		return nil, fmt.Errorf("session: customType %q is reserved for arbor", customType)
+	}
+	return c.do(TypeCustom, opt([]member{{"customType", mustValue(customType)}}, "data", data))
+}
+
+// AppendCustomMessage appends an extension message that reaches the model.
+func (c *Cursor) AppendCustomMessage(customType string, content Content, display bool, details any) (*Entry, error) {
+	ms := []member{{"customType", mustValue(customType)}, {"content", mustValue(content)}, {"display", mustValue(display)}}
+	return c.do(TypeCustomMessage, opt(ms, "details", details))
+}
+
+// SetName appends a session_info entry with the trimmed name.
+func (c *Cursor) SetName(name string) (*Entry, error) {
+	return c.do(TypeSessionInfo, []member{{"name", mustValue(strings.TrimSpace(name))}})
+}
+
+// SetLabel labels an entry; an empty label clears it.
+func (c *Cursor) SetLabel(targetID, label string) (*Entry, error) {
+	return c.l.locked(func() (*Entry, error) {
+		if _, ok := c.l.byID[targetID]; !ok {
+			return nil, fmt.Errorf("%w: %s", ErrNotFound, targetID)
+		}
+		ms := []member{{"targetId", mustValue(targetID)}}
+		if label != "" {
+			ms = append(ms, member{"label", mustValue(label)})
+		}
+		return c.l.appendOn(c.cid(), TypeLabel, nil, ms)
+	})
+}
+
+// marker appends an arbor marker under parent (nil: the cursor's leaf).
+func (l *Log) marker(cid, kind string, parent *string, data []member) (*Entry, error) {
+	return l.appendOn(cid, TypeCustom, parent, []member{{"customType", mustValue(kind)}, {"data", buildObject(data)}})
+}
+
+func leafID(n *node) jsontext.Value {
+	if n == nil {
+		return jsontext.Value("null")
+	}
+	return mustValue(n.e.ID)
+}
+
+// BranchTo moves the cursor's leaf to an existing entry, recording the move so it
+// survives a restart.
+func (c *Cursor) BranchTo(id string) error {
+	_, err := c.l.locked(func() (*Entry, error) {
+		cid := c.cid()
+		cur, ok := c.l.cursors[cid]
+		if !ok {
+			return nil, fmt.Errorf("%w: %s", ErrNoCursor, cid)
+		}
+		n, ok := c.l.byID[id]
+		if !ok {
+			return nil, fmt.Errorf("%w: %s", ErrNotFound, id)
+		}
+		if n.e.IsMarker() {
+			return nil, fmt.Errorf("%w: %s", ErrIsMarker, id)
+		}
+		return c.l.marker(cid, markerLeaf, &id, []member{{"from", leafID(cur.leaf)}})
+	})
+	return err
+}
+
+// Clear moves the cursor to before the first entry: its context is empty and the
+// next append starts a new root. Nothing is deleted.
+func (c *Cursor) Clear() error {
+	_, err := c.l.locked(func() (*Entry, error) {
+		cid := c.cid()
+		cur, ok := c.l.cursors[cid]
+		if !ok {
+			return nil, fmt.Errorf("%w: %s", ErrNoCursor, cid)
+		}
+		root := ""
+		return c.l.marker(cid, markerLeaf, &root, []member{{"from", leafID(cur.leaf)}})
+	})
+	return err
+}
+
+// BranchWithSummary moves the leaf to id ("" for before the first entry) and
+// appends a branch_summary there (fromId = id, or "root").
+func (c *Cursor) BranchWithSummary(id, summary string, details any, fromHook bool) (*Entry, error) {
+	return c.l.locked(func() (*Entry, error) {
+		if id != "" {
+			n, ok := c.l.byID[id]
+			if !ok {
+				return nil, fmt.Errorf("%w: %s", ErrNotFound, id)
+			}
+			if n.e.IsMarker() {
+				return nil, fmt.Errorf("%w: %s", ErrIsMarker, id)
+			}
+		}
+		from := id
+		if from == "" {
+			from = "root"
+		}
+		ms := opt([]member{{"fromId", mustValue(from)}, {"summary", mustValue(summary)}}, "details", details)
+		if fromHook {
+			ms = append(ms, member{"fromHook", mustValue(true)})
+		}
+		return c.l.appendOn(c.cid(), TypeBranchSummary, &id, ms)
+	})
+}
+
+// Name sets this cursor's name ("" clears it).
+func (c *Cursor) Name(name string) error {
+	_, err := c.l.locked(func() (*Entry, error) {
+		return c.l.marker(c.cid(), markerCursor, nil, []member{{"name", mustValue(strings.TrimSpace(name))}})
+	})
+	return err
+}
+
+// CursorInfo describes one cursor of the roster.
+type CursorInfo struct {
+	ID     string `json:"id"`
+	Name   string `json:"name"`
+	Leaf   string `json:"leaf"` // "" when the cursor is before the first entry
+	Active bool   `json:"active"`
+}
+
+// Fork creates a new cursor at the active cursor's leaf and returns its id. The
+// active cursor does not change.
+func (l *Log) Fork(name string) (string, error) {
+	e, err := l.locked(func() (*Entry, error) {
+		from := l.cursors[l.active]
+		id := randomID(func(id string) bool { _, ok := l.cursors[id]; return ok })
+		data := []member{}
+		if strings.TrimSpace(name) != "" {
+			if l.findCursor(strings.TrimSpace(name)) != nil {
+				return nil, fmt.Errorf("session: a cursor named %q exists already", strings.TrimSpace(name))
+			}
+			data = append(data, member{"name", mustValue(strings.TrimSpace(name))})
+		}
+		l.cursor(id)
+		parent := ""
+		if from.leaf != nil {
+			parent = from.leaf.e.ID
+		}
+		active := l.active
+		e, err := l.marker(id, markerCursor, &parent, data)
+		if err != nil {
+			delete(l.cursors, id)
+			l.corder = l.corder[:len(l.corder)-1]
+			return nil, err
+		}
+		l.active = active
+		return e, nil
+	})
+	if err != nil {
+		return "", err
+	}
+	return e.Cursor, nil
+}
+
+// Switch makes another cursor the active one, recording it so a reopen restores it.
+func (l *Log) Switch(idOrName string) error {
+	_, err := l.locked(func() (*Entry, error) {
+		c := l.findCursor(idOrName)
+		if c == nil {
+			return nil, fmt.Errorf("%w: %s", ErrNoCursor, idOrName)
+		}
+		if c.id == l.active {
+			return nil, nil
+		}
+		parent := ""
+		if c.leaf != nil {
+			parent = c.leaf.e.ID
+		}
+		return l.marker(c.id, markerLeaf, &parent, []member{{"from", leafID(c.leaf)}})
+	})
+	return err
+}
+
+// Cursors returns the roster: main first, then the others in order of creation.
+func (l *Log) Cursors() []CursorInfo {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := make([]CursorInfo, 0, len(l.corder))
+	for _, id := range l.corder {
+		c := l.cursors[id]
+		ci := CursorInfo{ID: id, Name: c.name, Active: id == l.active}
+		if c.leaf != nil {
+			ci.Leaf = c.leaf.e.ID
+		}
+		out = append(out, ci)
+	}
+	return out
+}
+
+// Active returns the id of the active cursor.
+func (l *Log) Active() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.active
+}

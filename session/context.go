@@ -1,0 +1,447 @@
+package session
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// Leaf returns the active cursor's leaf entry, or nil before the first entry.
+func (l *Log) Leaf() *Entry { return l.Cursor("").Leaf() }
+
+// Leaf returns the cursor's leaf entry, or nil before the first entry.
+func (c *Cursor) Leaf() *Entry {
+	c.l.mu.Lock()
+	defer c.l.mu.Unlock()
+	cur, ok := c.l.cursors[c.cid()]
+	if !ok || cur.leaf == nil {
+		return nil
+	}
+	return cur.leaf.e
+}
+
+// Entries returns every indexed entry in file order (duplicates of an earlier id are left out).
+func (l *Log) Entries() []*Entry {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]*Entry(nil), l.entries...)
+}
+
+// Len returns the number of indexed entries.
+func (l *Log) Len() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.entries)
+}
+
+// Entry returns the entry with this id, or nil.
+func (l *Log) Entry(id string) *Entry {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if n, ok := l.byID[id]; ok {
+		return n.e
+	}
+	return nil
+}
+
+// Children returns the entries whose parent is id, in file order ("" for the roots).
+func (l *Log) Children(id string) []*Entry {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var ns []*node
+	if id == "" {
+		ns = l.roots
+	} else if n, ok := l.byID[id]; ok {
+		ns = n.children
+	}
+	out := make([]*Entry, len(ns))
+	for i, n := range ns {
+		out[i] = n.e
+	}
+	return out
+}
+
+// Branch returns the path from the root to the entry id, inclusive ("" for the
+// active cursor's leaf). It is empty for an unknown id.
+func (l *Log) Branch(id string) []*Entry {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return entriesOf(l.path(l.start(id)))
+}
+
+func (l *Log) start(id string) *node {
+	if id == "" {
+		return l.cursors[l.active].leaf
+	}
+	return l.byID[id]
+}
+
+// path returns root→n.
+func (l *Log) path(n *node) []*node {
+	var p []*node
+	for ; n != nil; n = n.parent {
+		p = append(p, n)
+	}
+	for i, j := 0, len(p)-1; i < j; i, j = i+1, j-1 {
+		p[i], p[j] = p[j], p[i]
+	}
+	return p
+}
+
+func entriesOf(ns []*node) []*Entry {
+	out := make([]*Entry, len(ns))
+	for i, n := range ns {
+		out[i] = n.e
+	}
+	return out
+}
+
+// Label returns the label of an entry ("" if none).
+func (l *Log) Label(id string) string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.labels[id].label
+}
+
+// Name returns the session name: the latest session_info in the file, trimmed.
+func (l *Log) Name() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.name
+}
+
+// Context is what the model sees from one leaf (SPEC §6.4).
+type Context struct {
+	Messages      []ContextMessage
+	ThinkingLevel jsontext.Value // usually a string; passed through as stored
+	Model         *Model
+}
+
+// Model names the provider and model in force at the leaf.
+type Model struct {
+	Provider jsontext.Value `json:"provider,omitzero"`
+	ModelID  jsontext.Value `json:"modelId,omitzero"`
+}
+
+// ContextMessage is one message of a context with the entry it came from.
+type ContextMessage struct {
+	Role  string
+	Entry *Entry
+	Raw   []byte // the message's JSON object
+}
+
+// MarshalJSON writes {"messages":[…],"thinkingLevel":…,"model":…}, each message as stored.
+func (c *Context) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	if err := c.WriteJSON(&b); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// WriteJSON streams the context's JSON to w without building it in memory first.
+func (c *Context) WriteJSON(w interface {
+	Write([]byte) (int, error)
+	WriteString(string) (int, error)
+}) error {
+	w.WriteString(`{"messages":[`)
+	for i, m := range c.Messages {
+		if i > 0 {
+			w.WriteString(",")
+		}
+		w.Write(m.Raw)
+	}
+	w.WriteString(`]`)
+	if len(c.ThinkingLevel) > 0 {
+		w.WriteString(`,"thinkingLevel":`)
+		w.Write(c.ThinkingLevel)
+	}
+	w.WriteString(`,"model":`)
+	if c.Model == nil {
+		w.WriteString("null")
+	} else {
+		w.Write(mustValue(c.Model))
+	}
+	_, err := w.WriteString("}")
+	return err
+}
+
+// Context builds the active cursor's context.
+func (l *Log) Context() Context { return l.Cursor("").Context() }
+
+// Context builds this cursor's context.
+func (c *Cursor) Context() Context {
+	c.l.mu.Lock()
+	defer c.l.mu.Unlock()
+	cur, ok := c.l.cursors[c.cid()]
+	if !ok {
+		return emptyContext()
+	}
+	return c.l.buildContext(cur.leaf)
+}
+
+// ContextAt builds the context from any entry. A nil leaf gives the empty
+// context; an unknown id falls back to the last entry in the file, as pi does.
+func (l *Log) ContextAt(leaf *string) Context {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if leaf == nil {
+		return emptyContext()
+	}
+	n, ok := l.byID[*leaf]
+	if !ok && len(l.entries) > 0 {
+		n = l.byID[l.entries[len(l.entries)-1].ID]
+	}
+	return l.buildContext(n)
+}
+
+func emptyContext() Context { return Context{ThinkingLevel: jsontext.Value(`"off"`)} }
+
+func (l *Log) buildContext(leaf *node) Context {
+	ctx := emptyContext()
+	if leaf == nil {
+		return ctx
+	}
+	path := l.path(leaf)
+	// Settings come from the last entry of each kind on the path: scan backwards
+	// and decode only those, never every assistant message.
+	var haveLevel, haveModel bool
+	compaction := -1
+	for i := len(path) - 1; i >= 0 && (!haveLevel || !haveModel || compaction < 0); i-- {
+		e := path[i].e
+		switch {
+		case e.Type == TypeThinkingLevelChange && !haveLevel:
+			haveLevel = true
+			ctx.ThinkingLevel = e.rawValue("thinkingLevel")
+		case e.Type == TypeModelChange && !haveModel:
+			haveModel = true
+			ctx.Model = &Model{Provider: e.rawValue("provider"), ModelID: e.rawValue("modelId")}
+		case e.Type == TypeMessage && e.role == RoleAssistant && !haveModel:
+			haveModel = true
+			var v struct {
+				Message struct {
+					Provider jsontext.Value `json:"provider"`
+					Model    jsontext.Value `json:"model"`
+				} `json:"message"`
+			}
+			_ = unmarshal(e.raw, &v)
+			ctx.Model = &Model{Provider: v.Message.Provider, ModelID: v.Message.Model}
+		case e.Type == TypeCompaction && compaction < 0:
+			compaction = i
+		}
+	}
+	if compaction < 0 {
+		for _, n := range path {
+			ctx.add(n.e)
+		}
+		return ctx
+	}
+	var comp struct {
+		Summary          jsontext.Value `json:"summary"`
+		FirstKeptEntryID string         `json:"firstKeptEntryId"`
+		TokensBefore     jsontext.Value `json:"tokensBefore"`
+	}
+	ce := path[compaction].e
+	_ = unmarshal(ce.raw, &comp)
+	ctx.Messages = append(ctx.Messages, ContextMessage{Role: RoleCompactionSummary, Entry: ce, Raw: buildObject(omitEmpty([]member{
+		{"role", mustValue(RoleCompactionSummary)}, {"summary", comp.Summary}, {"tokensBefore", comp.TokensBefore}, {"timestamp", jsMillis(ce.Timestamp)},
+	}))})
+	kept := false
+	for _, n := range path[:compaction] {
+		if n.e.ID == comp.FirstKeptEntryID {
+			kept = true
+		}
+		if kept {
+			ctx.add(n.e)
+		}
+	}
+	for _, n := range path[compaction+1:] {
+		ctx.add(n.e)
+	}
+	return ctx
+}
+
+// add appends what an entry contributes to the context, if anything.
+func (ctx *Context) add(e *Entry) {
+	switch e.Type {
+	case TypeMessage:
+		if raw := e.messageRaw(); raw != nil {
+			ctx.Messages = append(ctx.Messages, ContextMessage{Role: e.role, Entry: e, Raw: raw})
+		}
+	case TypeCustomMessage:
+		ms, err := objectMembers(e.raw)
+		if err != nil {
+			return
+		}
+		out := []member{{"role", mustValue(RoleCustom)}}
+		for _, f := range []string{"customType", "content", "display", "details"} {
+			v, _ := find(ms, f)
+			out = append(out, member{f, v})
+		}
+		out = append(out, member{"timestamp", jsMillis(e.Timestamp)})
+		ctx.Messages = append(ctx.Messages, ContextMessage{Role: RoleCustom, Entry: e, Raw: buildObject(omitEmpty(out))})
+	case TypeBranchSummary:
+		var v struct {
+			Summary jsontext.Value `json:"summary"`
+			FromID  jsontext.Value `json:"fromId"`
+		}
+		if unmarshal(e.raw, &v) != nil || !truthy(v.Summary) {
+			return
+		}
+		ctx.Messages = append(ctx.Messages, ContextMessage{Role: RoleBranchSummary, Entry: e, Raw: buildObject(omitEmpty([]member{
+			{"role", mustValue(RoleBranchSummary)}, {"summary", v.Summary}, {"fromId", v.FromID}, {"timestamp", jsMillis(e.Timestamp)},
+		}))})
+	}
+}
+
+// messageRaw returns the bytes of the entry's message object without decoding it.
+func (e *Entry) messageRaw() []byte {
+	const key = `"message":`
+	// Fast path: written as pi and arbor write it, the message follows the envelope.
+	if i := bytes.Index(e.raw, []byte(key+`{"role":`)); i >= 0 {
+		start := i + len(key)
+		if end, ok := scanValue(e.raw, start, 0); ok {
+			return e.raw[start:end]
+		}
+	}
+	v := e.rawValue("message")
+	if len(v) == 0 {
+		return nil
+	}
+	return v
+}
+
+// truthy is JavaScript's truthiness for a JSON value.
+func truthy(v jsontext.Value) bool {
+	switch string(v) {
+	case "", "null", "false", "0", `""`, "-0":
+		return false
+	}
+	return true
+}
+
+func omitEmpty(ms []member) []member {
+	out := ms[:0]
+	for _, m := range ms {
+		if len(m.value) > 0 {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// jsMillis is new Date(ts).getTime() as JSON: null for a time JavaScript cannot parse.
+func jsMillis(ts string) jsontext.Value {
+	t, err := time.Parse(time.RFC3339Nano, ts)
+	if err != nil {
+		return jsontext.Value("null")
+	}
+	return mustValue(t.UnixMilli())
+}
+
+// ForModel converts a context's messages into what a model accepts (pi's
+// convertToLlm, SPEC §6.4): user, assistant and toolResult pass unchanged, bash
+// executions, custom messages and summaries become user messages.
+func ForModel(msgs []ContextMessage) []jsontext.Value {
+	out := make([]jsontext.Value, 0, len(msgs))
+	for _, m := range msgs {
+		switch m.Role {
+		case RoleUser, RoleAssistant, RoleToolResult:
+			out = append(out, m.Raw)
+		case RoleBashExecution:
+			var d MessageData
+			if unmarshal(m.Raw, &d) != nil || d.ExcludeFromContext {
+				continue
+			}
+			out = append(out, userText(bashText(d, m.Raw), m.Raw))
+		case RoleCustom:
+			ms, err := objectMembers(m.Raw)
+			if err != nil {
+				continue
+			}
+			content, _ := find(ms, "content")
+			if content.Kind() == '"' {
+				content = mustValue([]textBlock{{Type: "text", Text: jsonStr(content)}})
+			}
+			ts, _ := find(ms, "timestamp")
+			out = append(out, buildObject(omitEmpty([]member{{"role", mustValue(RoleUser)}, {"content", content}, {"timestamp", ts}})))
+		case RoleBranchSummary:
+			var v struct {
+				Summary string `json:"summary"`
+			}
+			_ = unmarshal(m.Raw, &v)
+			out = append(out, userText(BranchSummaryPrefix+v.Summary+BranchSummarySuffix, m.Raw))
+		case RoleCompactionSummary:
+			var v struct {
+				Summary string `json:"summary"`
+			}
+			_ = unmarshal(m.Raw, &v)
+			out = append(out, userText(CompactionSummaryPrefix+v.Summary+CompactionSummarySuffix, m.Raw))
+		}
+	}
+	return out
+}
+
+// Texts pi puts around summaries when it sends them to a model.
+const (
+	CompactionSummaryPrefix = "The conversation history before this point was compacted into the following summary:\n\n<summary>\n"
+	CompactionSummarySuffix = "\n</summary>"
+	BranchSummaryPrefix     = "The following is a summary of a branch that this conversation came back from:\n\n<summary>\n"
+	BranchSummarySuffix     = "</summary>"
+)
+
+type textBlock struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+}
+
+func jsonStr(v jsontext.Value) string {
+	s, _ := jsonString(v)
+	return s
+}
+
+// userText builds {"role":"user","content":[{"type":"text","text":…}],"timestamp":…}
+// keeping the original message's timestamp.
+func userText(text string, orig []byte) jsontext.Value {
+	ms, _ := objectMembers(orig)
+	ts, _ := find(ms, "timestamp")
+	return buildObject(omitEmpty([]member{{"role", mustValue(RoleUser)}, {"content", mustValue([]textBlock{{Type: "text", Text: text}})}, {"timestamp", ts}}))
+}
+
+// bashText is pi's bashExecutionToText.
+func bashText(d MessageData, raw []byte) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Ran `%s`\n", d.Command)
+	if d.Output != "" {
+		fmt.Fprintf(&b, "```\n%s\n```", d.Output)
+	} else {
+		b.WriteString("(no output)")
+	}
+	if d.Cancelled {
+		b.WriteString("\n\n(command cancelled)")
+	} else if d.ExitCode != nil && *d.ExitCode != 0 {
+		ms, _ := objectMembers(raw)
+		code, _ := find(ms, "exitCode")
+		fmt.Fprintf(&b, "\n\nCommand exited with code %s", jsNumber(code))
+	}
+	if d.Truncated && d.FullOutputPath != "" {
+		fmt.Fprintf(&b, "\n\n[Output truncated. Full output: %s]", d.FullOutputPath)
+	}
+	return b.String()
+}
+
+// jsNumber prints a JSON number as JavaScript's String(n) does for the integers
+// and plain decimals that exit codes are.
+func jsNumber(v jsontext.Value) string {
+	var f float64
+	if unmarshal(v, &f) != nil {
+		return string(v)
+	}
+	if f == float64(int64(f)) {
+		return fmt.Sprint(int64(f))
+	}
+	return fmt.Sprint(f)
+}

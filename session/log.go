@@ -1,0 +1,609 @@
+package session
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-json-experiment/json/jsontext"
+	"github.com/google/uuid"
+)
+
+// MainCursor is the id of the default cursor: entries without a cursor field belong to it.
+const MainCursor = "main"
+
+// Sentinel errors.
+var (
+	ErrNotFound  = errors.New("session: entry not found")
+	ErrIsMarker  = errors.New("session: entry is an arbor marker")
+	ErrNoCursor  = errors.New("session: cursor not found")
+	ErrReadOnly  = errors.New("session: read-only")
+	ErrEmptyPath = errors.New("session: empty branch")
+)
+
+// Store persists what a Log appends. The jsonl package implements it for files;
+// a Log without a store lives in memory only.
+type Store interface {
+	// Refresh returns entries that other programs appended since the store last
+	// wrote or read, so the log can index them before its own append.
+	Refresh() ([]*Entry, error)
+	// Write makes e durable under the store's policy. If it fails, e is not part of the log.
+	Write(e *Entry) error
+}
+
+// Log is one session: the header, every entry in file order, and the tree index
+// over them, with the cursors that walk it. It does no I/O itself; appends go
+// through its Store.
+//
+// A Log is safe for use by several goroutines.
+type Log struct {
+	mu      sync.Mutex
+	header  Header
+	entries []*Entry         // indexed entries, file order
+	byID    map[string]*node // the first entry with each id
+	roots   []*node
+	labels  map[string]labelState
+	lorder  []string // label targets in the order pi's Map would iterate them
+	name    string
+	cursors map[string]*cursor
+	corder  []string
+	active  string
+
+	hasAssistant bool
+	readOnly     error
+	store        Store
+	now          func() time.Time
+	report       Report
+}
+
+type node struct {
+	e        *Entry
+	parent   *node // nil for a root; the parent link after loops are cut
+	children []*node
+	pos      int // position in Log.entries
+}
+
+type labelState struct {
+	label, timestamp string
+}
+
+type cursor struct {
+	id    string
+	name  string
+	last  *node // the cursor's last entry in file order
+	leaf  *node // nil: before the first entry
+	res   map[string]Resolution
+	order int
+}
+
+// Report says what loading found wrong with a file. Line numbers count from 1.
+type Report struct {
+	Version        int      `json:"version"`
+	Lines          int      `json:"lines"`
+	Entries        int      `json:"entries"`
+	BadLines       []int    `json:"badLines"`
+	TornTail       bool     `json:"tornTail"`
+	MissingNewline bool     `json:"missingNewline"`
+	NoHeader       bool     `json:"noHeader"`
+	ExtraHeaders   []int    `json:"extraHeaders"`
+	DuplicateIDs   []string `json:"duplicateIds"`
+	Cycles         []string `json:"cycles"`  // ids whose parent link was cut to break a loop
+	Orphans        []string `json:"orphans"` // ids whose parent is unknown
+	Migrated       bool     `json:"migrated"`
+}
+
+// Clean reports whether the file loaded without any damage.
+func (r *Report) Clean() bool {
+	return len(r.BadLines) == 0 && !r.TornTail && !r.MissingNewline && !r.NoHeader &&
+		len(r.ExtraHeaders) == 0 && len(r.DuplicateIDs) == 0 && len(r.Cycles) == 0 && len(r.Orphans) == 0
+}
+
+// New starts an empty session with a new header.
+func New(cwd string, opts ...HeaderOption) *Log {
+	h := Header{Version: CurrentVersion, Cwd: cwd}
+	for _, o := range opts {
+		o(&h)
+	}
+	if h.ID == "" {
+		h.ID = newSessionID()
+	}
+	if h.Timestamp == "" {
+		h.Timestamp = FormatTime(time.Now())
+	}
+	h.raw = encodeHeader(h)
+	l := emptyLog(h)
+	return l
+}
+
+// HeaderOption sets a field of a new session's header.
+type HeaderOption func(*Header)
+
+// WithID gives a new session this id instead of a new UUID.
+func WithID(id string) HeaderOption { return func(h *Header) { h.ID = id } }
+
+// WithParent records the file a new session was forked or cloned from.
+func WithParent(path string) HeaderOption { return func(h *Header) { h.ParentSession = path } }
+
+// WithTimestamp sets the header's creation time.
+func WithTimestamp(ts string) HeaderOption { return func(h *Header) { h.Timestamp = ts } }
+
+func newSessionID() string {
+	id, err := uuid.NewV7()
+	if err != nil {
+		return uuid.NewString()
+	}
+	return id.String()
+}
+
+func encodeHeader(h Header) []byte {
+	ms := []member{
+		{"type", mustValue(typeHeader)},
+		{"version", mustValue(h.Version)},
+		{"id", mustValue(h.ID)},
+		{"timestamp", mustValue(h.Timestamp)},
+		{"cwd", mustValue(h.Cwd)},
+	}
+	if h.ParentSession != "" {
+		ms = append(ms, member{"parentSession", mustValue(h.ParentSession)})
+	}
+	return buildObject(ms)
+}
+
+func emptyLog(h Header) *Log {
+	l := &Log{
+		header:  h,
+		byID:    map[string]*node{},
+		labels:  map[string]labelState{},
+		cursors: map[string]*cursor{},
+		active:  MainCursor,
+		now:     time.Now,
+	}
+	l.report.Version = h.Version
+	l.cursor(MainCursor)
+	return l
+}
+
+// FormatTime formats t as the ISO-8601 UTC timestamp with milliseconds that entries carry.
+func FormatTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
+
+// Load parses a whole session file. It never fails on damage: bad lines are
+// skipped and reported, loops are cut, a missing header is replaced by a new one
+// (Report.NoHeader). A file newer than version 3 loads read-only.
+func Load(data []byte) *Log {
+	lines := splitLines(data)
+	parsed := parseAll(lines)
+
+	var rep Report
+	rep.Lines = len(lines)
+	var h *Header
+	var entries []*Entry
+	for i, p := range parsed {
+		ln := lines[i]
+		switch {
+		case p.blank:
+		case p.err != nil:
+			if i == len(lines)-1 && !bytes.HasSuffix(data, []byte("\n")) {
+				rep.TornTail = true
+			} else {
+				rep.BadLines = append(rep.BadLines, ln.num)
+			}
+		case p.header != nil:
+			if h == nil && len(entries) == 0 && p.header.ID != "" {
+				h = p.header
+			} else {
+				rep.ExtraHeaders = append(rep.ExtraHeaders, ln.num)
+			}
+		default:
+			p.entry.Line = ln.num
+			entries = append(entries, p.entry)
+		}
+	}
+	if len(data) > 0 && !bytes.HasSuffix(data, []byte("\n")) && !rep.TornTail {
+		rep.MissingNewline = true
+	}
+	if h == nil {
+		rep.NoHeader = true
+		v := CurrentVersion
+		for _, e := range entries {
+			if e.ID == "" {
+				v = 1
+				break
+			}
+		}
+		nh := New("")
+		h = &nh.header
+		h.Version = v
+	}
+	rep.Version = h.Version
+	l := emptyLog(*h)
+	if h.Version > CurrentVersion {
+		l.readOnly = fmt.Errorf("%w: file is format version %d; this arbor writes version %d, so it opens the file read-only (upgrade arbor to append)", ErrReadOnly, h.Version, CurrentVersion)
+	}
+	if h.Version < CurrentVersion {
+		entries = migrate(h, entries, h.Version)
+		rep.Migrated = true
+	}
+	l.report = rep
+	l.index(entries)
+	return l
+}
+
+type line struct {
+	b   []byte
+	num int
+}
+
+func splitLines(data []byte) []line {
+	lines := make([]line, 0, bytes.Count(data, []byte("\n"))+1)
+	for n := 1; len(data) > 0; n++ {
+		i := bytes.IndexByte(data, '\n')
+		if i < 0 {
+			lines = append(lines, line{data, n})
+			break
+		}
+		lines = append(lines, line{data[:i], n})
+		data = data[i+1:]
+	}
+	return lines
+}
+
+type parsedLine struct {
+	header *Header
+	entry  *Entry
+	err    error
+	blank  bool
+}
+
+// parseAll parses lines on every core: validation dominates loading.
+func parseAll(lines []line) []parsedLine {
+	out := make([]parsedLine, len(lines))
+	workers := runtime.GOMAXPROCS(0)
+	if len(lines) < 256 {
+		workers = 1
+	}
+	var wg sync.WaitGroup
+	chunk := (len(lines) + workers - 1) / workers
+	for start := 0; start < len(lines); start += chunk {
+		end := min(start+chunk, len(lines))
+		wg.Go(func() {
+			for i := start; i < end; i++ {
+				b := lines[i].b
+				if len(bytes.TrimSpace(b)) == 0 {
+					out[i].blank = true
+					continue
+				}
+				out[i].header, out[i].entry, out[i].err = parseLine(b)
+			}
+		})
+	}
+	wg.Wait()
+	return out
+}
+
+// index builds the tree over entries read from a file. Called once, before the log is shared.
+func (l *Log) index(entries []*Entry) {
+	for _, e := range entries {
+		if e.ID == "" {
+			l.report.BadLines = append(l.report.BadLines, e.Line)
+			continue
+		}
+		if _, dup := l.byID[e.ID]; dup {
+			l.report.DuplicateIDs = append(l.report.DuplicateIDs, e.ID)
+			continue
+		}
+		n := &node{e: e, pos: len(l.entries)}
+		l.entries = append(l.entries, e)
+		l.byID[e.ID] = n
+	}
+	for _, n := range l.byID {
+		if p := n.e.ParentID; p != "" && p != n.e.ID {
+			if pn, ok := l.byID[p]; ok {
+				n.parent = pn
+			} else {
+				l.report.Orphans = append(l.report.Orphans, n.e.ID)
+			}
+		}
+	}
+	l.cutLoops()
+	for _, e := range l.entries {
+		n := l.byID[e.ID]
+		if n.parent == nil {
+			l.roots = append(l.roots, n)
+		} else {
+			n.parent.children = append(n.parent.children, n)
+		}
+		l.replay(n)
+	}
+	l.report.Entries = len(l.entries)
+	sortByPosition(l.report.Orphans, l)
+	for _, c := range l.cursors {
+		c.leaf = resolveLeaf(c.last)
+	}
+}
+
+// cutLoops breaks every parent cycle at the entry of the cycle that comes first in
+// the file: in an append-only log a parent precedes its child, so that entry's
+// parent link is the one that cannot be right.
+func (l *Log) cutLoops() {
+	state := make(map[*node]uint8, len(l.byID)) // 1 on the current walk, 2 done
+	for _, e := range l.entries {
+		start := l.byID[e.ID]
+		var walk []*node
+		n := start
+		for n != nil && state[n] == 0 {
+			state[n] = 1
+			walk = append(walk, n)
+			n = n.parent
+		}
+		if n != nil && state[n] == 1 { // n is on this walk: a loop from n back to n
+			first := n
+			for m := n.parent; m != n; m = m.parent {
+				if m.pos < first.pos {
+					first = m
+				}
+			}
+			first.parent = nil
+			l.report.Cycles = append(l.report.Cycles, first.e.ID)
+		}
+		for _, w := range walk {
+			state[w] = 2
+		}
+	}
+}
+
+// sortByPosition orders ids by file position, so reports are stable.
+func sortByPosition(ids []string, l *Log) {
+	slices.SortStableFunc(ids, func(a, b string) int { return l.byID[a].pos - l.byID[b].pos })
+}
+
+// resolveLeaf returns the nearest entry at or above n that is not a marker.
+func resolveLeaf(n *node) *node {
+	for n != nil && n.e.IsMarker() {
+		n = n.parent
+	}
+	return n
+}
+
+// replay applies an indexed entry's effect on labels, the name and cursors, in file order.
+func (l *Log) replay(n *node) {
+	e := n.e
+	switch e.Type {
+	case TypeLabel:
+		var v struct {
+			TargetID string `json:"targetId"`
+			Label    string `json:"label"`
+		}
+		if unmarshal(e.raw, &v) == nil {
+			l.setLabel(v.TargetID, v.Label, e.Timestamp)
+		}
+	case TypeSessionInfo:
+		var v struct {
+			Name string `json:"name"`
+		}
+		_ = unmarshal(e.raw, &v) // a name that is not a string clears it, as in pi
+		l.name = strings.TrimSpace(v.Name)
+	case TypeMessage:
+		if e.role == RoleAssistant {
+			l.hasAssistant = true
+		}
+	}
+	c := l.cursor(cursorID(e))
+	c.last = n
+	if e.IsMarker() {
+		l.replayMarker(c, e)
+	}
+	if !(e.IsMarker() && e.custom == markerCursor) {
+		l.active = c.id
+	}
+}
+
+func (l *Log) setLabel(target, label, ts string) {
+	if label == "" {
+		if _, ok := l.labels[target]; ok {
+			delete(l.labels, target)
+			l.lorder = slices.DeleteFunc(l.lorder, func(t string) bool { return t == target })
+		}
+		return
+	}
+	if _, ok := l.labels[target]; !ok {
+		l.lorder = append(l.lorder, target)
+	}
+	l.labels[target] = labelState{label, ts}
+}
+
+// Arbor marker types (SPEC §6.2, §6.3).
+const (
+	markerCursor     = "arbor.cursor"
+	markerLeaf       = "arbor.leaf"
+	markerResolution = "arbor.resolution"
+)
+
+func (l *Log) replayMarker(c *cursor, e *Entry) {
+	var v struct {
+		Data struct {
+			Name   *string `json:"name"`
+			Target string  `json:"target"`
+			Level  string  `json:"level"`
+			Text   string  `json:"text"`
+		} `json:"data"`
+	}
+	if unmarshal(e.raw, &v) != nil {
+		return
+	}
+	switch e.custom {
+	case markerCursor:
+		if v.Data.Name != nil {
+			c.name = strings.TrimSpace(*v.Data.Name)
+		}
+	case markerResolution:
+		if v.Data.Target != "" {
+			c.setResolution(v.Data.Target, Resolution{Level: Level(v.Data.Level), Text: v.Data.Text})
+		}
+	}
+}
+
+func cursorID(e *Entry) string {
+	if e.Cursor == "" {
+		return MainCursor
+	}
+	return e.Cursor
+}
+
+// cursor returns the cursor with this id, adding it to the roster if it is new.
+func (l *Log) cursor(id string) *cursor {
+	c, ok := l.cursors[id]
+	if !ok {
+		c = &cursor{id: id, order: len(l.corder)}
+		l.cursors[id] = c
+		l.corder = append(l.corder, id)
+	}
+	return c
+}
+
+// SetStore attaches the store that persists appends.
+func (l *Log) SetStore(s Store) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.store = s
+}
+
+// SetClock replaces the clock that timestamps new entries (for tests).
+func (l *Log) SetClock(now func() time.Time) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.now = now
+}
+
+// SetReadOnly makes every later append fail with err (nil makes the log writable again).
+func (l *Log) SetReadOnly(err error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.readOnly = err
+}
+
+// ReadOnly returns why the log refuses appends, or nil.
+func (l *Log) ReadOnly() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.readOnly
+}
+
+// SetHeader replaces the header (the store does this for a file that had none).
+func (l *Log) SetHeader(h Header) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if h.raw == nil {
+		h.raw = encodeHeader(h)
+	}
+	l.header = h
+}
+
+// Header returns the session's header.
+func (l *Log) Header() Header {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.header
+}
+
+// Report returns what loading found (an empty report for a new session).
+func (l *Log) Report() Report {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.report
+}
+
+// HasAssistant reports whether any message entry is an assistant message.
+func (l *Log) HasAssistant() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.hasAssistant
+}
+
+// Ingest indexes entries another program appended to the file (read by the
+// store), as a reopen would: each moves its cursor's leaf.
+func (l *Log) Ingest(entries []*Entry) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.ingest(entries)
+}
+
+func (l *Log) ingest(entries []*Entry) {
+	for _, e := range entries {
+		if e.ID == "" {
+			continue
+		}
+		if _, dup := l.byID[e.ID]; dup {
+			l.report.DuplicateIDs = append(l.report.DuplicateIDs, e.ID)
+			continue
+		}
+		l.add(e)
+	}
+}
+
+// add links a new entry into the index and applies its effects. Appended
+// entries always have a known or null parent, so no loop can form.
+func (l *Log) add(e *Entry) *node {
+	n := &node{e: e, pos: len(l.entries)}
+	l.entries = append(l.entries, e)
+	l.byID[e.ID] = n
+	if p, ok := l.byID[e.ParentID]; ok && e.ParentID != e.ID {
+		n.parent = p
+		p.children = append(p.children, n)
+	} else {
+		if e.ParentID != "" {
+			l.report.Orphans = append(l.report.Orphans, e.ID)
+		}
+		l.roots = append(l.roots, n)
+	}
+	l.replay(n)
+	c := l.cursors[cursorID(e)]
+	c.leaf = resolveLeaf(c.last)
+	l.report.Entries = len(l.entries)
+	return n
+}
+
+// ParseEntries parses complete lines appended to a file (each ending in '\n'),
+// skipping those that are not entries.
+func ParseEntries(data []byte) []*Entry {
+	var out []*Entry
+	for _, ln := range splitLines(data) {
+		if len(bytes.TrimSpace(ln.b)) == 0 {
+			continue
+		}
+		if _, e, err := parseLine(ln.b); err == nil && e != nil {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// ParseHeader parses the first line of a file. It reports false when the line
+// is not a session header with a string id.
+func ParseHeader(line []byte) (Header, bool) {
+	h, _, err := parseLine(line)
+	if err != nil || h == nil || h.ID == "" {
+		return Header{}, false
+	}
+	return *h, true
+}
+
+// ParseLine parses one line as an entry (false for headers and bad lines).
+func ParseLine(b []byte) (*Entry, bool) {
+	_, e, err := parseLine(b)
+	return e, err == nil && e != nil
+}
+
+// rawValue returns the JSON value of a top-level member of e, or nil.
+func (e *Entry) rawValue(name string) jsontext.Value {
+	ms, err := objectMembers(e.raw)
+	if err != nil {
+		return nil
+	}
+	v, _ := find(ms, name)
+	return v
+}

@@ -1,0 +1,194 @@
+package session
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// Message roles (SPEC §4). branchSummary and compactionSummary exist only in a built context.
+const (
+	RoleUser              = "user"
+	RoleAssistant         = "assistant"
+	RoleToolResult        = "toolResult"
+	RoleBashExecution     = "bashExecution"
+	RoleCustom            = "custom"
+	RoleBranchSummary     = "branchSummary"
+	RoleCompactionSummary = "compactionSummary"
+)
+
+// Message is one message as the JSON it was read or built as. Fields arbor does
+// not know survive every read, copy and write unchanged.
+type Message struct {
+	Role string
+	raw  []byte
+}
+
+// ErrNoRole is returned for a message without a string role.
+var ErrNoRole = errors.New("session: message has no role")
+
+// ParseMessage checks that raw is a JSON object with a string role and keeps it as it is.
+func ParseMessage(raw []byte) (Message, error) {
+	if !validJSON(raw) {
+		return Message{}, errors.New("session: message is not valid JSON")
+	}
+	var v struct {
+		Role jsontext.Value `json:"role"`
+	}
+	if err := unmarshal(raw, &v); err != nil {
+		return Message{}, fmt.Errorf("session: message is not a JSON object: %w", err)
+	}
+	role, ok := jsonString(v.Role)
+	if !ok || role == "" {
+		return Message{}, ErrNoRole
+	}
+	return Message{Role: role, raw: raw}, nil
+}
+
+// NewMessage encodes v (a MessageData, a map or any struct) as a message.
+func NewMessage(v any) (Message, error) {
+	raw, err := marshal(v)
+	if err != nil {
+		return Message{}, fmt.Errorf("session: encode message: %w", err)
+	}
+	return ParseMessage(raw)
+}
+
+// Raw returns the message's JSON object. The caller must not modify it.
+func (m Message) Raw() []byte { return m.raw }
+
+// Data decodes the message's fields.
+func (m Message) Data() (MessageData, error) {
+	var d MessageData
+	if err := unmarshal(m.raw, &d); err != nil {
+		return d, fmt.Errorf("session: decode %s message: %w", m.Role, err)
+	}
+	return d, nil
+}
+
+// MessageData is a decoded message. Fields that do not belong to its role are zero.
+type MessageData struct {
+	Role      string  `json:"role"`
+	Content   Content `json:"content,omitzero"`
+	Timestamp float64 `json:"timestamp,omitzero"` // Unix milliseconds
+
+	// assistant
+	API          string `json:"api,omitzero"`
+	Provider     string `json:"provider,omitzero"`
+	Model        string `json:"model,omitzero"`
+	Usage        *Usage `json:"usage,omitzero"`
+	StopReason   string `json:"stopReason,omitzero"`
+	ErrorMessage string `json:"errorMessage,omitzero"`
+
+	// toolResult
+	ToolCallID string         `json:"toolCallId,omitzero"`
+	ToolName   string         `json:"toolName,omitzero"`
+	IsError    bool           `json:"isError,omitzero"`
+	Details    jsontext.Value `json:"details,omitzero"`
+
+	// bashExecution
+	Command            string   `json:"command,omitzero"`
+	Output             string   `json:"output,omitzero"`
+	ExitCode           *float64 `json:"exitCode,omitzero"`
+	Cancelled          bool     `json:"cancelled,omitzero"`
+	Truncated          bool     `json:"truncated,omitzero"`
+	FullOutputPath     string   `json:"fullOutputPath,omitzero"`
+	ExcludeFromContext bool     `json:"excludeFromContext,omitzero"`
+
+	// custom
+	CustomType string `json:"customType,omitzero"`
+	Display    bool   `json:"display,omitzero"`
+}
+
+// Usage is the provider's token accounting on an assistant message.
+type Usage struct {
+	Input       float64 `json:"input"`
+	Output      float64 `json:"output"`
+	CacheRead   float64 `json:"cacheRead"`
+	CacheWrite  float64 `json:"cacheWrite"`
+	TotalTokens float64 `json:"totalTokens"`
+	Cost        Cost    `json:"cost"`
+}
+
+// Cost is the provider's price of one assistant message, in dollars.
+type Cost struct {
+	Input      float64 `json:"input"`
+	Output     float64 `json:"output"`
+	CacheRead  float64 `json:"cacheRead"`
+	CacheWrite float64 `json:"cacheWrite"`
+	Total      float64 `json:"total"`
+}
+
+// Content is a message's content: a plain string or a list of blocks.
+type Content struct {
+	String   string
+	IsString bool
+	Blocks   []Block
+}
+
+// Block is one content block: text, image, thinking or toolCall.
+type Block struct {
+	Type      string         `json:"type"`
+	Text      string         `json:"text,omitzero"`
+	Thinking  string         `json:"thinking,omitzero"`
+	Data      string         `json:"data,omitzero"`
+	MimeType  string         `json:"mimeType,omitzero"`
+	ID        string         `json:"id,omitzero"`
+	Name      string         `json:"name,omitzero"`
+	Arguments jsontext.Value `json:"arguments,omitzero"`
+}
+
+// UnmarshalJSON accepts a string or an array of blocks; anything else leaves the content empty.
+func (c *Content) UnmarshalJSON(b []byte) error {
+	*c = Content{}
+	switch jsontext.Value(b).Kind() {
+	case '"':
+		c.IsString = true
+		return unmarshal(b, &c.String)
+	case '[':
+		var raws []jsontext.Value
+		if err := unmarshal(b, &raws); err != nil {
+			return err
+		}
+		for _, r := range raws {
+			var blk Block
+			if r.Kind() == '{' && unmarshal(r, &blk) == nil {
+				c.Blocks = append(c.Blocks, blk)
+			}
+		}
+	}
+	return nil
+}
+
+// MarshalJSON writes the string or the block list.
+func (c Content) MarshalJSON() ([]byte, error) {
+	if c.IsString {
+		return marshal(c.String)
+	}
+	if c.Blocks == nil {
+		return []byte("[]"), nil
+	}
+	return marshal(c.Blocks)
+}
+
+// IsZero reports whether the content is absent.
+func (c Content) IsZero() bool { return !c.IsString && c.Blocks == nil }
+
+// Text joins the text blocks with sep (or returns the plain string).
+func (c Content) Text(sep string) string {
+	if c.IsString {
+		return c.String
+	}
+	var parts []string
+	for _, b := range c.Blocks {
+		if b.Type == "text" {
+			parts = append(parts, b.Text)
+		}
+	}
+	return strings.Join(parts, sep)
+}
+
+// TextContent returns a text content of one string.
+func TextContent(s string) Content { return Content{String: s, IsString: true} }

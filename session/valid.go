@@ -1,0 +1,226 @@
+package session
+
+// validJSON reports whether b holds exactly one JSON value, surrounded by optional
+// white space. It accepts what JSON.parse accepts on a line pi wrote: invalid UTF-8 is
+// not an error (Node decodes files with replacement characters before parsing).
+//
+// It exists because loading must validate every line (a line glued onto a torn one
+// has a well-formed start and a broken middle) and encoding/json.Valid runs at a
+// fraction of the speed this loop reaches on message-heavy lines.
+func validJSON(b []byte) bool {
+	i := skipSpace(b, 0)
+	i, ok := scanValue(b, i, 0)
+	if !ok {
+		return false
+	}
+	return skipSpace(b, i) == len(b)
+}
+
+// maxDepth bounds nesting, as encoding/json does, so hostile input cannot exhaust the stack.
+const maxDepth = 10000
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) {
+		switch b[i] {
+		case ' ', '\t', '\n', '\r':
+			i++
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+// plainString marks bytes that can appear inside a JSON string without special handling.
+var plainString = func() (t [256]bool) {
+	for c := 0x20; c < 256; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+func scanValue(b []byte, i, depth int) (int, bool) {
+	if i >= len(b) {
+		return i, false
+	}
+	switch c := b[i]; {
+	case c == '"':
+		return scanString(b, i)
+	case c == '{':
+		return scanObject(b, i, depth+1)
+	case c == '[':
+		return scanArray(b, i, depth+1)
+	case c == 't':
+		return scanLiteral(b, i, "true")
+	case c == 'f':
+		return scanLiteral(b, i, "false")
+	case c == 'n':
+		return scanLiteral(b, i, "null")
+	case c == '-' || (c >= '0' && c <= '9'):
+		return scanNumber(b, i)
+	}
+	return i, false
+}
+
+func scanLiteral(b []byte, i int, lit string) (int, bool) {
+	if len(b)-i < len(lit) || string(b[i:i+len(lit)]) != lit {
+		return i, false
+	}
+	return i + len(lit), true
+}
+
+// scanString expects b[i] == '"' and returns the offset after the closing quote.
+func scanString(b []byte, i int) (int, bool) {
+	i++
+	for {
+		for i < len(b) && plainString[b[i]] {
+			i++
+		}
+		if i >= len(b) {
+			return i, false
+		}
+		switch b[i] {
+		case '"':
+			return i + 1, true
+		case '\\':
+			if i+1 >= len(b) {
+				return i, false
+			}
+			switch b[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				if i+6 > len(b) {
+					return i, false
+				}
+				for _, h := range b[i+2 : i+6] {
+					if !isHex(h) {
+						return i, false
+					}
+				}
+				i += 6
+			default:
+				return i, false
+			}
+		default: // a control character
+			return i, false
+		}
+	}
+}
+
+func isHex(c byte) bool {
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
+}
+
+func scanNumber(b []byte, i int) (int, bool) {
+	if b[i] == '-' {
+		i++
+	}
+	if i >= len(b) {
+		return i, false
+	}
+	switch {
+	case b[i] == '0':
+		i++
+	case b[i] >= '1' && b[i] <= '9':
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+	default:
+		return i, false
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		start := i
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+		if i == start {
+			return i, false
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		start := i
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+		if i == start {
+			return i, false
+		}
+	}
+	return i, true
+}
+
+func scanObject(b []byte, i, depth int) (int, bool) {
+	if depth > maxDepth {
+		return i, false
+	}
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return i + 1, true
+	}
+	for {
+		if i >= len(b) || b[i] != '"' {
+			return i, false
+		}
+		var ok bool
+		if i, ok = scanString(b, i); !ok {
+			return i, false
+		}
+		i = skipSpace(b, i)
+		if i >= len(b) || b[i] != ':' {
+			return i, false
+		}
+		i = skipSpace(b, i+1)
+		if i, ok = scanValue(b, i, depth); !ok {
+			return i, false
+		}
+		i = skipSpace(b, i)
+		if i >= len(b) {
+			return i, false
+		}
+		switch b[i] {
+		case ',':
+			i = skipSpace(b, i+1)
+		case '}':
+			return i + 1, true
+		default:
+			return i, false
+		}
+	}
+}
+
+func scanArray(b []byte, i, depth int) (int, bool) {
+	if depth > maxDepth {
+		return i, false
+	}
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == ']' {
+		return i + 1, true
+	}
+	for {
+		var ok bool
+		if i, ok = scanValue(b, i, depth); !ok {
+			return i, false
+		}
+		i = skipSpace(b, i)
+		if i >= len(b) {
+			return i, false
+		}
+		switch b[i] {
+		case ',':
+			i = skipSpace(b, i+1)
+		case ']':
+			return i + 1, true
+		default:
+			return i, false
+		}
+	}
+}
+
+// IsCompleteJSON reports whether b is one whole JSON value (a line that only lacks its newline).
+func IsCompleteJSON(b []byte) bool { return validJSON(b) }
