@@ -1,5 +1,3 @@
-// Package catalog finds sessions: where they live, resolving what a user typed
-// to a file, listing and searching them.
 package catalog
 
 import (

@@ -1,0 +1,40 @@
+// Package session is arbor's domain: a coding-agent session as an append-only
+// tree of entries, in the pi agent's JSONL format (version 3), with no I/O.
+//
+// # Format
+//
+// A session file is UTF-8 JSONL. Line 1 is the header
+//
+//	{"type":"session","version":3,"id":"<uuid>","timestamp":"<ISO>","cwd":"/abs","parentSession":"/abs/p.jsonl"}
+//
+// and every other line is an entry whose first fields are
+// "type","id","parentId","timestamp" (and "cursor" for entries written through
+// a cursor other than main). Entry types: message, thinking_level_change,
+// model_change, compaction, branch_summary, custom, custom_message, label,
+// session_info; unknown types and fields are kept exactly as read.
+//
+// # Guarantees
+//
+//   - Reading never changes a byte. Each Entry keeps the raw JSON it was read as
+//     and message bodies are decoded only when used; raw JSON passes through to
+//     output unchanged.
+//   - Load never fails: bad lines are skipped and reported (Report), the first
+//     entry with an id wins over later duplicates, parent loops are cut at the
+//     loop's first entry in the file, entries with unknown parents become roots,
+//     and versions 1 and 2 are migrated in memory.
+//   - Building a context from a leaf (Log.Context, Log.ContextAt) gives exactly
+//     what pi's buildSessionContext gives on the same file; ForModel is pi's
+//     convertToLlm.
+//
+// # Cursors
+//
+// A cursor is a named position in the one shared log (from the rho agent). The
+// default cursor is main. Moving, creating, naming or switching a cursor, and
+// setting an entry's resolution for a cursor, append arbor marker entries
+// (custom entries with customType arbor.leaf, arbor.cursor, arbor.resolution),
+// so the state survives a restart while pi, which ignores them, still builds the
+// same context from the file's last line.
+//
+// A Log does no I/O: appends go through its Store; package session/jsonl
+// provides the file store.
+package session
