@@ -1,0 +1,148 @@
+package compaction
+
+import (
+	"github.com/arborlog/arbor/session"
+	"github.com/go-json-experiment/json"
+)
+
+// Settings are pi's compaction settings (its defaults: enabled, reserve 16,384
+// tokens, keep the most recent 20,000).
+type Settings struct {
+	Enabled          bool
+	ReserveTokens    int
+	KeepRecentTokens int
+}
+
+// DefaultSettings are pi 0.73.1's defaults.
+var DefaultSettings = Settings{Enabled: true, ReserveTokens: 16384, KeepRecentTokens: 20000}
+
+// fields are the parts of a message the estimator and the summarizers read.
+type fields struct {
+	Role       string          `json:"role"`
+	Content    session.Content `json:"content"`
+	Command    string          `json:"command"`
+	Output     string          `json:"output"`
+	Summary    string          `json:"summary"`
+	StopReason string          `json:"stopReason"`
+	ToolName   string          `json:"toolName"`
+	ToolCallID string          `json:"toolCallId"`
+	IsError    bool            `json:"isError"`
+	Usage      *session.Usage  `json:"usage"`
+}
+
+func decode(raw []byte) fields {
+	var f fields
+	_ = json.Unmarshal(raw, &f, decodeOptions) // a message pi could not read either counts as empty
+	return f
+}
+
+// imageChars is what pi counts for an image in a tool result or custom message.
+const imageChars = 4800
+
+// EstimateTokens is pi's estimateTokens: characters (JavaScript string length)
+// divided by four, rounded up. User messages count their text (not images);
+// assistant messages their text, thinking, and each tool call's name plus its
+// arguments as JSON; tool results and custom messages their text plus 4,800
+// characters per image; bash executions their command and output; summaries
+// their summary. Any other role counts zero.
+func EstimateTokens(m session.ContextMessage) int { return estimate(decode(m.Raw)) }
+
+func estimate(f fields) int {
+	chars := 0
+	switch f.Role {
+	case session.RoleUser:
+		if f.Content.IsString {
+			chars = jsLen(f.Content.String)
+		}
+		for _, b := range f.Content.Blocks {
+			if b.Type == "text" {
+				chars += jsLen(b.Text)
+			}
+		}
+	case session.RoleAssistant:
+		for _, b := range f.Content.Blocks {
+			switch b.Type {
+			case "text":
+				chars += jsLen(b.Text)
+			case "thinking":
+				chars += jsLen(b.Thinking)
+			case "toolCall":
+				args, _ := jsStringify(b.Arguments)
+				chars += jsLen(b.Name) + jsLen(args)
+			}
+		}
+	case session.RoleCustom, session.RoleToolResult:
+		if f.Content.IsString {
+			chars = jsLen(f.Content.String)
+		}
+		for _, b := range f.Content.Blocks {
+			switch b.Type {
+			case "text":
+				chars += jsLen(b.Text)
+			case "image":
+				chars += imageChars
+			}
+		}
+	case session.RoleBashExecution:
+		chars = jsLen(f.Command) + jsLen(f.Output)
+	case session.RoleBranchSummary, session.RoleCompactionSummary:
+		chars = jsLen(f.Summary)
+	default:
+		return 0
+	}
+	return (chars + 3) / 4
+}
+
+// ContextTokens is pi's calculateContextTokens: the provider's total, or the
+// sum of its parts when the total is missing or zero.
+func ContextTokens(u session.Usage) int {
+	if u.TotalTokens != 0 {
+		return int(u.TotalTokens)
+	}
+	return int(u.Input + u.Output + u.CacheRead + u.CacheWrite)
+}
+
+// usable reports the usage of an assistant message that completed (pi ignores
+// aborted and failed replies: their usage is not the context's size).
+func usable(f fields) (session.Usage, bool) {
+	if f.Role != session.RoleAssistant || f.Usage == nil || f.StopReason == "aborted" || f.StopReason == "error" {
+		return session.Usage{}, false
+	}
+	return *f.Usage, true
+}
+
+// Estimate is the size of a context as pi estimates it.
+type Estimate struct {
+	Tokens         int // UsageTokens + TrailingTokens
+	UsageTokens    int // the last usable assistant usage; 0 without one
+	TrailingTokens int // chars/4 estimates of the messages after it (of all, without one)
+	LastUsageIndex int // index of that assistant message; -1 without one
+}
+
+// EstimateContext is pi's estimateContextTokens: the provider-reported usage of
+// the last completed assistant message plus estimates of what came after it,
+// or the sum of estimates when no reply reports usage.
+func EstimateContext(msgs []session.ContextMessage) Estimate {
+	est := Estimate{LastUsageIndex: -1}
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role != session.RoleAssistant {
+			continue
+		}
+		if u, ok := usable(decode(msgs[i].Raw)); ok {
+			est.LastUsageIndex = i
+			est.UsageTokens = ContextTokens(u)
+			break
+		}
+	}
+	for _, m := range msgs[est.LastUsageIndex+1:] {
+		est.TrailingTokens += EstimateTokens(m)
+	}
+	est.Tokens = est.UsageTokens + est.TrailingTokens
+	return est
+}
+
+// ShouldCompact is pi's trigger: compaction is enabled and the context holds
+// more than the window minus the reserve kept for the reply.
+func ShouldCompact(contextTokens, contextWindow int, s Settings) bool {
+	return s.Enabled && contextTokens > contextWindow-s.ReserveTokens
+}

@@ -1,0 +1,217 @@
+package compaction
+
+import (
+	"bytes"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// pi measures text in JavaScript string lengths (UTF-16 code units) and
+// serializes tool arguments with JSON.stringify; the plan depends on both, so
+// they are reproduced here exactly.
+
+// jsLen is JavaScript's s.length: the number of UTF-16 code units.
+func jsLen(s string) int {
+	n := 0
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+		if r >= 0x10000 {
+			n += 2
+		} else {
+			n++
+		}
+	}
+	return n
+}
+
+// jsLess orders strings as JavaScript's default sort does: by UTF-16 code units.
+func jsLess(a, b string) int {
+	for a != "" && b != "" {
+		ra, na := utf8.DecodeRuneInString(a)
+		rb, nb := utf8.DecodeRuneInString(b)
+		if ra != rb {
+			return slices.Compare(utf16.Encode([]rune{ra}), utf16.Encode([]rune{rb}))
+		}
+		a, b = a[na:], b[nb:]
+	}
+	return len(a) - len(b)
+}
+
+var decodeOptions = json.JoinOptions(jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+
+// jsStringify is JSON.stringify(JSON.parse(raw)): compact, keys in JavaScript's
+// property order (array-index keys ascending first, then the others in order of
+// first appearance, the last duplicate's value winning), strings escaped as
+// JavaScript escapes them and numbers printed as JavaScript prints them.
+// It reports false when raw is not valid JSON.
+func jsStringify(raw jsontext.Value) (string, bool) {
+	var b strings.Builder
+	if !writeJS(&b, raw) {
+		return "", false
+	}
+	return b.String(), true
+}
+
+func writeJS(b *strings.Builder, raw jsontext.Value) bool {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return false
+	}
+	switch raw.Kind() {
+	case '{':
+		type kv struct {
+			key string
+			val jsontext.Value
+		}
+		var members []kv
+		dec := jsontext.NewDecoder(bytes.NewReader(raw), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+		if _, err := dec.ReadToken(); err != nil {
+			return false
+		}
+		for dec.PeekKind() != '}' {
+			tok, err := dec.ReadToken()
+			if err != nil {
+				return false
+			}
+			key := tok.String()
+			val, err := dec.ReadValue()
+			if err != nil {
+				return false
+			}
+			if i := slices.IndexFunc(members, func(m kv) bool { return m.key == key }); i >= 0 {
+				members[i].val = val.Clone()
+			} else {
+				members = append(members, kv{key, val.Clone()})
+			}
+		}
+		slices.SortStableFunc(members, func(x, y kv) int {
+			xi, xok := arrayIndex(x.key)
+			yi, yok := arrayIndex(y.key)
+			switch {
+			case xok && yok:
+				return int(xi) - int(yi)
+			case xok:
+				return -1
+			case yok:
+				return 1
+			}
+			return 0
+		})
+		b.WriteByte('{')
+		for i, m := range members {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			writeJSString(b, m.key)
+			b.WriteByte(':')
+			if !writeJS(b, m.val) {
+				return false
+			}
+		}
+		b.WriteByte('}')
+	case '[':
+		var elems []jsontext.Value
+		if json.Unmarshal(raw, &elems, decodeOptions) != nil {
+			return false
+		}
+		b.WriteByte('[')
+		for i, e := range elems {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			if !writeJS(b, e) {
+				return false
+			}
+		}
+		b.WriteByte(']')
+	case '"':
+		var s string
+		if json.Unmarshal(raw, &s, decodeOptions) != nil {
+			return false
+		}
+		writeJSString(b, s)
+	case '0':
+		var f float64
+		if json.Unmarshal(raw, &f, decodeOptions) != nil {
+			return false
+		}
+		b.WriteString(jsNumber(f))
+	case 't', 'f', 'n':
+		b.Write(raw)
+	default:
+		return false
+	}
+	return true
+}
+
+// arrayIndex reports whether a property key is an array index (a canonical
+// integer below 2³²−1), which JavaScript orders before every other key.
+func arrayIndex(k string) (int64, bool) {
+	if k == "" || (len(k) > 1 && k[0] == '0') {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(k, 10, 64)
+	if err != nil || n < 0 || n >= math.MaxUint32 || strconv.FormatInt(n, 10) != k {
+		return 0, false
+	}
+	return n, true
+}
+
+func writeJSString(b *strings.Builder, s string) {
+	const hex = "0123456789abcdef"
+	b.WriteByte('"')
+	for _, r := range s {
+		switch r {
+		case '"':
+			b.WriteString(`\"`)
+		case '\\':
+			b.WriteString(`\\`)
+		case '\b':
+			b.WriteString(`\b`)
+		case '\f':
+			b.WriteString(`\f`)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\r':
+			b.WriteString(`\r`)
+		case '\t':
+			b.WriteString(`\t`)
+		default:
+			if r < 0x20 {
+				b.WriteString(`\u00`)
+				b.WriteByte(hex[r>>4])
+				b.WriteByte(hex[r&0xf])
+			} else {
+				b.WriteRune(r)
+			}
+		}
+	}
+	b.WriteByte('"')
+}
+
+// jsNumber is JavaScript's Number.prototype.toString for finite numbers
+// (JSON.stringify writes null for the others).
+func jsNumber(f float64) string {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return "null"
+	}
+	if f == 0 {
+		return "0"
+	}
+	if a := math.Abs(f); a >= 1e21 || a < 1e-6 {
+		s := strconv.FormatFloat(f, 'e', -1, 64)
+		mant, exp, _ := strings.Cut(s, "e")
+		sign := exp[0]
+		exp = strings.TrimLeft(exp[1:], "0")
+		return mant + "e" + string(sign) + exp
+	}
+	return strconv.FormatFloat(f, 'f', -1, 64)
+}
