@@ -2,50 +2,122 @@ package cli
 
 import (
 	"bytes"
+	"fmt"
 
+	"github.com/arborlog/arbor/session"
 	"github.com/spf13/cobra"
 )
 
 var _ = register(newCmdTree)
 
+type treeOptions struct {
+	io     *IO
+	g      *Global
+	arg    string
+	filter string
+	cursor string
+}
+
 func newCmdTree(ios *IO, g *Global) *cobra.Command {
-	return &cobra.Command{
+	o := &treeOptions{io: ios, g: g}
+	cmd := &cobra.Command{
 		Use:   "tree <session>",
 		Short: "Show every entry of a session as a branch tree",
-		Long: `Show every entry of a session as a tree: each branch, the active path,
-labels, and the role and first line of each entry.
+		Long: `Show a session as a tree: each entry's id, the branches (├─ └─), the
+active path (•), the leaf (›), labels in [brackets], other cursors' leaves
+(@name), and the role and text of each entry on one line.
 
---json prints every entry (arbor's own markers included) as nested nodes
-{"entry":{…},"children":[…],"label":"…","labelTimestamp":"…"}, roots in file
-order and children by timestamp, as pi's getTree() does.`,
+--filter chooses what is shown, as in pi's tree view:
+  default   hides labels, model and thinking changes, titles, custom
+            entries, arbor's markers, and assistant messages that only call
+            tools (unless they failed or are the leaf)
+  no-tools  default, and hides tool results too
+  user      only user messages
+  labeled   only labeled entries
+  all       every entry, arbor's markers included
+When an entry is hidden its children hang from its nearest shown ancestor.
+--cursor marks another cursor's path and leaf instead of the active one.
+
+--json prints every entry, whatever the filter (arbor's markers included), as
+nested nodes {"entry":{…},"children":[…],"label":"…","labelTimestamp":"…"},
+roots in file order and children by timestamp, as pi's getTree() does.`,
 		Example: `  arbor tree examples/refactor.jsonl
+  arbor tree examples/refactor.jsonl --filter user
   arbor tree 0195f1c2 --json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			l, _, err := g.read(args[0])
-			if err != nil {
+			o.arg = args[0]
+			if _, err := parseTreeFilter(o.filter); err != nil {
 				return err
 			}
-			roots := l.Tree()
-			w := ios.Buffered()
-			defer w.Flush()
-			if g.JSON {
-				var b bytes.Buffer
-				b.WriteByte('[')
-				for i, r := range roots {
-					if i > 0 {
-						b.WriteByte(',')
-					}
-					r.WriteJSON(&b)
-				}
-				b.WriteString("]\n")
-				_, err := w.Write(b.Bytes())
-				return err
-			}
-			for _, r := range roots {
-				w.WriteString(r.Entry.ID + " " + r.Entry.Type + "\n")
-			}
-			return nil
+			return runTree(o)
 		},
 	}
+	cmd.Flags().StringVar(&o.filter, "filter", string(filterDefault), "what to show: default, no-tools, user, labeled or all")
+	cmd.Flags().StringVar(&o.cursor, "cursor", "", "mark this cursor's path and leaf (id or name)")
+	return cmd
+}
+
+func runTree(o *treeOptions) error {
+	l, path, err := o.g.read(o.arg)
+	if err != nil {
+		return err
+	}
+	filter, _ := parseTreeFilter(o.filter)
+	leaf, cursor := l.Leaf(), l.Active()
+	if o.cursor != "" {
+		c, err := cursorOrErr(l, path, o.cursor)
+		if err != nil {
+			return err
+		}
+		leaf, cursor = c.Leaf(), c.ID()
+	}
+	roots := l.Tree()
+	w := o.io.Buffered()
+	defer w.Flush()
+	if o.g.JSON {
+		var b bytes.Buffer
+		b.WriteByte('[')
+		for i, r := range roots {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			r.WriteJSON(&b)
+		}
+		b.WriteString("]\n")
+		_, err := w.Write(b.Bytes())
+		return err
+	}
+	v := newTreeView(roots, l, leaf, filter)
+	width, color := o.io.Width(), o.io.Color()
+	for _, ln := range v.lines() {
+		w.WriteString(ln.render(width, color) + "\n")
+	}
+	var foot line
+	switch {
+	case v.total == 0:
+		foot.add(muted, "no entries yet")
+	case leaf == nil:
+		foot.add(muted, fmt.Sprintf("no leaf: cursor %s is before the first entry", cursorLabel(l, cursor)))
+	default:
+		foot.add(muted, fmt.Sprintf("› leaf %s (cursor %s)", leaf.ID, cursorLabel(l, cursor)))
+	}
+	if v.total > 0 {
+		foot.add(muted, fmt.Sprintf(" · %d of %d entries shown", v.shown, v.total))
+		if filter != filterAll && v.shown < v.total {
+			foot.add(muted, " (--filter all shows every entry)")
+		}
+	}
+	w.WriteString(foot.render(width, color) + "\n")
+	return nil
+}
+
+// cursorLabel names a cursor for a person: its name, else its id.
+func cursorLabel(l *session.Log, id string) string {
+	for _, c := range l.Cursors() {
+		if c.ID == id {
+			return cursorName(c)
+		}
+	}
+	return id
 }
