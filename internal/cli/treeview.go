@@ -43,7 +43,7 @@ type treeView struct {
 	leaf     *session.Entry // the leaf whose path is marked; nil before the first entry
 	onPath   map[string]bool
 	tags     map[*session.TreeNode][]string // names of the cursors whose leaf is this entry or hidden below it (only with several cursors)
-	calls    map[string]toolCall // tool call id → the call, to name tool results
+	calls    map[string]toolCall            // tool call id → the call, to name tool results
 	children map[*session.TreeNode][]*session.TreeNode
 	roots    []*session.TreeNode
 	shown    int
