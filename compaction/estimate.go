@@ -146,3 +146,5 @@ func EstimateContext(msgs []session.ContextMessage) Estimate {
 func ShouldCompact(contextTokens, contextWindow int, s Settings) bool {
 	return s.Enabled && contextTokens > contextWindow-s.ReserveTokens
 }
+
+func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v, decodeOptions) }

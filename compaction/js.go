@@ -67,44 +67,10 @@ func writeJS(b *strings.Builder, raw jsontext.Value) bool {
 	}
 	switch raw.Kind() {
 	case '{':
-		type kv struct {
-			key string
-			val jsontext.Value
-		}
-		var members []kv
-		dec := jsontext.NewDecoder(bytes.NewReader(raw), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
-		if _, err := dec.ReadToken(); err != nil {
+		members, ok := jsMembers(raw)
+		if !ok {
 			return false
 		}
-		for dec.PeekKind() != '}' {
-			tok, err := dec.ReadToken()
-			if err != nil {
-				return false
-			}
-			key := tok.String()
-			val, err := dec.ReadValue()
-			if err != nil {
-				return false
-			}
-			if i := slices.IndexFunc(members, func(m kv) bool { return m.key == key }); i >= 0 {
-				members[i].val = val.Clone()
-			} else {
-				members = append(members, kv{key, val.Clone()})
-			}
-		}
-		slices.SortStableFunc(members, func(x, y kv) int {
-			xi, xok := arrayIndex(x.key)
-			yi, yok := arrayIndex(y.key)
-			switch {
-			case xok && yok:
-				return int(xi) - int(yi)
-			case xok:
-				return -1
-			case yok:
-				return 1
-			}
-			return 0
-		})
 		b.WriteByte('{')
 		for i, m := range members {
 			if i > 0 {
@@ -150,6 +116,53 @@ func writeJS(b *strings.Builder, raw jsontext.Value) bool {
 		return false
 	}
 	return true
+}
+
+// kv is one property of a JavaScript object parsed from JSON.
+type kv struct {
+	key string
+	val jsontext.Value
+}
+
+// jsMembers returns an object's properties in the order JavaScript iterates
+// them after JSON.parse: array-index keys ascending first, then the others in
+// order of first appearance, the last duplicate's value winning.
+func jsMembers(raw jsontext.Value) ([]kv, bool) {
+	var members []kv
+	dec := jsontext.NewDecoder(bytes.NewReader(raw), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '{' {
+		return nil, false
+	}
+	for dec.PeekKind() != '}' {
+		tok, err := dec.ReadToken()
+		if err != nil {
+			return nil, false
+		}
+		key := tok.String()
+		val, err := dec.ReadValue()
+		if err != nil {
+			return nil, false
+		}
+		if i := slices.IndexFunc(members, func(m kv) bool { return m.key == key }); i >= 0 {
+			members[i].val = val.Clone()
+		} else {
+			members = append(members, kv{key, val.Clone()})
+		}
+	}
+	slices.SortStableFunc(members, func(x, y kv) int {
+		xi, xok := arrayIndex(x.key)
+		yi, yok := arrayIndex(y.key)
+		switch {
+		case xok && yok:
+			return int(xi - yi)
+		case xok:
+			return -1
+		case yok:
+			return 1
+		}
+		return 0
+	})
+	return members, true
 }
 
 // arrayIndex reports whether a property key is an array index (a canonical

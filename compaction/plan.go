@@ -119,17 +119,7 @@ func Prepare(path []*session.Entry, s Settings) (*Plan, error) {
 	if len(path) == 0 || path[len(path)-1].Type == session.TypeCompaction {
 		return nil, ErrNothingToCompact
 	}
-	prev := lastCompaction(path)
-	p := &Plan{Path: path, TurnStartIndex: -1}
-	if prev >= 0 {
-		c := compactionOf(path[prev])
-		p.PreviousSummary = &c.Summary
-		p.BoundaryStart = prev + 1
-		if i := indexOf(path, c.FirstKeptEntryID); i >= 0 {
-			p.BoundaryStart = i
-		}
-	}
-	p.TokensBefore = EstimateContext(contextOf(path)).Tokens
+	p, prev := start(path)
 	cut := findCutPoint(path, p.BoundaryStart, len(path), s.KeepRecentTokens)
 	if cut.firstKept >= len(path) {
 		return nil, ErrNothingToCompact

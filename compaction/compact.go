@@ -1,0 +1,249 @@
+package compaction
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/arborlog/arbor/session"
+	"github.com/go-json-experiment/json"
+)
+
+// More errors.
+var (
+	// ErrNoCompaction: Undo found no compaction on the branch.
+	ErrNoCompaction = errors.New("compaction: no compaction on the current branch")
+	// ErrBelowThreshold: CompactOlderThan found less than the threshold to compact.
+	ErrBelowThreshold = errors.New("compaction: less than the threshold to compact")
+)
+
+// Options configure Compact and CompactOlderThan.
+type Options struct {
+	Settings     Settings   // the zero value means DefaultSettings
+	Summarizer   Summarizer // nil means Mechanical
+	Instructions string     // focus for the summary ("Additional focus: …")
+}
+
+func (o Options) settings() Settings {
+	if o.Settings == (Settings{}) {
+		return DefaultSettings
+	}
+	return o.Settings
+}
+
+func (o Options) summarizer() Summarizer {
+	if o.Summarizer == nil {
+		return Mechanical{}
+	}
+	return o.Summarizer
+}
+
+// Compact compacts the branch of the log's active cursor: it plans as pi does
+// (Prepare), summarizes, and appends the compaction, which becomes the leaf.
+// When the summarizer fails nothing is appended.
+func Compact(ctx context.Context, l *session.Log, o Options) (*session.Entry, *Plan, error) {
+	plan, err := Prepare(l.Branch(leafID(l)), o.settings())
+	if err != nil {
+		return nil, nil, err
+	}
+	e, err := summarizeAndAppend(ctx, l, plan, o)
+	return e, plan, err
+}
+
+// CompactOlderThan compacts the oldest part of the branch (rho's
+// compact_older_than): from the start of what is not yet summarized, messages
+// are summarized until their estimates reach threshold tokens, and the context
+// keeps everything from the next entry a context may start with. It fails with
+// ErrBelowThreshold when the branch holds less than that beyond its leaf.
+func CompactOlderThan(ctx context.Context, l *session.Log, threshold int, o Options) (*session.Entry, *Plan, error) {
+	plan, err := PrepareOlderThan(l.Branch(leafID(l)), threshold)
+	if err != nil {
+		return nil, nil, err
+	}
+	e, err := summarizeAndAppend(ctx, l, plan, o)
+	return e, plan, err
+}
+
+func leafID(l *session.Log) string {
+	if leaf := l.Leaf(); leaf != nil {
+		return leaf.ID
+	}
+	return "\x00none" // no entry has this id: an empty branch
+}
+
+func summarizeAndAppend(ctx context.Context, l *session.Log, plan *Plan, o Options) (*session.Entry, error) {
+	res, err := Summarize(ctx, plan, o.summarizer(), o.Instructions, o.settings().ReserveTokens)
+	if err != nil {
+		return nil, err
+	}
+	return Append(l, res)
+}
+
+// PrepareOlderThan plans a compaction of the oldest threshold tokens of a
+// branch that are not yet summarized (see CompactOlderThan).
+func PrepareOlderThan(path []*session.Entry, threshold int) (*Plan, error) {
+	if len(path) == 0 || path[len(path)-1].Type == session.TypeCompaction {
+		return nil, ErrNothingToCompact
+	}
+	p, prev := start(path)
+	acc, cut := 0, -1
+	for i := p.BoundaryStart; i < len(path)-1 && cut < 0; i++ {
+		if path[i].Type != session.TypeMessage {
+			continue
+		}
+		if m, ok := path[i].AsMessage(); ok {
+			acc += EstimateTokens(m)
+		}
+		if acc < threshold {
+			continue
+		}
+		for j := i + 1; j < len(path); j++ {
+			if isCutPoint(path[j]) {
+				cut = j
+				break
+			}
+		}
+		break
+	}
+	if cut < 0 {
+		return nil, fmt.Errorf("%w: %d tokens before the leaf, threshold %d", ErrBelowThreshold, acc, threshold)
+	}
+	cut = keepToolPairs(path, cut)
+	if err := p.fill(cutAt(path, min(p.BoundaryStart, cut), cut), prev); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// Append appends a compaction result on the log's active cursor. Its
+// firstKeptEntryId must be on the branch; where keeping from it would leave a
+// tool result without its call, it is moved back to the call (SafeFirstKept).
+func Append(l *session.Log, r Result) (*session.Entry, error) {
+	id, err := SafeFirstKept(l.Branch(leafID(l)), r.FirstKeptEntryID)
+	if err != nil {
+		return nil, err
+	}
+	details, err := json.Marshal(struct {
+		ReadFiles     []string `json:"readFiles"`
+		ModifiedFiles []string `json:"modifiedFiles"`
+	}{nonNil(r.ReadFiles), nonNil(r.ModifiedFiles)})
+	if err != nil {
+		return nil, fmt.Errorf("compaction: encode details: %w", err)
+	}
+	return l.AppendCompaction(session.CompactionData{Summary: r.Summary, FirstKeptEntryID: id, TokensBefore: r.TokensBefore, Details: details})
+}
+
+// Undone describes what Undo did.
+type Undone struct {
+	Compaction *session.Entry // the compaction undone
+	From       string         // the leaf before Undo
+	To         string         // the leaf after: the compaction's parent ("" for none)
+	// Left is how many entries after the compaction are no longer on the
+	// branch; they stay in the tree under From.
+	Left int
+}
+
+// Undo moves the active cursor's leaf back to where it was when the last
+// compaction on its branch was appended, the compaction's parent, so the
+// context is again exactly what it was before that compaction. Nothing is
+// deleted: the compaction and anything appended after it stay in the tree, and
+// moving the leaf back to From restores them.
+func Undo(l *session.Log) (Undone, error) {
+	leaf := l.Leaf()
+	if leaf == nil {
+		return Undone{}, ErrNoCompaction
+	}
+	path := l.Branch(leaf.ID)
+	c := lastCompaction(path)
+	if c < 0 {
+		return Undone{}, ErrNoCompaction
+	}
+	u := Undone{Compaction: path[c], From: leaf.ID, To: path[c].ParentID, Left: len(path) - c - 1}
+	var err error
+	if u.To == "" {
+		err = l.ResetLeaf()
+	} else {
+		err = l.BranchTo(u.To)
+	}
+	if err != nil {
+		return Undone{}, fmt.Errorf("compaction: undo %s: %w", path[c].ID, err)
+	}
+	return u, nil
+}
+
+// Coverage is what a compaction entry stands for in its branch.
+type Coverage struct {
+	// Replaced are the entries it summarized that no earlier compaction had:
+	// from the previous compaction's first kept entry (or the root) to its own.
+	Replaced []*session.Entry
+	// Kept are the entries before it that the context still shows, from its
+	// first kept entry on; empty when that entry is not on its branch.
+	Kept []*session.Entry
+	// Previous is the compaction it rolled forward, or nil.
+	Previous *session.Entry
+	// Summary, FirstKeptEntryID and TokensBefore are the entry's fields.
+	Summary          string
+	FirstKeptEntryID string
+	TokensBefore     int
+}
+
+// Covers reports what a compaction entry of l replaced and kept.
+func Covers(l *session.Log, id string) (Coverage, error) {
+	e := l.Entry(id)
+	if e == nil {
+		return Coverage{}, fmt.Errorf("%w: %s", session.ErrNotFound, id)
+	}
+	if e.Type != session.TypeCompaction {
+		return Coverage{}, fmt.Errorf("compaction: entry %s is a %s, not a compaction", id, e.Type)
+	}
+	path := l.Branch(id)
+	path = path[:len(path)-1]
+	c := compactionOf(e)
+	var tokens struct {
+		TokensBefore float64 `json:"tokensBefore"`
+	}
+	_ = json.Unmarshal(e.Raw(), &tokens, decodeOptions)
+	cov := Coverage{Summary: c.Summary, FirstKeptEntryID: c.FirstKeptEntryID, TokensBefore: int(tokens.TokensBefore)}
+	p, _ := start(path)
+	if prev := lastCompaction(path); prev >= 0 {
+		cov.Previous = path[prev]
+	}
+	end := indexOf(path, c.FirstKeptEntryID)
+	if end < 0 {
+		end = len(path)
+	} else {
+		cov.Kept = path[end:]
+	}
+	for _, x := range path[min(p.BoundaryStart, end):end] {
+		if x.Type != session.TypeCompaction {
+			cov.Replaced = append(cov.Replaced, x)
+		}
+	}
+	return cov, nil
+}
+
+// start begins a plan for path: the previous compaction's summary, where
+// summarizing starts again, and TokensBefore. It returns the previous
+// compaction's index, or -1.
+func start(path []*session.Entry) (*Plan, int) {
+	p := &Plan{Path: path, TurnStartIndex: -1}
+	prev := lastCompaction(path)
+	if prev >= 0 {
+		c := compactionOf(path[prev])
+		p.PreviousSummary = &c.Summary
+		p.BoundaryStart = prev + 1
+		if i := indexOf(path, c.FirstKeptEntryID); i >= 0 {
+			p.BoundaryStart = i
+		}
+	}
+	p.TokensBefore = EstimateContext(contextOf(path)).Tokens
+	return p, prev
+}
+
+// NeedsCompaction reports whether a context (Log.Context().Messages) should be
+// compacted for a model with this window (pi's trigger, ShouldCompact), and the
+// estimate it decided on.
+func NeedsCompaction(msgs []session.ContextMessage, contextWindow int, s Settings) (bool, Estimate) {
+	est := EstimateContext(msgs)
+	return ShouldCompact(est.Tokens, contextWindow, s), est
+}

@@ -1,0 +1,364 @@
+package compaction
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/arborlog/arbor/session"
+)
+
+// Mechanical is the deterministic, offline Summarizer (rho's mechanical
+// compaction strategy): it needs no model and gives the same summary for the
+// same messages. A summary holds
+//
+//   - the original request (the first user text) and the current one (the last);
+//   - the tool activity, in segments that start at each user message and at each
+//     change of phase (exploration, execution, verification, conclusion);
+//   - key findings: the start of each tool result, errors marked;
+//   - the last reply;
+//
+// and is rolled forward: given a previous mechanical summary it keeps that
+// summary's original request, activity and findings in front of the new ones;
+// a previous summary of another kind is kept as "Earlier summary". Sizes are
+// capped (MaxSegments, MaxFindings, and the characters of each part) so that a
+// summary never grows without bound however often a session is compacted.
+type Mechanical struct{}
+
+// Caps of a mechanical summary.
+const (
+	MaxSegments     = 40   // newest activity segments kept
+	MaxFindings     = 20   // newest findings kept
+	maxItems        = 12   // tool calls listed per segment
+	maxRequestChars = 1000 // per request
+	maxFindingChars = 150  // per finding (rho's cut)
+	maxReplyChars   = 600
+	maxEarlierChars = 4000 // a previous summary that is not mechanical
+)
+
+// Phases of tool activity.
+const (
+	phaseExploration  = "exploration"
+	phaseExecution    = "execution"
+	phaseVerification = "verification"
+	phaseConclusion   = "conclusion"
+	phaseOther        = "other"
+)
+
+type segment struct {
+	phase string
+	items []string
+}
+
+// Summarize writes the summary. It never fails and never returns "".
+func (Mechanical) Summarize(_ context.Context, r Request) (string, error) {
+	var prev prior
+	if r.PreviousSummary != nil {
+		prev = parsePrior(*r.PreviousSummary)
+	}
+	var (
+		original, current, lastReply string
+		segs                         []segment
+		findings                     []string
+		earlier                      []string
+		callLabel                    = map[string]string{}
+		phase                        string
+		edited                       bool
+	)
+	newSegment := func(p string) {
+		phase = p
+		segs = append(segs, segment{phase: p})
+	}
+	for _, raw := range r.Messages {
+		f := decode(raw.Raw)
+		switch f.Role {
+		case session.RoleUser, session.RoleBashExecution, session.RoleCustom:
+			text := userText(f)
+			if f.Role == session.RoleUser && strings.TrimSpace(text) != "" {
+				if original == "" {
+					original = text
+				}
+				current = text
+			}
+			newSegment("")
+			if f.Role == session.RoleBashExecution {
+				p := bashPhase(f.Command, edited)
+				newSegment(p)
+				segs[len(segs)-1].items = append(segs[len(segs)-1].items, "user ran "+quoteCmd(f.Command))
+				if out := clip(oneLine(f.Output), maxFindingChars); out != "" {
+					findings = append(findings, "- "+quoteCmd(f.Command)+": "+out)
+				}
+			}
+		case session.RoleAssistant:
+			var text []string
+			called := false
+			for _, b := range f.Content.Blocks {
+				switch b.Type {
+				case "text":
+					text = append(text, b.Text)
+				case "toolCall":
+					called = true
+					label := callSummary(b.Name, b.Arguments)
+					callLabel[b.ID] = label
+					p := toolPhase(b.Name, b.Arguments, edited, phase)
+					if b.Name == "edit" || b.Name == "write" {
+						edited = true
+					}
+					if p != phase || len(segs) == 0 {
+						newSegment(p)
+					}
+					segs[len(segs)-1].items = append(segs[len(segs)-1].items, label)
+				}
+			}
+			if t := strings.TrimSpace(strings.Join(text, "\n")); t != "" {
+				lastReply = t
+				if !called && phase != phaseConclusion {
+					newSegment(phaseConclusion)
+					segs[len(segs)-1].items = append(segs[len(segs)-1].items, "replied: "+clip(oneLine(t), maxFindingChars))
+				}
+			}
+		case session.RoleToolResult:
+			label := callLabel[f.ToolCallID]
+			if label == "" {
+				label = f.ToolName
+			}
+			if f.IsError {
+				label += " (error)"
+			}
+			findings = append(findings, "- "+label+": "+clip(oneLine(f.Content.Text(" ")), maxFindingChars))
+		case session.RoleBranchSummary, session.RoleCompactionSummary:
+			earlier = append(earlier, stripFileLists(f.Summary))
+		}
+	}
+
+	if prev.original != "" {
+		original = prev.original
+	}
+	if prev.earlier != "" {
+		earlier = append([]string{prev.earlier}, earlier...)
+	}
+	var lines []string
+	truncated := prev.truncated
+	for _, s := range segs {
+		if len(s.items) == 0 {
+			continue
+		}
+		if s.phase == "" {
+			s.phase = phaseOther
+		}
+		items := s.items
+		if len(items) > maxItems {
+			items = append(items[:maxItems:maxItems], fmt.Sprintf("+%d more", len(s.items)-maxItems))
+		}
+		lines = append(lines, "- ["+s.phase+"] "+strings.Join(items, "; "))
+	}
+	lines = append(prev.activity, lines...)
+	if over := len(lines) - MaxSegments; over > 0 {
+		truncated += over
+		lines = lines[over:]
+	}
+	findings = append(prev.findings, findings...)
+	if over := len(findings) - MaxFindings; over > 0 {
+		findings = findings[over:]
+	}
+
+	var b strings.Builder
+	section := func(title, body string) {
+		if body == "" {
+			return
+		}
+		if b.Len() > 0 {
+			b.WriteString("\n\n")
+		}
+		b.WriteString("## " + title + "\n" + body)
+	}
+	section(titleOriginal, clip(original, maxRequestChars))
+	if current != "" && current != original {
+		section("Current request", clip(current, maxRequestChars))
+	}
+	if truncated > 0 {
+		lines = append([]string{fmt.Sprintf("- (%d older phase segments truncated)", truncated)}, lines...)
+	}
+	section(titleActivity, strings.Join(lines, "\n"))
+	section(titleFindings, strings.Join(findings, "\n"))
+	section("Latest reply", clip(lastReply, maxReplyChars))
+	if len(earlier) > 0 {
+		section(titleEarlier, clip(strings.Join(earlier, "\n\n"), maxEarlierChars))
+	}
+	if b.Len() == 0 {
+		return "No prior history.", nil
+	}
+	return b.String(), nil
+}
+
+const (
+	titleOriginal = "Original request"
+	titleActivity = "Activity"
+	titleFindings = "Key findings"
+	titleEarlier  = "Earlier summary"
+)
+
+// prior is what a new summary inherits from the previous one.
+type prior struct {
+	original  string
+	activity  []string
+	findings  []string
+	truncated int
+	earlier   string // a previous summary that is not mechanical, whole
+}
+
+var truncatedRE = regexp.MustCompile(`^- \((\d+) older phase segments truncated\)$`)
+
+// parsePrior reads a previous summary back. One that Mechanical wrote is split
+// into its sections; any other is kept whole as the earlier summary.
+func parsePrior(s string) prior {
+	s = stripFileLists(s)
+	// A split-turn summary appends the turn's context after a rule; only the history part rolls forward.
+	if i := strings.Index(s, "\n\n---\n\n**Turn Context (split turn):**"); i >= 0 {
+		s = s[:i]
+	}
+	if !strings.HasPrefix(s, "## "+titleOriginal+"\n") && !strings.HasPrefix(s, "## "+titleActivity+"\n") {
+		if strings.TrimSpace(s) == "" || s == "No prior history." {
+			return prior{}
+		}
+		return prior{earlier: s}
+	}
+	var p prior
+	for _, sec := range strings.Split("\n\n"+s, "\n\n## ") {
+		title, body, _ := strings.Cut(sec, "\n")
+		switch title {
+		case titleOriginal:
+			p.original = body
+		case titleActivity:
+			for _, l := range strings.Split(body, "\n") {
+				if m := truncatedRE.FindStringSubmatch(l); m != nil {
+					p.truncated, _ = strconv.Atoi(m[1])
+				} else if strings.HasPrefix(l, "- ") {
+					p.activity = append(p.activity, l)
+				}
+			}
+		case titleFindings:
+			for _, l := range strings.Split(body, "\n") {
+				if strings.HasPrefix(l, "- ") {
+					p.findings = append(p.findings, l)
+				}
+			}
+		case titleEarlier:
+			p.earlier = body
+		}
+	}
+	return p
+}
+
+// stripFileLists removes the <read-files> and <modified-files> lists that end a
+// stored summary; they are rebuilt from the entry's details.
+func stripFileLists(s string) string {
+	for {
+		t := strings.TrimRight(s, "\n")
+		var open string
+		switch {
+		case strings.HasSuffix(t, "\n</modified-files>"):
+			open = "\n\n<modified-files>\n"
+		case strings.HasSuffix(t, "\n</read-files>"):
+			open = "\n\n<read-files>\n"
+		default:
+			return s
+		}
+		i := strings.LastIndex(t, open)
+		if i < 0 {
+			return s
+		}
+		s = t[:i]
+	}
+}
+
+func userText(f fields) string {
+	switch f.Role {
+	case session.RoleBashExecution:
+		return ""
+	}
+	if f.Content.IsString {
+		return f.Content.String
+	}
+	return f.Content.Text("\n")
+}
+
+// toolPhase classifies a tool call (rho's classify_tool_phase, with pi's tool
+// names): reading is exploration, editing and commands are execution, tests
+// and builds verify once something was edited. Exploration never moves the
+// phase back from execution or verification.
+func toolPhase(name string, args []byte, edited bool, cur string) string {
+	var p string
+	switch name {
+	case "read", "ls", "grep", "find", "glob":
+		p = phaseExploration
+	case "edit", "write":
+		p = phaseExecution
+	case "bash":
+		var a struct {
+			Command string `json:"command"`
+		}
+		_ = jsonUnmarshal(args, &a)
+		p = bashPhase(a.Command, edited)
+	default:
+		if cur == "" || cur == phaseConclusion {
+			return phaseOther
+		}
+		return cur
+	}
+	if p == phaseExploration && (cur == phaseExecution || cur == phaseVerification) {
+		return cur
+	}
+	return p
+}
+
+var checkRE = regexp.MustCompile(`\b(test|tests|check|vet|lint|build|pytest|jest|vitest|cargo (test|check|clippy)|go (test|vet|build)|make)\b`)
+
+func bashPhase(cmd string, edited bool) string {
+	if checkRE.MatchString(cmd) {
+		if edited {
+			return phaseVerification
+		}
+		return phaseExploration
+	}
+	return phaseExecution
+}
+
+// callSummary names a tool call briefly: its path or command, else its arguments.
+func callSummary(name string, args []byte) string {
+	var a struct {
+		Path    string `json:"path"`
+		Command string `json:"command"`
+		Pattern string `json:"pattern"`
+	}
+	_ = jsonUnmarshal(args, &a)
+	switch {
+	case a.Command != "":
+		return name + " " + quoteCmd(a.Command)
+	case a.Path != "" && a.Pattern != "":
+		return name + " " + strconv.Quote(clip(a.Pattern, 60)) + " in " + a.Path
+	case a.Path != "":
+		return name + " " + a.Path
+	}
+	s, _ := jsStringify(args)
+	if s == "{}" || s == "" {
+		return name
+	}
+	return name + " " + clip(s, 80)
+}
+
+func quoteCmd(cmd string) string { return "`" + clip(oneLine(cmd), 80) + "`" }
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// clip cuts s to n characters (runes), marking the cut.
+func clip(s string, n int) string {
+	s = strings.TrimSpace(s)
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "…"
+}
