@@ -16,13 +16,14 @@ type BranchOptions struct {
 	ReplaceInstructions bool       // Instructions replace pi's prompt instead of adding to it
 	ContextWindow       int        // the model's window; 0 means 128,000 as in pi
 	ReserveTokens       int        // 0 means 16,384
+	Cursor              string     // the cursor (id or name) that moves; "" for the active one
 }
 
 // noContent is pi's summary of a branch with nothing to summarize.
 const noContent = "No content to summarize"
 
-// CollectBranch returns the entries a move from oldLeafID to targetID leaves
-// behind: from the old leaf back to, not including, the deepest entry both
+// CollectBranch returns the entries a move from oldLeafID to targetID ("" for
+// before the first entry) leaves behind: from the old leaf back to, not including, the deepest entry both
 // branches share, oldest first (pi's collectEntriesForBranchSummary; it does not
 // stop at compactions, whose summaries become part of what is summarized).
 func CollectBranch(l *session.Log, oldLeafID, targetID string) (entries []*session.Entry, commonAncestorID string) {
@@ -33,7 +34,10 @@ func CollectBranch(l *session.Log, oldLeafID, targetID string) (entries []*sessi
 	for _, e := range l.Branch(oldLeafID) {
 		onOld[e.ID] = true
 	}
-	target := l.Branch(targetID)
+	var target []*session.Entry
+	if targetID != "" {
+		target = l.Branch(targetID)
+	}
 	for i := len(target) - 1; i >= 0; i-- {
 		if onOld[target[i].ID] {
 			commonAncestorID = target[i].ID
@@ -131,19 +135,20 @@ type Moved struct {
 	Summary  *session.Entry // the branch_summary appended, nil when nothing was left behind
 }
 
-// BranchWithSummary moves the active cursor's leaf to targetID, as pi's /tree
+// BranchWithSummary moves a cursor's leaf (o.Cursor) to targetID ("" for before
+// the first entry), as pi's /tree
 // does when asked to summarize: the entries left behind are summarized and the
 // summary is appended as a branch_summary child of the target, which becomes
 // the leaf. When nothing is left behind (the target is on the current branch
 // below the leaf) the leaf just moves; when the target is the leaf nothing
 // happens. A failed summary leaves the log unchanged.
 func BranchWithSummary(ctx context.Context, l *session.Log, targetID string, o BranchOptions) (Moved, error) {
-	target := l.Entry(targetID)
-	if target == nil {
+	if targetID != "" && l.Entry(targetID) == nil {
 		return Moved{}, fmt.Errorf("%w: %s", session.ErrNotFound, targetID)
 	}
+	c := l.Cursor(o.Cursor)
 	m := Moved{To: targetID}
-	if leaf := l.Leaf(); leaf != nil {
+	if leaf := c.Leaf(); leaf != nil {
 		m.From = leaf.ID
 	}
 	if m.From == targetID {
@@ -152,7 +157,10 @@ func BranchWithSummary(ctx context.Context, l *session.Log, targetID string, o B
 	entries, _ := CollectBranch(l, m.From, targetID)
 	m.Left = len(entries)
 	if len(entries) == 0 {
-		return m, l.BranchTo(targetID)
+		if targetID == "" {
+			return m, c.Clear()
+		}
+		return m, c.BranchTo(targetID)
 	}
 	bs, err := SummarizeBranch(ctx, entries, o)
 	if err != nil {
@@ -165,7 +173,7 @@ func BranchWithSummary(ctx context.Context, l *session.Log, targetID string, o B
 	if err != nil {
 		return Moved{}, fmt.Errorf("compaction: encode details: %w", err)
 	}
-	e, err := l.BranchWithSummary(targetID, bs.Summary, jsontext.Value(details), false)
+	e, err := c.BranchWithSummary(targetID, bs.Summary, jsontext.Value(details), false)
 	if err != nil {
 		return Moved{}, err
 	}

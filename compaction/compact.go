@@ -22,6 +22,7 @@ type Options struct {
 	Settings     Settings   // the zero value means DefaultSettings
 	Summarizer   Summarizer // nil means Mechanical
 	Instructions string     // focus for the summary ("Additional focus: …")
+	Cursor       string     // the cursor (id or name) to compact; "" for the active one
 }
 
 func (o Options) settings() Settings {
@@ -38,11 +39,11 @@ func (o Options) summarizer() Summarizer {
 	return o.Summarizer
 }
 
-// Compact compacts the branch of the log's active cursor: it plans as pi does
+// Compact compacts the branch of a cursor of the log (o.Cursor): it plans as pi does
 // (Prepare), summarizes, and appends the compaction, which becomes the leaf.
 // When the summarizer fails nothing is appended.
 func Compact(ctx context.Context, l *session.Log, o Options) (*session.Entry, *Plan, error) {
-	plan, err := Prepare(l.Branch(leafID(l)), o.settings())
+	plan, err := Prepare(l.Branch(leafID(l, o.Cursor)), o.settings())
 	if err != nil {
 		return nil, nil, err
 	}
@@ -56,7 +57,7 @@ func Compact(ctx context.Context, l *session.Log, o Options) (*session.Entry, *P
 // keeps everything from the next entry a context may start with. It fails with
 // ErrBelowThreshold when the branch holds less than that beyond its leaf.
 func CompactOlderThan(ctx context.Context, l *session.Log, threshold int, o Options) (*session.Entry, *Plan, error) {
-	plan, err := PrepareOlderThan(l.Branch(leafID(l)), threshold)
+	plan, err := PrepareOlderThan(l.Branch(leafID(l, o.Cursor)), threshold)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -64,8 +65,9 @@ func CompactOlderThan(ctx context.Context, l *session.Log, threshold int, o Opti
 	return e, plan, err
 }
 
-func leafID(l *session.Log) string {
-	if leaf := l.Leaf(); leaf != nil {
+// leafID is the id of a cursor's leaf, for Log.Branch.
+func leafID(l *session.Log, cursor string) string {
+	if leaf := l.Cursor(cursor).Leaf(); leaf != nil {
 		return leaf.ID
 	}
 	return "\x00none" // no entry has this id: an empty branch
@@ -76,7 +78,7 @@ func summarizeAndAppend(ctx context.Context, l *session.Log, plan *Plan, o Optio
 	if err != nil {
 		return nil, err
 	}
-	return Append(l, res)
+	return Append(l, o.Cursor, res)
 }
 
 // PrepareOlderThan plans a compaction of the oldest threshold tokens of a
@@ -115,11 +117,11 @@ func PrepareOlderThan(path []*session.Entry, threshold int) (*Plan, error) {
 	return p, nil
 }
 
-// Append appends a compaction result on the log's active cursor. Its
+// Append appends a compaction result on a cursor of the log ("" for the active one). Its
 // firstKeptEntryId must be on the branch; where keeping from it would leave a
 // tool result without its call, it is moved back to the call (SafeFirstKept).
-func Append(l *session.Log, r Result) (*session.Entry, error) {
-	id, err := SafeFirstKept(l.Branch(leafID(l)), r.FirstKeptEntryID)
+func Append(l *session.Log, cursor string, r Result) (*session.Entry, error) {
+	id, err := SafeFirstKept(l.Branch(leafID(l, cursor)), r.FirstKeptEntryID)
 	if err != nil {
 		return nil, err
 	}
@@ -130,7 +132,7 @@ func Append(l *session.Log, r Result) (*session.Entry, error) {
 	if err != nil {
 		return nil, fmt.Errorf("compaction: encode details: %w", err)
 	}
-	return l.AppendCompaction(session.CompactionData{Summary: r.Summary, FirstKeptEntryID: id, TokensBefore: r.TokensBefore, Details: details})
+	return l.Cursor(cursor).AppendCompaction(session.CompactionData{Summary: r.Summary, FirstKeptEntryID: id, TokensBefore: r.TokensBefore, Details: details})
 }
 
 // Undone describes what Undo did.
@@ -143,30 +145,31 @@ type Undone struct {
 	Left int
 }
 
-// Undo moves the active cursor's leaf back to where it was when the last
+// Undo moves a cursor's leaf ("" for the active cursor's) back to where it was when the last
 // compaction on its branch was appended, the compaction's parent, so the
 // context is again exactly what it was before that compaction. Nothing is
 // deleted: the compaction and anything appended after it stay in the tree, and
 // moving the leaf back to From restores them.
-func Undo(l *session.Log) (Undone, error) {
-	leaf := l.Leaf()
+func Undo(l *session.Log, cursor string) (Undone, error) {
+	c := l.Cursor(cursor)
+	leaf := c.Leaf()
 	if leaf == nil {
 		return Undone{}, ErrNoCompaction
 	}
 	path := l.Branch(leaf.ID)
-	c := lastCompaction(path)
-	if c < 0 {
+	i := lastCompaction(path)
+	if i < 0 {
 		return Undone{}, ErrNoCompaction
 	}
-	u := Undone{Compaction: path[c], From: leaf.ID, To: path[c].ParentID, Left: len(path) - c - 1}
+	u := Undone{Compaction: path[i], From: leaf.ID, To: path[i].ParentID, Left: len(path) - i - 1}
 	var err error
 	if u.To == "" {
-		err = l.ResetLeaf()
+		err = c.Clear()
 	} else {
-		err = l.BranchTo(u.To)
+		err = c.BranchTo(u.To)
 	}
 	if err != nil {
-		return Undone{}, fmt.Errorf("compaction: undo %s: %w", path[c].ID, err)
+		return Undone{}, fmt.Errorf("compaction: undo %s: %w", path[i].ID, err)
 	}
 	return u, nil
 }

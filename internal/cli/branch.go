@@ -14,6 +14,8 @@ type branchOptions struct {
 	target string // entry id; "" with root
 	root   bool   // move to before the first entry
 	cursor string // id or name; "" for the active cursor
+
+	summary branchSummaryFlags // --summarize and its flags (branchsummary.go)
 }
 
 // branchResult is what `arbor branch --json` prints.
@@ -22,6 +24,8 @@ type branchResult struct {
 	Leaf   *string `json:"leaf"`
 	From   *string `json:"from"`
 	Moved  bool    `json:"moved"`
+	// Summary is the branch_summary appended with --summarize (then the leaf).
+	Summary *string `json:"summary,omitempty"`
 }
 
 func newCmdBranch(ios *IO, g *Global) *cobra.Command {
@@ -40,7 +44,8 @@ message starts a new root). --cursor moves another cursor, which then becomes
 the active one.`,
 		Example: `  arbor branch examples/refactor.jsonl 5b0c2e71
   arbor branch my-session --root
-  arbor branch my-session 5b0c2e71 --cursor review --json`,
+  arbor branch my-session 5b0c2e71 --cursor review --json
+  arbor branch my-session 5b0c2e71 --summarize`,
 		Args: cobra.RangeArgs(1, 2),
 		RunE: func(c *cobra.Command, args []string) error {
 			o.arg = args[0]
@@ -57,6 +62,7 @@ the active one.`,
 	}
 	cmd.Flags().BoolVar(&o.root, "root", false, "move to before the first entry")
 	cmd.Flags().StringVar(&o.cursor, "cursor", "", "move this cursor (id or name) instead of the active one")
+	o.summary.add(cmd)
 	return cmd
 }
 
@@ -80,6 +86,13 @@ func runBranch(o *branchOptions) error {
 			return nil // already there: record nothing
 		}
 		res.Moved = true
+		if o.summary.summarize { // branchsummary.go
+			id, err := o.summary.move(s.Log, s.Path(), c, o.target)
+			if id != "" {
+				res.Summary = &id
+			}
+			return err
+		}
 		if o.root {
 			return c.Clear()
 		}
@@ -91,6 +104,9 @@ func runBranch(o *branchOptions) error {
 	if o.target != "" {
 		res.Leaf = &o.target
 	}
+	if res.Summary != nil {
+		res.Leaf = res.Summary
+	}
 	if o.g.JSON {
 		return o.io.JSON(res)
 	}
@@ -101,6 +117,9 @@ func runBranch(o *branchOptions) error {
 		o.io.Printf("cursor %s moved from %s to before the first entry\n", res.Cursor, orNone(idOrEmpty(res.From)))
 	default:
 		o.io.Printf("cursor %s moved from %s to %s\n", res.Cursor, orNone(idOrEmpty(res.From)), o.target)
+	}
+	if res.Summary != nil {
+		o.io.Printf("the branch left behind is summarized in branch_summary %s, now the leaf ('arbor show %s %s')\n", *res.Summary, o.arg, *res.Summary)
 	}
 	return nil
 }

@@ -1,0 +1,291 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/arborlog/arbor/compaction"
+	"github.com/arborlog/arbor/session/jsonl"
+	"github.com/spf13/cobra"
+)
+
+var _ = register(newCmdCompact)
+
+type compactOptions struct {
+	io       *IO
+	g        *Global
+	arg      string
+	keep     int
+	reserve  int
+	dryRun   bool
+	undo     bool
+	cursor   string
+	summary  summarizerFlags
+	instruct string
+}
+
+// summarizerFlags choose and configure a summarizer; compact and branch share them.
+type summarizerFlags struct {
+	name    string // mechanical | model | "" (model when configured, else mechanical)
+	baseURL string
+	model   string
+	keyEnv  string
+	timeout time.Duration
+}
+
+func (f *summarizerFlags) add(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&f.name, "summarizer", "", "mechanical (offline) or model; default: model when "+compaction.EnvBaseURL+" and "+compaction.EnvModel+" are set, else mechanical")
+	cmd.Flags().StringVar(&f.baseURL, "base-url", "", "OpenAI-compatible endpoint for the model summarizer (default $"+compaction.EnvBaseURL+")")
+	cmd.Flags().StringVar(&f.model, "model", "", "model for the model summarizer (default $"+compaction.EnvModel+")")
+	cmd.Flags().StringVar(&f.keyEnv, "api-key-env", "", "environment variable holding the API key (default $"+compaction.EnvAPIKeyEnv+", else "+compaction.DefaultKey+")")
+	cmd.Flags().DurationVar(&f.timeout, "timeout", 2*time.Minute, "how long to wait for the model")
+}
+
+// summarizer builds the chosen summarizer and says which it is.
+func (f *summarizerFlags) summarizer() (compaction.Summarizer, string, error) {
+	env := func(k string) string {
+		switch k {
+		case compaction.EnvBaseURL:
+			if f.baseURL != "" {
+				return f.baseURL
+			}
+		case compaction.EnvModel:
+			if f.model != "" {
+				return f.model
+			}
+		case compaction.EnvAPIKeyEnv:
+			if f.keyEnv != "" {
+				return f.keyEnv
+			}
+		}
+		return os.Getenv(k)
+	}
+	switch f.name {
+	case "mechanical":
+		return compaction.Mechanical{}, "mechanical", nil
+	case "model", "":
+		m, err := compaction.ModelFromEnv(env)
+		if errors.Is(err, compaction.ErrNoModel) && f.name == "" {
+			return compaction.Mechanical{}, "mechanical", nil
+		}
+		if err != nil {
+			return nil, "", err
+		}
+		m.Timeout = f.timeout
+		return m, "model " + m.Model, nil
+	}
+	return nil, "", usagef("--summarizer must be mechanical or model, not %q", f.name)
+}
+
+// compactResult is what `arbor compact --json` prints after appending.
+type compactResult struct {
+	ID               string `json:"id"`
+	FirstKeptEntryID string `json:"firstKeptEntryId"`
+	TokensBefore     int    `json:"tokensBefore"`
+	Summarized       int    `json:"messagesSummarized"`
+	Summarizer       string `json:"summarizer"`
+	MovedFrom        string `json:"movedFrom,omitempty"`
+}
+
+// undoResult is what `arbor compact --undo --json` prints.
+type undoResult struct {
+	Compaction string  `json:"compaction"`
+	From       string  `json:"from"`
+	To         *string `json:"to"`
+	Left       int     `json:"left"`
+}
+
+func newCmdCompact(ios *IO, g *Global) *cobra.Command {
+	o := &compactOptions{io: ios, g: g}
+	cmd := &cobra.Command{
+		Use:   "compact <session>",
+		Short: "Summarize the older part of a branch (and undo it)",
+		Long: `Compact the active branch as pi does: the older messages are replaced in the
+context by a summary, and the most recent --keep-recent-tokens (estimated as
+pi estimates, characters/4) are kept as they are. The plan is pi 0.73.1's, so
+pi and arbor agree on what a compaction covers; unlike pi, arbor never keeps a
+tool result without the call that produced it (it moves the cut back instead).
+
+The compaction is appended as an entry (pi reads it); nothing is deleted.
+--dry-run prints the plan without summarizing or writing anything. --undo moves
+the leaf back to where it was before the last compaction on the branch, so the
+context is exactly what it was; the compaction stays in the tree.
+
+Summaries are written offline by default (--summarizer mechanical: the original
+and current request, tool activity by phase, key findings, files). With
+--summarizer model, pi's prompts go to an OpenAI-compatible chat-completions
+endpoint: --base-url or $ARBOR_MODEL_BASE_URL, --model or $ARBOR_MODEL, and the
+key from the variable named by --api-key-env or $ARBOR_API_KEY_ENV (default
+$ARBOR_API_KEY). If the model fails, nothing is appended.
+
+'arbor show <session> <compaction-id>' prints a compaction's summary and the
+entries it replaced.`,
+		Example: `  arbor compact my-session --dry-run --json
+  arbor compact my-session --keep-recent-tokens 8000
+  ARBOR_MODEL_BASE_URL=http://localhost:11434/v1 ARBOR_MODEL=qwen3 arbor compact my-session --instructions "keep the failing test names"
+  arbor compact my-session --undo`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			o.arg = args[0]
+			if o.undo && (o.dryRun || c.Flags().Changed("keep-recent-tokens") || c.Flags().Changed("summarizer") || o.instruct != "") {
+				return usagef("--undo takes no other compaction flags")
+			}
+			if o.keep < 0 || o.reserve < 0 {
+				return usagef("token counts cannot be negative")
+			}
+			switch {
+			case o.undo:
+				return runCompactUndo(o)
+			case o.dryRun:
+				return runCompactPlan(o)
+			}
+			return runCompact(c.Context(), o)
+		},
+	}
+	cmd.Flags().IntVar(&o.keep, "keep-recent-tokens", compaction.DefaultSettings.KeepRecentTokens, "tokens of recent messages to keep as they are")
+	cmd.Flags().IntVar(&o.reserve, "reserve-tokens", compaction.DefaultSettings.ReserveTokens, "tokens reserved for the reply (bounds the model's summary)")
+	cmd.Flags().BoolVar(&o.dryRun, "dry-run", false, "print the plan; summarize and write nothing")
+	cmd.Flags().BoolVar(&o.undo, "undo", false, "move the leaf back to before the last compaction on the branch")
+	cmd.Flags().StringVar(&o.cursor, "cursor", "", "compact this cursor's branch (id or name) instead of the active one")
+	cmd.Flags().StringVar(&o.instruct, "instructions", "", "what the summary should focus on")
+	o.summary.add(cmd)
+	return cmd
+}
+
+func (o *compactOptions) settings() compaction.Settings {
+	return compaction.Settings{Enabled: true, ReserveTokens: o.reserve, KeepRecentTokens: o.keep}
+}
+
+func runCompactPlan(o *compactOptions) error {
+	l, path, err := o.g.read(o.arg)
+	if err != nil {
+		return err
+	}
+	if _, err := cursorOrErr(l, path, o.cursor); err != nil {
+		return err
+	}
+	leaf := l.Cursor(o.cursor).Leaf()
+	if leaf == nil {
+		return fmt.Errorf("nothing to compact in %s: the branch is empty", path)
+	}
+	plan, err := compaction.Prepare(l.Branch(leaf.ID), o.settings())
+	if err != nil {
+		return planError(err, path)
+	}
+	if o.g.JSON {
+		return o.io.JSON(plan)
+	}
+	printPlan(o.io, plan)
+	return nil
+}
+
+func planError(err error, path string) error {
+	if errors.Is(err, compaction.ErrNothingToCompact) {
+		return fmt.Errorf("nothing to compact in %s: the branch is empty or already ends in a compaction", path)
+	}
+	return fmt.Errorf("compact %s: %w", path, err)
+}
+
+func printPlan(ios *IO, p *compaction.Plan) {
+	ios.Printf("keep from       %s", p.FirstKeptEntryID)
+	if p.MovedFrom != "" {
+		ios.Printf(" (moved back from %s to keep a tool result with its call)", p.MovedFrom)
+	}
+	ios.Printf("\ntokens before   %d\nsummarize       %d messages", p.TokensBefore, len(p.MessagesToSummarize))
+	if p.IsSplitTurn {
+		ios.Printf(", plus the first %d messages of the turn that is cut", len(p.TurnPrefixMessages))
+	}
+	ios.Printf("\n")
+	if p.PreviousSummary != nil {
+		ios.Printf("updates         the previous compaction's summary\n")
+	}
+	for _, f := range p.ReadFiles {
+		ios.Printf("read            %s\n", f)
+	}
+	for _, f := range p.ModifiedFiles {
+		ios.Printf("modified        %s\n", f)
+	}
+}
+
+func runCompact(ctx context.Context, o *compactOptions) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	summ, which, err := o.summary.summarizer()
+	if err != nil {
+		return err
+	}
+	var res compactResult
+	err = o.g.edit(o.io, o.arg, func(s *jsonl.Session) error {
+		c, err := cursorOrErr(s.Log, s.Path(), o.cursor)
+		if err != nil {
+			return err
+		}
+		leaf := c.Leaf()
+		if leaf == nil {
+			return fmt.Errorf("nothing to compact in %s: the branch is empty", s.Path())
+		}
+		plan, err := compaction.Prepare(s.Branch(leaf.ID), o.settings())
+		if err != nil {
+			return planError(err, s.Path())
+		}
+		if len(plan.MessagesToSummarize) == 0 && len(plan.TurnPrefixMessages) == 0 {
+			return fmt.Errorf("nothing to summarize in %s: the branch since the last compaction fits in --keep-recent-tokens %d; lower it to compact", s.Path(), o.keep)
+		}
+		r, err := compaction.Summarize(ctx, plan, summ, o.instruct, o.reserve)
+		if err != nil {
+			return fmt.Errorf("compact %s: %w; nothing was appended", s.Path(), err)
+		}
+		e, err := compaction.Append(s.Log, c.ID(), r)
+		if err != nil {
+			return fmt.Errorf("compact %s: %w", s.Path(), err)
+		}
+		res = compactResult{ID: e.ID, FirstKeptEntryID: plan.FirstKeptEntryID, TokensBefore: plan.TokensBefore,
+			Summarized: len(plan.MessagesToSummarize) + len(plan.TurnPrefixMessages), Summarizer: which, MovedFrom: plan.MovedFrom}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if o.g.JSON {
+		return o.io.JSON(res)
+	}
+	o.io.Printf("%s\n", res.ID)
+	return nil
+}
+
+func runCompactUndo(o *compactOptions) error {
+	var res undoResult
+	err := o.g.edit(o.io, o.arg, func(s *jsonl.Session) error {
+		c, err := cursorOrErr(s.Log, s.Path(), o.cursor)
+		if err != nil {
+			return err
+		}
+		u, err := compaction.Undo(s.Log, c.ID())
+		if errors.Is(err, compaction.ErrNoCompaction) {
+			return fmt.Errorf("nothing to undo in %s: no compaction on the current branch", s.Path())
+		}
+		if err != nil {
+			return err
+		}
+		res = undoResult{Compaction: u.Compaction.ID, From: u.From, Left: u.Left}
+		if u.To != "" {
+			res.To = &u.To
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if o.g.JSON {
+		return o.io.JSON(res)
+	}
+	o.io.Printf("undid compaction %s: leaf moved from %s to %s\n", res.Compaction, res.From, orNone(idOrEmpty(res.To)))
+	if res.Left > 0 {
+		o.io.Printf("%d entries after the compaction stay in the tree; 'arbor branch %s %s' returns to them\n", res.Left, o.arg, res.From)
+	}
+	return nil
+}
