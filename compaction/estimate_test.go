@@ -30,7 +30,7 @@ func TestEstimateTokens(t *testing.T) {
 		{"user blocks ignore images", map[string]any{"role": "user", "content": []any{
 			map[string]any{"type": "text", "text": "abcd"}, map[string]any{"type": "image", "data": "AAAA", "mimeType": "image/png"}}}, 1},
 		{"user counts UTF-16 units", map[string]any{"role": "user", "content": "🚀🚀"}, 1}, // 4 units
-		{"user CJK", map[string]any{"role": "user", "content": "漢字テスト"}, 2},           // 5 units
+		{"user CJK", map[string]any{"role": "user", "content": "漢字テスト"}, 2},              // 5 units
 		{"assistant text thinking and call", map[string]any{"role": "assistant", "content": []any{
 			map[string]any{"type": "text", "text": "abcd"},
 			map[string]any{"type": "thinking", "thinking": "efgh"},

@@ -11,7 +11,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
 )
 
 // work builds a session with two requests and tool activity in every phase.
@@ -249,7 +248,10 @@ func TestModelErrors(t *testing.T) {
 		{"empty answer", answer(""), 0, "empty summary"},
 		{"no choices", func(w http.ResponseWriter, _ chatRequest) { _, _ = w.Write([]byte(`{"choices":[]}`)) }, 0, "empty summary"},
 		{"not JSON", func(w http.ResponseWriter, _ chatRequest) { _, _ = w.Write([]byte(`<html>`)) }, 0, "not chat-completions JSON"},
-		{"timeout", func(w http.ResponseWriter, _ chatRequest) { time.Sleep(500 * time.Millisecond); answer("late")(w, chatRequest{}) }, 100 * time.Millisecond, "did not answer within 100ms"},
+		{"timeout", func(w http.ResponseWriter, _ chatRequest) {
+			time.Sleep(500 * time.Millisecond)
+			answer("late")(w, chatRequest{})
+		}, 100 * time.Millisecond, "did not answer within 100ms"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -325,4 +327,3 @@ func TestSummarizeSplitTurn(t *testing.T) {
 		}
 	}
 }
-
