@@ -2,20 +2,25 @@ package compaction
 
 import (
 	"bytes"
-	"testing"
 
 	"github.com/arborlog/arbor/session"
 )
 
+// tb is what the helpers need of *testing.T, *testing.B and *rapid.T.
+type tb interface {
+	Helper()
+	Fatal(args ...any)
+}
+
 // builder appends messages to an in-memory session, pi style.
 type builder struct {
-	t    testing.TB
+	t    tb
 	l    *session.Log
 	ts   int64
 	call int
 }
 
-func newBuilder(t testing.TB) *builder {
+func newBuilder(t tb) *builder {
 	return &builder{t: t, l: session.New("/home/dev/proj"), ts: 1_780_000_000_000}
 }
 
@@ -83,7 +88,7 @@ func itoa(n int) string {
 }
 
 // contextBytes is the context of a cursor as JSON, for exact comparisons.
-func contextBytes(t testing.TB, l *session.Log) []byte {
+func contextBytes(t tb, l *session.Log) []byte {
 	t.Helper()
 	ctx := l.Context()
 	var buf bytes.Buffer
