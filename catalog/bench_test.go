@@ -1,0 +1,111 @@
+package catalog
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// benchDir is a folder of many sessions for the listing and search benchmarks:
+// $ARBOR_BENCH_DIR, or what `node pi.mjs many /tmp/arbor-bench/many2000 2000 100` writes.
+func benchDir(b *testing.B) (string, int64) {
+	dir := os.Getenv("ARBOR_BENCH_DIR")
+	if dir == "" {
+		dir = "/tmp/arbor-bench/many2000"
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+	if len(files) == 0 {
+		b.Skipf("no sessions in %s (set ARBOR_BENCH_DIR)", dir)
+	}
+	var n int64
+	for _, f := range files {
+		if st, err := os.Stat(f); err == nil {
+			n += st.Size()
+		}
+	}
+	return dir, n
+}
+
+// BenchmarkListCold lists a folder with no index yet (the index is built).
+func BenchmarkListCold(b *testing.B) {
+	dir, size := benchDir(b)
+	b.SetBytes(size)
+	for b.Loop() {
+		b.StopTimer()
+		home := b.TempDir()
+		b.StartTimer()
+		c := Open(home)
+		if _, err := c.List(Scope{Dir: dir}, ListOptions{}); err != nil {
+			b.Fatal(err)
+		}
+		c.Close()
+	}
+}
+
+// BenchmarkListWarm lists a folder whose index is up to date.
+func BenchmarkListWarm(b *testing.B) {
+	dir, _ := benchDir(b)
+	home := b.TempDir()
+	c := Open(home)
+	if _, err := c.List(Scope{Dir: dir}, ListOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	c.Close()
+	for b.Loop() {
+		c := Open(home)
+		if _, err := c.List(Scope{Dir: dir}, ListOptions{}); err != nil {
+			b.Fatal(err)
+		}
+		c.Close()
+	}
+}
+
+// BenchmarkScan is the cold path without SQLite: reading every file's summary.
+func BenchmarkScan(b *testing.B) {
+	dir, size := benchDir(b)
+	files, _, err := Scope{Dir: dir}.walk()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(size)
+	for b.Loop() {
+		if _, err := summarizeAll(files, make([]*state, len(files)), nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkIndexText builds the full-text index of a folder (summaries included).
+func BenchmarkIndexText(b *testing.B) {
+	dir, size := benchDir(b)
+	b.SetBytes(size)
+	for b.Loop() {
+		b.StopTimer()
+		home := b.TempDir()
+		b.StartTimer()
+		c := Open(home)
+		if _, err := c.Update(Scope{Dir: dir}, false); err != nil {
+			b.Fatal(err)
+		}
+		c.Close()
+	}
+}
+
+// BenchmarkSearchRare searches an indexed folder for a word in few entries.
+func BenchmarkSearchRare(b *testing.B) {
+	dir, _ := benchDir(b)
+	home := b.TempDir()
+	c := Open(home)
+	if _, err := c.Update(Scope{Dir: dir}, false); err != nil {
+		b.Fatal(err)
+	}
+	c.Close()
+	q, _ := ParseQuery("named session 1234")
+	for b.Loop() {
+		c := Open(home)
+		if _, err := c.Search(Scope{Dir: dir}, q, SearchOptions{Limit: 50}); err != nil {
+			b.Fatal(err)
+		}
+		c.Close()
+	}
+}

@@ -1,0 +1,262 @@
+package catalog
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+// The index is a cache in one SQLite file ($ARBOR_DIR/index.db): deleting it
+// loses nothing but time. It holds, per file, the key it was read under (path,
+// size, modification time, inode), the fold of its complete lines (so a file
+// that grew is read from where the fold stopped) and its listing record; and a
+// full-text index over the text of the entries (texts, see search.go).
+//
+// Several arbor processes may use it at once: it runs in WAL mode, so readers
+// never wait, and writers wait for each other up to busyTimeout. Every write is
+// the same function of the same file, so two processes racing to store a file
+// store the same thing.
+
+// schemaVersion changes whenever the tables or the meaning of a stored fold
+// change; an index of another version is rebuilt.
+const schemaVersion = 1
+
+const busyTimeoutMS = 15000
+
+const schema = `
+CREATE TABLE files(
+	fid INTEGER PRIMARY KEY,
+	path TEXT NOT NULL UNIQUE,
+	size INTEGER NOT NULL,
+	mtime INTEGER NOT NULL,
+	ino INTEGER NOT NULL,
+	off INTEGER NOT NULL,
+	tail_start INTEGER NOT NULL,
+	tail_hash INTEGER NOT NULL,
+	fold BLOB NOT NULL,
+	listed INTEGER NOT NULL,
+	info BLOB NOT NULL,
+	text_off INTEGER NOT NULL DEFAULT 0
+);
+CREATE VIRTUAL TABLE texts USING fts5(body, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 0');
+`
+
+// Index is an open index file.
+type Index struct {
+	db   *sql.DB
+	path string
+}
+
+// IndexPath returns where the index of a catalog home lives.
+func IndexPath(home string) string { return filepath.Join(home, "index.db") }
+
+// openIndex opens (creating when needed) the index at path. A file that is not
+// a usable index of this version is replaced silently.
+func openIndex(path string) (*Index, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("catalog: index folder: %w", err)
+	}
+	x, err := tryOpenIndex(path)
+	if err == nil {
+		return x, nil
+	}
+	if !isDamage(err) {
+		return nil, err
+	}
+	removeIndex(path)
+	return tryOpenIndex(path)
+}
+
+func tryOpenIndex(path string) (*Index, error) {
+	dsn := "file:" + path + "?_pragma=busy_timeout(" + fmt.Sprint(busyTimeoutMS) + ")&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate"
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("catalog: open index %s: %w", path, err)
+	}
+	// One connection: the writes of one process are serial anyway, and a single
+	// connection keeps the FTS tables' caches warm between statements.
+	db.SetMaxOpenConns(1)
+	x := &Index{db: db, path: path}
+	if err := x.migrate(); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return x, nil
+}
+
+func (x *Index) migrate() error {
+	var v int
+	if err := x.db.QueryRow("PRAGMA user_version").Scan(&v); err != nil {
+		return fmt.Errorf("catalog: index %s: %w", x.path, err)
+	}
+	if v == schemaVersion {
+		return nil
+	}
+	tx, err := x.db.Begin()
+	if err != nil {
+		return fmt.Errorf("catalog: index %s: %w", x.path, err)
+	}
+	defer tx.Rollback()
+	// Another process may have created it meanwhile: look again inside the lock.
+	if err := tx.QueryRow("PRAGMA user_version").Scan(&v); err != nil {
+		return fmt.Errorf("catalog: index %s: %w", x.path, err)
+	}
+	if v == schemaVersion {
+		return nil
+	}
+	for _, t := range []string{"texts", "files"} {
+		if _, err := tx.Exec("DROP TABLE IF EXISTS " + t); err != nil {
+			return fmt.Errorf("catalog: index %s: %w", x.path, err)
+		}
+	}
+	if _, err := tx.Exec(schema); err != nil {
+		return fmt.Errorf("catalog: index %s: %w", x.path, err)
+	}
+	if _, err := tx.Exec(fmt.Sprintf("PRAGMA user_version = %d", schemaVersion)); err != nil {
+		return fmt.Errorf("catalog: index %s: %w", x.path, err)
+	}
+	return tx.Commit()
+}
+
+// Close closes the index.
+func (x *Index) Close() error { return x.db.Close() }
+
+// isDamage reports whether err means the index file is not a usable database.
+func isDamage(err error) bool {
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		switch se.Code() & 0xff {
+		case sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_SCHEMA, sqlite3.SQLITE_ERROR:
+			return true
+		}
+	}
+	return false
+}
+
+func removeIndex(path string) {
+	for _, s := range []string{"", "-wal", "-shm"} {
+		os.Remove(path + s)
+	}
+}
+
+// row is one file's stored state.
+type row struct {
+	fid     int64
+	textOff int64
+	st      state
+}
+
+// load returns the stored state of every file under roots, by absolute path.
+func (x *Index) load(roots []string) (map[string]*row, error) {
+	out := map[string]*row{}
+	for _, root := range roots {
+		lo, hi := rootRange(root)
+		rows, err := x.db.Query(`SELECT fid, path, size, mtime, ino, off, tail_start, tail_hash, fold, listed, info, text_off
+			FROM files WHERE path >= ? AND path < ?`, lo, hi)
+		if err != nil {
+			return nil, fmt.Errorf("catalog: index %s: %w", x.path, err)
+		}
+		for rows.Next() {
+			var r row
+			var path string
+			var ino, hash int64
+			var fold, info []byte
+			if err := rows.Scan(&r.fid, &path, &r.st.size, &r.st.mtimeNS, &ino, &r.st.off, &r.st.tailStart, &hash, &fold, &r.st.listed, &info, &r.textOff); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("catalog: index %s: %w", x.path, err)
+			}
+			r.st.ino, r.st.tailHash = uint64(ino), uint64(hash)
+			if json.Unmarshal(fold, &r.st.sum) != nil || json.Unmarshal(info, &r.st.info) != nil {
+				continue // unreadable row: the file is read again
+			}
+			out[path] = &r
+		}
+		if err := rows.Close(); err != nil {
+			return nil, fmt.Errorf("catalog: index %s: %w", x.path, err)
+		}
+	}
+	return out, nil
+}
+
+// rootRange is the range of paths under root, for a path >= lo AND path < hi query.
+func rootRange(root string) (string, string) {
+	root = strings.TrimSuffix(root, string(filepath.Separator))
+	return root + string(filepath.Separator), root + string(filepath.Separator+1)
+}
+
+// store saves the states of changed files and forgets files that no longer
+// exist under roots. A file read from its start loses its text index rows.
+func (x *Index) store(changed []*file, states []*state, old map[string]*row, gone []string) ([]int64, error) {
+	fids := make([]int64, len(changed))
+	if len(changed) == 0 && len(gone) == 0 {
+		return fids, nil
+	}
+	ctx := context.Background()
+	tx, err := x.db.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, fmt.Errorf("catalog: index %s: %w", x.path, err)
+	}
+	defer tx.Rollback()
+	up, err := tx.Prepare(`INSERT INTO files(path, size, mtime, ino, off, tail_start, tail_hash, fold, listed, info, text_off)
+		VALUES(?,?,?,?,?,?,?,?,?,?,0)
+		ON CONFLICT(path) DO UPDATE SET size=excluded.size, mtime=excluded.mtime, ino=excluded.ino, off=excluded.off,
+			tail_start=excluded.tail_start, tail_hash=excluded.tail_hash, fold=excluded.fold, listed=excluded.listed, info=excluded.info
+		RETURNING fid`)
+	if err != nil {
+		return nil, fmt.Errorf("catalog: index %s: %w", x.path, err)
+	}
+	defer up.Close()
+	for i, f := range changed {
+		st := states[i]
+		if st == nil {
+			continue
+		}
+		if r := old[f.abs]; r != nil && !st.resumed && r.textOff > 0 {
+			if err := dropTexts(tx, r.fid); err != nil {
+				return nil, fmt.Errorf("catalog: index %s: %w", x.path, err)
+			}
+		}
+		fold, _ := json.Marshal(&st.sum)
+		info := st.info
+		info.Path = ""
+		ib, _ := json.Marshal(&info)
+		if err := up.QueryRow(f.abs, st.size, st.mtimeNS, int64(st.ino), st.off, st.tailStart, int64(st.tailHash), fold, st.listed, ib).Scan(&fids[i]); err != nil {
+			return nil, fmt.Errorf("catalog: index %s: %w", x.path, err)
+		}
+	}
+	for _, p := range gone {
+		if r := old[p]; r != nil {
+			if err := dropTexts(tx, r.fid); err != nil {
+				return nil, fmt.Errorf("catalog: index %s: %w", x.path, err)
+			}
+		}
+		if _, err := tx.Exec("DELETE FROM files WHERE path = ?", p); err != nil {
+			return nil, fmt.Errorf("catalog: index %s: %w", x.path, err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, fmt.Errorf("catalog: index %s: %w", x.path, err)
+	}
+	return fids, nil
+}
+
+// dropTexts removes a file's rows from the text index and marks it unindexed.
+func dropTexts(tx *sql.Tx, fid int64) error {
+	if _, err := tx.Exec("DELETE FROM texts WHERE rowid >= ? AND rowid < ?", fid<<offsetBits, (fid+1)<<offsetBits); err != nil {
+		return err
+	}
+	_, err := tx.Exec("UPDATE files SET text_off = 0 WHERE fid = ?", fid)
+	return err
+}
+
+// offsetBits is how many low bits of a text row's id hold the byte offset of
+// its line in the file; the high bits hold the file's id. A file may be 1 TB.
+const offsetBits = 40

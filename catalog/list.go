@@ -1,0 +1,250 @@
+package catalog
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Catalog finds the sessions of one arbor home ($ARBOR_DIR): it keeps the index
+// there, and the trash and archive records. The zero value is not usable; call Open.
+type Catalog struct {
+	home string
+	idx  *Index
+	// Progress, when set, is told how many of the files that must be read have
+	// been read, while an index is being built or brought up to date.
+	Progress func(done, total int)
+}
+
+// Open returns the catalog of home (Home() when ""). The index is opened at
+// first use; when it cannot be (a read-only home), the catalog works without it.
+func Open(home string) *Catalog {
+	if home == "" {
+		home = Home()
+	}
+	return &Catalog{home: home}
+}
+
+// Close closes the index.
+func (c *Catalog) Close() error {
+	if c.idx == nil {
+		return nil
+	}
+	err := c.idx.Close()
+	c.idx = nil
+	return err
+}
+
+// index opens the index, or returns nil when there is none to be had.
+func (c *Catalog) index() *Index {
+	if c.idx == nil {
+		x, err := openIndex(IndexPath(c.home))
+		if err != nil {
+			return nil
+		}
+		c.idx = x
+	}
+	return c.idx
+}
+
+// ListOptions filter a listing.
+type ListOptions struct {
+	Empty    bool // include sessions without a message
+	Archived bool // include archived sessions
+}
+
+// List returns the sessions in scope, newest first (by Info.Modified, then by
+// path). Files whose first parsable line is not a session header are not sessions.
+func (c *Catalog) List(s Scope, opt ListOptions) ([]Info, error) {
+	all, err := c.scan(s)
+	if err != nil {
+		return nil, err
+	}
+	arch, err := c.archived()
+	if err != nil {
+		return nil, err
+	}
+	out := all[:0]
+	for _, in := range all {
+		in.Archived = arch[in.abs]
+		if (!opt.Empty && in.Empty()) || (!opt.Archived && in.Archived) {
+			continue
+		}
+		out = append(out, in)
+	}
+	return infos(out), nil
+}
+
+// entry is a listed session with what the catalog needs beyond Info.
+type entry struct {
+	Info
+	abs   string
+	mtime int64
+	fid   int64
+}
+
+func infos(es []entry) []Info {
+	out := make([]Info, len(es))
+	for i, e := range es {
+		out[i] = e.Info
+	}
+	return out
+}
+
+// scan brings the index up to date with the files in scope and returns every
+// session in it (empty and archived ones included), newest first.
+func (c *Catalog) scan(s Scope) ([]entry, error) {
+	files, roots, err := s.walk()
+	if err != nil {
+		return nil, err
+	}
+	states, fids, err := c.refresh(files, roots)
+	if err != nil {
+		return nil, err
+	}
+	var out []entry
+	for i, st := range states {
+		if st == nil || !st.listed {
+			continue
+		}
+		if s.Dir == "" && !s.All && st.info.Cwd != s.Cwd {
+			continue
+		}
+		in := st.info
+		in.Path = files[i].path
+		out = append(out, entry{Info: in, abs: files[i].abs, mtime: st.mtimeNS, fid: fids[i]})
+	}
+	slices.SortFunc(out, func(a, b entry) int {
+		if c := cmp.Compare(b.Modified.ms*boolI(b.Modified.valid), a.Modified.ms*boolI(a.Modified.valid)); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Path, b.Path)
+	})
+	return out, nil
+}
+
+func boolI(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// refresh returns the state of every file, reading only the files the index
+// does not know in their present form; fids are the files' index ids (0 without
+// an index).
+func (c *Catalog) refresh(files []file, roots []string) ([]*state, []int64, error) {
+	states := make([]*state, len(files))
+	fids := make([]int64, len(files))
+	x := c.index()
+	var old map[string]*row
+	if x != nil {
+		var err error
+		if old, err = x.load(roots); err != nil {
+			c.dropIndex()
+			x, old = nil, nil
+		}
+	}
+	var todo []*file
+	var todoIdx []int
+	var prev []*state
+	for i := range files {
+		f := &files[i]
+		if r := old[f.abs]; r != nil {
+			fids[i] = r.fid
+			if r.st.matches(*f) {
+				r.st.info.Path = f.path
+				states[i] = &r.st
+				continue
+			}
+			prev = append(prev, &r.st)
+		} else {
+			prev = append(prev, nil)
+		}
+		todo = append(todo, f)
+		todoIdx = append(todoIdx, i)
+	}
+	var report progress
+	if c.Progress != nil && len(todo) > 0 {
+		report = c.Progress
+	}
+	list := make([]file, len(todo))
+	for i, f := range todo {
+		list[i] = *f
+	}
+	read, err := summarizeAll(list, prev, report)
+	if err != nil {
+		return nil, nil, err
+	}
+	for k, i := range todoIdx {
+		states[i] = read[k]
+	}
+	if x == nil {
+		return states, fids, nil
+	}
+	present := make(map[string]bool, len(files))
+	for _, f := range files {
+		present[f.abs] = true
+	}
+	var gone []string
+	for p := range old {
+		if !present[p] {
+			gone = append(gone, p)
+		}
+	}
+	newFids, err := x.store(todo, read, old, gone)
+	if err != nil {
+		// The listing is right without the index; a damaged index is rebuilt next time.
+		if isDamage(err) {
+			c.dropIndex()
+		}
+		return states, fids, nil
+	}
+	for k, i := range todoIdx {
+		fids[i] = newFids[k]
+	}
+	return states, fids, nil
+}
+
+func (c *Catalog) dropIndex() {
+	if c.idx != nil {
+		c.idx.Close()
+		c.idx = nil
+	}
+	removeIndex(IndexPath(c.home))
+}
+
+// UpdateStats says what Update did.
+type UpdateStats struct {
+	Sessions  int   `json:"sessions"`
+	FilesRead int   `json:"filesRead"`
+	BytesRead int64 `json:"bytesRead"`
+}
+
+// Latest returns the session in scope whose file was modified last (pi's
+// continueRecent, without its 512-byte limit on the header), archived ones aside.
+func (c *Catalog) Latest(s Scope) (Info, error) {
+	es, err := c.scan(s)
+	if err != nil {
+		return Info{}, err
+	}
+	arch, err := c.archived()
+	if err != nil {
+		return Info{}, err
+	}
+	var best *entry
+	for i := range es {
+		e := &es[i]
+		if arch[e.abs] {
+			continue
+		}
+		if best == nil || e.mtime > best.mtime {
+			best = e
+		}
+	}
+	if best == nil {
+		return Info{}, fmt.Errorf("%w in %s", ErrNotFound, s)
+	}
+	return best.Info, nil
+}

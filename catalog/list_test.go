@@ -1,0 +1,84 @@
+package catalog
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// corpus is the pi interop corpus at the repository root.
+const corpus = "../testdata/pi"
+
+// TestListEqualsPi lists the committed folders pi wrote and compares every field
+// of pi's SessionManager.list() output, and the order, with arbor's.
+func TestListEqualsPi(t *testing.T) {
+	for _, name := range []string{"basic", "damaged"} {
+		t.Run(name, func(t *testing.T) {
+			want := readExpected(t, filepath.Join(corpus, "expected", "list-"+name+".json"))
+			for _, indexed := range []string{"cold", "warm"} {
+				c := Open(t.TempDir())
+				if indexed == "warm" {
+					c = Open(filepath.Dir(IndexPath(t.TempDir())))
+					if _, err := c.List(Scope{Dir: filepath.Join(corpus, "list", name)}, ListOptions{Empty: true}); err != nil {
+						t.Fatal(err)
+					}
+				}
+				got, err := c.List(Scope{Dir: filepath.Join(corpus, "list", name)}, ListOptions{Empty: true})
+				c.Close()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if diff := cmp.Diff(want, piFields(t, got)); diff != "" {
+					t.Errorf("%s listing differs from pi's (-pi +arbor):\n%s", indexed, diff)
+				}
+			}
+		})
+	}
+}
+
+func readExpected(t *testing.T, path string) []map[string]any {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Skipf("no pi expectations: %v", err)
+	}
+	var v []map[string]any
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// piFields returns the records as pi prints them: paths relative to the
+// repository root, without arbor's entryCount and sizeBytes (checked here).
+func piFields(t *testing.T, infos []Info) []map[string]any {
+	t.Helper()
+	b, err := json.Marshal(infos)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v []map[string]any
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatal(err)
+	}
+	for i, m := range v {
+		st, err := os.Stat(infos[i].Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if infos[i].SizeBytes != st.Size() {
+			t.Errorf("%s: sizeBytes %d, file has %d", infos[i].Path, infos[i].SizeBytes, st.Size())
+		}
+		if infos[i].EntryCount < infos[i].MessageCount {
+			t.Errorf("%s: entryCount %d < messageCount %d", infos[i].Path, infos[i].EntryCount, infos[i].MessageCount)
+		}
+		delete(m, "entryCount")
+		delete(m, "sizeBytes")
+		m["path"] = strings.TrimPrefix(m["path"].(string), "../")
+	}
+	return v
+}

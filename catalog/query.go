@@ -1,0 +1,156 @@
+package catalog
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"unicode"
+)
+
+// Query is a parsed search: either words and phrases that must all occur in
+// one entry, or a regular expression (pi's session picker syntax).
+type Query struct {
+	Terms []Term         // every term must match
+	Regex *regexp.Regexp // re:<pattern>, case-insensitive; Terms is then empty
+}
+
+// Term is a word or a quoted phrase, as the tokens it matches in order. A word
+// ending in * matches any token that starts with its last token.
+type Term struct {
+	Tokens []string
+	Prefix bool
+}
+
+// ErrEmptyQuery is returned for a query with nothing to search for.
+var ErrEmptyQuery = errors.New("catalog: nothing to search for")
+
+// ParseQuery parses what the user typed, as pi's session picker does:
+// "re:<pattern>" is a case-insensitive regular expression; otherwise words
+// separated by white space, and "quoted phrases", all of which must match. With
+// unbalanced quotes the quotes are ignored. Words are matched by their letters
+// and digits: "main.go" is the phrase "main go"; "migrat*" matches migration.
+func ParseQuery(s string) (Query, error) {
+	s = strings.TrimSpace(s)
+	if rest, ok := strings.CutPrefix(s, "re:"); ok {
+		pat := strings.TrimSpace(rest)
+		if pat == "" {
+			return Query{}, fmt.Errorf("%w: empty regular expression after re:", ErrEmptyQuery)
+		}
+		re, err := regexp.Compile("(?i)" + pat)
+		if err != nil {
+			return Query{}, fmt.Errorf("catalog: bad regular expression %q: %w", pat, err)
+		}
+		return Query{Regex: re}, nil
+	}
+	var q Query
+	for _, w := range splitQuery(s) {
+		t := Term{Tokens: tokens(w.text)}
+		if !w.phrase && strings.HasSuffix(w.text, "*") {
+			t.Prefix = true
+		}
+		if len(t.Tokens) == 0 {
+			continue
+		}
+		q.Terms = append(q.Terms, t)
+	}
+	if len(q.Terms) == 0 {
+		return Query{}, fmt.Errorf("%w in %q: words are matched by their letters and digits; use re:<pattern> for punctuation", ErrEmptyQuery, s)
+	}
+	return q, nil
+}
+
+type word struct {
+	text   string
+	phrase bool
+}
+
+// splitQuery is pi's token mode: quotes delimit phrases; unbalanced quotes
+// make it fall back to plain white-space splitting.
+func splitQuery(s string) []word {
+	var out []word
+	var buf strings.Builder
+	inQuote := false
+	flush := func(phrase bool) {
+		v := strings.TrimSpace(buf.String())
+		buf.Reset()
+		if v != "" {
+			out = append(out, word{v, phrase})
+		}
+	}
+	for _, r := range s {
+		switch {
+		case r == '"':
+			flush(inQuote)
+			inQuote = !inQuote
+		case !inQuote && unicode.IsSpace(r):
+			flush(false)
+		default:
+			buf.WriteRune(r)
+		}
+	}
+	if inQuote {
+		out = out[:0]
+		for _, f := range strings.Fields(s) {
+			out = append(out, word{f, false})
+		}
+		return out
+	}
+	flush(false)
+	return out
+}
+
+// fts returns the query in SQLite FTS5 syntax.
+func (q Query) fts() string {
+	parts := make([]string, len(q.Terms))
+	for i, t := range q.Terms {
+		p := `"` + strings.Join(t.Tokens, " ") + `"`
+		if t.Prefix {
+			p += "*"
+		}
+		parts[i] = p
+	}
+	return strings.Join(parts, " AND ")
+}
+
+// Match reports whether text matches the query, and where (byte ranges, for a
+// snippet and highlighting). It is the definition the index agrees with.
+func (q Query) Match(text string) ([][2]int, bool) {
+	if q.Regex != nil {
+		loc := q.Regex.FindStringIndex(text)
+		if loc == nil {
+			return nil, false
+		}
+		return [][2]int{{loc[0], loc[1]}}, true
+	}
+	ts := tokenize(text)
+	var hits [][2]int
+	for _, t := range q.Terms {
+		found := false
+		for i := 0; i+len(t.Tokens) <= len(ts); i++ {
+			if t.matchAt(ts, i) {
+				found = true
+				hits = append(hits, [2]int{ts[i].start, ts[i+len(t.Tokens)-1].end})
+			}
+		}
+		if !found {
+			return nil, false
+		}
+	}
+	return hits, true
+}
+
+func (t Term) matchAt(ts []tokenSpan, i int) bool {
+	last := len(t.Tokens) - 1
+	for k, tok := range t.Tokens {
+		got := ts[i+k].tok
+		if k == last && t.Prefix {
+			if !strings.HasPrefix(got, tok) {
+				return false
+			}
+		} else if got != tok {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,186 @@
+package catalog
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"hash/crc64"
+	"io"
+	"os"
+	"runtime"
+	"sync"
+)
+
+// state is what the index keeps about one file: the key it was read under,
+// how far the fold of its lines got, and the listing record that resulted.
+type state struct {
+	size    int64
+	mtimeNS int64
+	ino     uint64
+
+	off       int64  // bytes folded into sum: the file up to and including its last newline
+	tailStart int64  // where the last folded line starts
+	tailHash  uint64 // crc64 of bytes [tailStart, off): a file that only grew still has them
+	sum       summary
+
+	listed  bool // the file is a session pi would list
+	resumed bool // read from where an earlier state stopped, not from the start
+	info    Info // the record, the unterminated last line (if any) included
+}
+
+// matches reports whether f is the file st was read from, unchanged.
+func (st *state) matches(f file) bool {
+	return st.size == f.size && st.mtimeNS == f.mtime.UnixNano() && st.ino == f.ino
+}
+
+var crcTable = crc64.MakeTable(crc64.ECMA)
+
+// readBuf is the chunk a file is read in; a longer line grows it.
+const readBuf = 256 << 10
+
+type reader struct {
+	buf []byte
+	l   line
+}
+
+var readers = sync.Pool{New: func() any { return &reader{buf: make([]byte, readBuf)} }}
+
+// summarize reads f into a new state. When prev describes an earlier version
+// of the same file that only grew since, only the new bytes are read.
+func summarize(f file, prev *state) (*state, error) {
+	fh, err := os.Open(f.abs)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	r := readers.Get().(*reader)
+	defer readers.Put(r)
+
+	st := &state{size: f.size, mtimeNS: f.mtime.UnixNano(), ino: f.ino}
+	if info, err := fh.Stat(); err == nil { // the file may have changed since the walk
+		st.size, st.mtimeNS, st.ino = info.Size(), info.ModTime().UnixNano(), inode(info)
+	}
+	if prev != nil && grewFrom(fh, prev, st) {
+		st.off, st.tailStart, st.tailHash, st.sum = prev.off, prev.tailStart, prev.tailHash, prev.sum
+		st.resumed = true
+	}
+	if _, err := fh.Seek(st.off, io.SeekStart); err != nil {
+		return nil, err
+	}
+	buf := r.buf
+	have := 0 // bytes of an unfinished line at the start of buf
+	pos := st.off
+	for {
+		if have == len(buf) { // one line longer than the buffer
+			nb := make([]byte, 2*len(buf))
+			copy(nb, buf)
+			buf = nb
+		}
+		n, err := fh.Read(buf[have:])
+		chunk := buf[:have+n]
+		used := 0
+		if st.sum.Phase != phaseOther && !st.sum.Drop {
+			used = st.sum.feed(&r.l, chunk)
+		} else if i := bytes.LastIndexByte(chunk, '\n'); i >= 0 {
+			used = i + 1
+		}
+		if used > 0 {
+			if j := bytes.LastIndexByte(chunk[:used-1], '\n'); j >= 0 {
+				st.tailStart = pos + int64(j) + 1
+			} else {
+				st.tailStart = st.off
+			}
+			pos += int64(used)
+			st.off = pos
+			have = copy(buf, chunk[used:])
+		} else {
+			have = len(chunk)
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", f.path, err)
+		}
+	}
+	if st.off > 0 {
+		st.tailHash = hashRange(fh, st.tailStart, st.off)
+	}
+	final := st.sum
+	if have > 0 && final.Phase != phaseOther && !final.Drop {
+		final.add(&r.l, buf[:have]) // pi parses an unterminated last line too
+	}
+	st.listed = final.isSession()
+	st.info = final.info(f.path, st.size, timeFromNS(st.mtimeNS))
+	if cap(buf) > readBuf {
+		r.buf = make([]byte, readBuf) // do not keep a huge buffer in the pool
+	}
+	return st, nil
+}
+
+// grewFrom reports whether fh is prev's file with bytes appended: same inode,
+// longer, and the last line prev folded still in place. A file rewritten to the
+// same size is read again.
+func grewFrom(fh *os.File, prev, now *state) bool {
+	if prev.ino != now.ino || prev.off == 0 || now.size <= prev.size {
+		return false
+	}
+	return hashRange(fh, prev.tailStart, prev.off) == prev.tailHash
+}
+
+func hashRange(fh *os.File, from, to int64) uint64 {
+	h := crc64.New(crcTable)
+	if _, err := io.Copy(h, io.NewSectionReader(fh, from, to-from)); err != nil {
+		return 0
+	}
+	return h.Sum64()
+}
+
+// progress reports how many of total files have been read.
+type progress func(done, total int)
+
+// summarizeAll reads files in parallel, one worker per core. prev holds the
+// earlier states by index (nil where there is none). Files that vanish are
+// skipped (nil state); other errors stop the scan.
+func summarizeAll(files []file, prev []*state, report progress) ([]*state, error) {
+	out := make([]*state, len(files))
+	if len(files) == 0 {
+		return out, nil
+	}
+	workers := min(runtime.GOMAXPROCS(0), len(files))
+	var (
+		next     = make(chan int)
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		firstErr error
+		done     int
+	)
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				st, err := summarize(files[i], prev[i])
+				mu.Lock()
+				switch {
+				case err == nil:
+					out[i] = st
+				case errors.Is(err, os.ErrNotExist):
+				case firstErr == nil:
+					firstErr = err
+				}
+				done++
+				if report != nil {
+					report(done, len(files))
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for i := range files {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return out, firstErr
+}

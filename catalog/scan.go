@@ -1,0 +1,538 @@
+package catalog
+
+import (
+	"encoding/binary"
+	"math"
+	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// This file is a JSON scanner built for listing: one pass over a line both
+// validates it (pi skips a line JSON.parse rejects, so arbor must too) and records
+// where the members of the top-level object and of its object-valued members are.
+// Nothing is decoded until a field is asked for. Strings, which are most of a
+// session's bytes, are skipped eight bytes at a time.
+
+// member is one "key": value pair of an object at depth 1 or 2.
+type member struct {
+	parent     int32 // index of the depth-1 member this one is inside; -1 at depth 1
+	key        span  // the key without its quotes
+	keyEscaped bool
+	val        span // the whole value, quotes included for strings
+}
+
+type span struct{ start, end int32 }
+
+// line is a scanned line: its bytes and the members found in it.
+type line struct {
+	b       []byte
+	members []member
+	object  bool // the line is a JSON object (else some other JSON value)
+	null    bool // the line is the JSON literal null
+}
+
+// scanLine validates b as exactly one JSON value surrounded by optional JSON
+// white space, recording members of objects down to depth 2. It reports false
+// for anything JSON.parse would reject (except invalid UTF-8, which Node replaces
+// before parsing).
+func (l *line) scan(b []byte) bool {
+	l.b = b
+	l.members = l.members[:0]
+	l.object, l.null = false, false
+	if len(b) >= 1<<31 {
+		return false
+	}
+	i := skipWS(b, 0)
+	if i < len(b) {
+		switch b[i] {
+		case '{':
+			l.object = true
+		case 'n':
+			l.null = true
+		}
+	}
+	i, ok := l.value(i, 0, -1)
+	return ok && skipWS(b, i) == len(b)
+}
+
+// maxDepth bounds nesting as encoding/json does, so hostile input cannot exhaust the stack.
+const maxDepth = 10000
+
+func skipWS(b []byte, i int) int {
+	for i < len(b) {
+		switch b[i] {
+		case ' ', '\t', '\n', '\r':
+			i++
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+func (l *line) value(i, depth int, parent int32) (int, bool) {
+	b := l.b
+	if i >= len(b) {
+		return i, false
+	}
+	switch c := b[i]; {
+	case c == '"':
+		j, _, ok := skipString(b, i)
+		return j, ok
+	case c == '{':
+		return l.object_(i, depth+1, parent)
+	case c == '[':
+		return l.array(i, depth+1)
+	case c == 't':
+		return literal(b, i, "true")
+	case c == 'f':
+		return literal(b, i, "false")
+	case c == 'n':
+		return literal(b, i, "null")
+	case c == '-' || (c >= '0' && c <= '9'):
+		return number(b, i)
+	}
+	return i, false
+}
+
+func literal(b []byte, i int, lit string) (int, bool) {
+	if len(b)-i < len(lit) || string(b[i:i+len(lit)]) != lit {
+		return i, false
+	}
+	return i + len(lit), true
+}
+
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// special reports whether any of the eight bytes in x is a quote, a backslash
+// or a control character: the only bytes a string scan must stop at.
+func special(x uint64) bool {
+	q := x ^ (ones * '"')
+	bs := x ^ (ones * '\\')
+	return ((q-ones)&^q|(bs-ones)&^bs|(x-ones*0x20)&^x)&highs != 0
+}
+
+// skipString expects b[i] == '"' and returns the offset after the closing quote
+// and whether the string holds an escape.
+func skipString(b []byte, i int) (int, bool, bool) {
+	i++
+	escaped := false
+	for {
+		for i+8 <= len(b) && !special(binary.LittleEndian.Uint64(b[i:])) {
+			i += 8
+		}
+		for i < len(b) && b[i] >= 0x20 && b[i] != '"' && b[i] != '\\' {
+			i++
+		}
+		if i >= len(b) {
+			return i, escaped, false
+		}
+		switch b[i] {
+		case '"':
+			return i + 1, escaped, true
+		case '\\':
+			escaped = true
+			if i+1 >= len(b) {
+				return i, escaped, false
+			}
+			switch b[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				if i+6 > len(b) {
+					return i, escaped, false
+				}
+				for _, h := range b[i+2 : i+6] {
+					if !isHex(h) {
+						return i, escaped, false
+					}
+				}
+				i += 6
+			default:
+				return i, escaped, false
+			}
+		default: // a control character
+			return i, escaped, false
+		}
+	}
+}
+
+func isHex(c byte) bool {
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
+}
+
+func number(b []byte, i int) (int, bool) {
+	if b[i] == '-' {
+		i++
+	}
+	if i >= len(b) {
+		return i, false
+	}
+	switch {
+	case b[i] == '0':
+		i++
+	case b[i] >= '1' && b[i] <= '9':
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+	default:
+		return i, false
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		start := i
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+		if i == start {
+			return i, false
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		start := i
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+		if i == start {
+			return i, false
+		}
+	}
+	return i, true
+}
+
+// object_ scans an object; members at depth 1 and 2 are recorded.
+func (l *line) object_(i, depth int, parent int32) (int, bool) {
+	if depth > maxDepth {
+		return i, false
+	}
+	b := l.b
+	i = skipWS(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return i + 1, true
+	}
+	for {
+		if i >= len(b) || b[i] != '"' {
+			return i, false
+		}
+		ks := i
+		var ok, esc bool
+		if i, esc, ok = skipString(b, i); !ok {
+			return i, false
+		}
+		ke := i
+		i = skipWS(b, i)
+		if i >= len(b) || b[i] != ':' {
+			return i, false
+		}
+		i = skipWS(b, i+1)
+		vs := i
+		idx := int32(-1)
+		if depth <= 2 {
+			idx = int32(len(l.members))
+			l.members = append(l.members, member{parent: parent, key: span{int32(ks + 1), int32(ke - 1)}, keyEscaped: esc})
+		}
+		child := int32(-1)
+		if depth == 1 {
+			child = idx
+		}
+		if i, ok = l.value(i, depth, child); !ok {
+			return i, false
+		}
+		if idx >= 0 {
+			l.members[idx].val = span{int32(vs), int32(i)}
+		}
+		i = skipWS(b, i)
+		if i >= len(b) {
+			return i, false
+		}
+		switch b[i] {
+		case ',':
+			i = skipWS(b, i+1)
+		case '}':
+			return i + 1, true
+		default:
+			return i, false
+		}
+	}
+}
+
+func (l *line) array(i, depth int) (int, bool) {
+	if depth > maxDepth {
+		return i, false
+	}
+	b := l.b
+	i = skipWS(b, i+1)
+	if i < len(b) && b[i] == ']' {
+		return i + 1, true
+	}
+	for {
+		var ok bool
+		if i, ok = l.value(i, depth, -1); !ok {
+			return i, false
+		}
+		i = skipWS(b, i)
+		if i >= len(b) {
+			return i, false
+		}
+		switch b[i] {
+		case ',':
+			i = skipWS(b, i+1)
+		case ']':
+			return i + 1, true
+		default:
+			return i, false
+		}
+	}
+}
+
+// field returns the value of the last member named key inside parent (-1 for
+// the top level): JSON.parse keeps the last of duplicate names.
+func (l *line) field(parent int32, key string) (span, bool) {
+	found := -1
+	for i := range l.members {
+		m := &l.members[i]
+		if m.parent != parent {
+			continue
+		}
+		if l.keyIs(m, key) {
+			found = i
+		}
+	}
+	if found < 0 {
+		return span{}, false
+	}
+	return l.members[found].val, true
+}
+
+// fieldIndex is field for a depth-1 member, returning its index (to look inside it).
+func (l *line) fieldIndex(key string) int32 {
+	found := int32(-1)
+	for i := range l.members {
+		m := &l.members[i]
+		if m.parent == -1 && l.keyIs(m, key) {
+			found = int32(i)
+		}
+	}
+	return found
+}
+
+func (l *line) keyIs(m *member, key string) bool {
+	k := l.b[m.key.start:m.key.end]
+	if !m.keyEscaped {
+		return string(k) == key
+	}
+	s, _ := unquote(l.b[m.key.start-1 : m.key.end+1])
+	return s == key
+}
+
+func (l *line) raw(s span) []byte { return l.b[s.start:s.end] }
+
+// str returns a string value (false when the value is not a string).
+func (l *line) str(s span) (string, bool) {
+	v := l.raw(s)
+	if len(v) == 0 || v[0] != '"' {
+		return "", false
+	}
+	return unquote(v)
+}
+
+// num returns a number value as JSON.parse reads it (false when not a number).
+func (l *line) num(s span) (float64, bool) {
+	v := l.raw(s)
+	if len(v) == 0 || (v[0] != '-' && (v[0] < '0' || v[0] > '9')) {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(string(v), 64)
+	if err != nil { // out of range: JSON.parse gives ±Infinity
+		return math.Inf(int(1 - 2*boolInt(v[0] == '-'))), true
+	}
+	return f, true
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// unquote decodes a validated JSON string literal (quotes included). Invalid
+// UTF-8 and lone surrogates become U+FFFD, as Node's decoding and JSON.stringify
+// leave them when the text is printed again.
+func unquote(q []byte) (string, bool) {
+	if len(q) < 2 || q[0] != '"' || q[len(q)-1] != '"' {
+		return "", false
+	}
+	s := q[1 : len(q)-1]
+	simple := true
+	for _, c := range s {
+		if c == '\\' || c >= utf8.RuneSelf {
+			simple = false
+			break
+		}
+	}
+	if simple {
+		return string(s), true
+	}
+	out := make([]byte, 0, len(s))
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch {
+		case c == '\\':
+			switch s[i+1] {
+			case 'b':
+				out = append(out, '\b')
+			case 'f':
+				out = append(out, '\f')
+			case 'n':
+				out = append(out, '\n')
+			case 'r':
+				out = append(out, '\r')
+			case 't':
+				out = append(out, '\t')
+			case 'u':
+				r := rune(hex4(s[i+2:]))
+				i += 6
+				if utf16.IsSurrogate(r) {
+					if i+6 <= len(s) && s[i] == '\\' && s[i+1] == 'u' {
+						if r2 := rune(hex4(s[i+2:])); utf16.DecodeRune(r, r2) != utf8.RuneError {
+							out = utf8.AppendRune(out, utf16.DecodeRune(r, r2))
+							i += 6
+							continue
+						}
+					}
+					r = utf8.RuneError
+				}
+				out = utf8.AppendRune(out, r)
+				continue
+			default: // " \ /
+				out = append(out, s[i+1])
+			}
+			i += 2
+		case c < utf8.RuneSelf:
+			out = append(out, c)
+			i++
+		default:
+			r, n := utf8.DecodeRune(s[i:])
+			if r == utf8.RuneError && n <= 1 {
+				n = invalidRun(s[i:])
+			}
+			out = utf8.AppendRune(out, r)
+			i += n
+		}
+	}
+	return string(out), true
+}
+
+func hex4(b []byte) uint16 {
+	var v uint16
+	for _, c := range b[:4] {
+		v <<= 4
+		switch {
+		case c >= '0' && c <= '9':
+			v |= uint16(c - '0')
+		case c >= 'a' && c <= 'f':
+			v |= uint16(c - 'a' + 10)
+		default:
+			v |= uint16(c - 'A' + 10)
+		}
+	}
+	return v
+}
+
+// invalidRun returns how many bytes of an invalid UTF-8 sequence the WHATWG
+// decoder (Node's) turns into one U+FFFD: a valid lead byte together with the
+// continuation bytes that could still have completed it.
+func invalidRun(b []byte) int {
+	c := b[0]
+	var need int
+	lo, hi := byte(0x80), byte(0xBF)
+	switch {
+	case c >= 0xC2 && c <= 0xDF:
+		need = 1
+	case c >= 0xE0 && c <= 0xEF:
+		need = 2
+		if c == 0xE0 {
+			lo = 0xA0
+		} else if c == 0xED {
+			hi = 0x9F
+		}
+	case c >= 0xF0 && c <= 0xF4:
+		need = 3
+		if c == 0xF0 {
+			lo = 0x90
+		} else if c == 0xF4 {
+			hi = 0x8F
+		}
+	default:
+		return 1
+	}
+	n := 1
+	for k := 0; k < need && n < len(b); k++ {
+		if b[n] < lo || b[n] > hi {
+			break
+		}
+		lo, hi = 0x80, 0xBF
+		n++
+	}
+	return n
+}
+
+// elements calls f with the span of each element of an already validated array.
+func elements(b []byte, s span, f func(span)) {
+	var l line
+	l.b = b
+	i := skipWS(b, int(s.start)+1)
+	if i >= int(s.end) || b[i] == ']' {
+		return
+	}
+	for {
+		j, ok := l.value(i, 3, -1)
+		if !ok {
+			return
+		}
+		f(span{int32(i), int32(j)})
+		i = skipWS(b, j)
+		if i >= int(s.end) || b[i] != ',' {
+			return
+		}
+		i = skipWS(b, i+1)
+	}
+}
+
+// members calls f with each key and value of an already validated object.
+func objectMembers(b []byte, s span, f func(key string, v span)) {
+	var l line
+	l.b = b
+	i := skipWS(b, int(s.start)+1)
+	if i >= int(s.end) || b[i] == '}' {
+		return
+	}
+	for {
+		ke, _, ok := skipString(b, i)
+		if !ok {
+			return
+		}
+		key, _ := unquote(b[i:ke])
+		i = skipWS(b, ke)
+		i = skipWS(b, i+1)
+		j, ok := l.value(i, 3, -1)
+		if !ok {
+			return
+		}
+		f(key, span{int32(i), int32(j)})
+		i = skipWS(b, j)
+		if i >= int(s.end) || b[i] != ',' {
+			return
+		}
+		i = skipWS(b, i+1)
+	}
+}

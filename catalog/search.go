@@ -1,0 +1,514 @@
+package catalog
+
+import (
+	"bytes"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"unicode/utf8"
+)
+
+// The text index: one FTS5 row per entry with text, whose rowid is the file's
+// id in the high bits and the byte offset of the entry's line in the low bits
+// (offsetBits). The table keeps no copy of the text (content=''): a hit's
+// snippet is cut from the session file itself, so the index stays small and
+// fast to build. files.text_off says how far each file's text is indexed; it
+// only grows, except when a file is replaced, which drops its rows.
+
+// Hit is one entry that matched a search (SPEC §10).
+type Hit struct {
+	Path      string `json:"path"`
+	SessionID string `json:"sessionId"`
+	EntryID   string `json:"entryId"`
+	Role      string `json:"role"`
+	Timestamp string `json:"timestamp"`
+	Snippet   string `json:"snippet"`
+	// Marks are the byte ranges of Snippet that matched, for highlighting.
+	Marks [][2]int `json:"-"`
+}
+
+// SearchOptions limit a search.
+type SearchOptions struct {
+	Limit int // at most this many hits; 0 for all
+}
+
+// Search finds the entries in scope that match q, best first: by relevance
+// (BM25) for words and phrases, newest first for a regular expression.
+func (c *Catalog) Search(s Scope, q Query, opt SearchOptions) ([]Hit, error) {
+	es, err := c.scan(s)
+	if err != nil {
+		return nil, err
+	}
+	if q.Regex == nil && c.idx != nil {
+		if _, err := c.indexTexts(es); err == nil {
+			hits, err := c.searchIndex(es, q, opt)
+			if err == nil {
+				return hits, nil
+			}
+			if !isDamage(err) {
+				return nil, err
+			}
+			c.dropIndex()
+		}
+	}
+	return c.searchFiles(es, q, opt)
+}
+
+// Update brings the index of the sessions in scope up to date, full text
+// included; rebuild deletes the index first.
+func (c *Catalog) Update(s Scope, rebuild bool) (UpdateStats, error) {
+	if rebuild {
+		c.dropIndex()
+	}
+	var st UpdateStats
+	files, roots, err := s.walk()
+	if err != nil {
+		return st, err
+	}
+	if x := c.index(); x != nil {
+		old, err := x.load(roots)
+		if err == nil {
+			for _, f := range files {
+				if r := old[f.abs]; r == nil || !r.st.matches(f) {
+					st.FilesRead++
+					st.BytesRead += f.size
+				}
+			}
+		}
+	}
+	es, err := c.scan(s)
+	if err != nil {
+		return st, err
+	}
+	st.Sessions = len(es)
+	if c.idx == nil {
+		return st, fmt.Errorf("catalog: cannot write the index in %s", c.home)
+	}
+	n, err := c.indexTexts(es)
+	if n > st.BytesRead {
+		st.BytesRead = n
+	}
+	return st, err
+}
+
+// textJob is a file whose text index is behind its summary.
+type textJob struct {
+	e        *entry
+	from, to int64
+	docs     []doc
+	err      error
+}
+
+// indexTexts adds the text of whatever the index has not indexed yet (files
+// that are new or grew) and returns how many bytes it read. Files are read in
+// parallel; one writer feeds SQLite, committing in batches so that other
+// processes get their turn.
+func (c *Catalog) indexTexts(es []entry) (int64, error) {
+	x := c.idx
+	offs := map[int64][2]int64{} // fid → text_off, off
+	rows, err := x.db.Query("SELECT fid, text_off, off FROM files WHERE text_off < off")
+	if err != nil {
+		return 0, err
+	}
+	for rows.Next() {
+		var fid, t, o int64
+		if err := rows.Scan(&fid, &t, &o); err != nil {
+			rows.Close()
+			return 0, err
+		}
+		offs[fid] = [2]int64{t, o}
+	}
+	if err := rows.Close(); err != nil {
+		return 0, err
+	}
+	var jobs []*textJob
+	var total int64
+	for i := range es {
+		e := &es[i]
+		if o, ok := offs[e.fid]; ok && e.fid != 0 {
+			jobs = append(jobs, &textJob{e: e, from: o[0], to: o[1]})
+			total += o[1] - o[0]
+		}
+	}
+	if len(jobs) == 0 {
+		return 0, nil
+	}
+	// Workers extract text in order of the job list; the writer consumes jobs in
+	// that order, so at most a window of extracted files waits in memory.
+	ready := make([]chan struct{}, len(jobs))
+	for i := range ready {
+		ready[i] = make(chan struct{})
+	}
+	next := make(chan int, runtime.GOMAXPROCS(0))
+	go func() {
+		for i := range jobs {
+			next <- i
+		}
+		close(next)
+	}()
+	var wg sync.WaitGroup
+	for range max(1, runtime.GOMAXPROCS(0)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				j := jobs[i]
+				j.docs, j.err = extract(j.e.abs, j.from, j.to)
+				close(ready[i])
+			}
+		}()
+	}
+	defer wg.Wait()
+	const batchBytes = 32 << 20
+	var tx *sql.Tx
+	var ins, upd *sql.Stmt
+	begin := func() error {
+		var err error
+		if tx, err = x.db.Begin(); err != nil {
+			return err
+		}
+		if ins, err = tx.Prepare("INSERT INTO texts(rowid, body) VALUES(?, ?)"); err != nil {
+			return err
+		}
+		// Only advance from where this process started: another process may have
+		// indexed the same bytes meanwhile.
+		upd, err = tx.Prepare("UPDATE files SET text_off = ? WHERE fid = ? AND text_off = ?")
+		return err
+	}
+	abort := func() {
+		if tx != nil {
+			tx.Rollback()
+			tx = nil
+		}
+	}
+	defer abort()
+	var batch, done int64
+	for i, j := range jobs {
+		<-ready[i]
+		if j.err != nil {
+			j.docs = nil
+			if !errors.Is(j.err, os.ErrNotExist) {
+				drain(ready[i+1:])
+				return done, j.err
+			}
+			continue
+		}
+		if tx == nil {
+			if err := begin(); err != nil {
+				drain(ready[i+1:])
+				return done, err
+			}
+		}
+		res, err := upd.Exec(j.to, j.e.fid, j.from)
+		if err != nil {
+			drain(ready[i+1:])
+			return done, err
+		}
+		if n, _ := res.RowsAffected(); n == 1 {
+			for _, d := range j.docs {
+				if _, err := ins.Exec(j.e.fid<<offsetBits|d.off, d.text); err != nil {
+					drain(ready[i+1:])
+					return done, err
+				}
+			}
+		}
+		batch += j.to - j.from
+		done += j.to - j.from
+		j.docs = nil
+		if c.Progress != nil {
+			c.Progress(i+1, len(jobs))
+		}
+		if batch >= batchBytes {
+			if err := tx.Commit(); err != nil {
+				tx = nil
+				drain(ready[i+1:])
+				return done, err
+			}
+			tx, batch = nil, 0
+		}
+	}
+	if tx != nil {
+		err := tx.Commit()
+		tx = nil
+		return done, err
+	}
+	return done, nil
+}
+
+func drain(rs []chan struct{}) {
+	for _, r := range rs {
+		<-r
+	}
+}
+
+// extract reads the complete lines of a file in [from, to) and returns the
+// text of each entry that has some.
+func extract(path string, from, to int64) ([]doc, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data := make([]byte, to-from)
+	if _, err := io.ReadFull(io.NewSectionReader(f, from, to-from), data); err != nil {
+		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+			return nil, nil // the file shrank: the next listing reads it again
+		}
+		return nil, err
+	}
+	var out []doc
+	var l line
+	pos := 0
+	for pos < len(data) {
+		n := bytes.IndexByte(data[pos:], '\n')
+		if n < 0 {
+			break
+		}
+		b := data[pos : pos+n]
+		if len(b) > 0 && l.scan(b) {
+			if t := entryText(&l); t != "" {
+				out = append(out, doc{off: from + int64(pos), text: t})
+			}
+		}
+		pos += n + 1
+	}
+	return out, nil
+}
+
+// searchIndex runs q through the full-text index.
+func (c *Catalog) searchIndex(es []entry, q Query, opt SearchOptions) ([]Hit, error) {
+	byFid := make(map[int64]*entry, len(es))
+	for i := range es {
+		if es[i].fid != 0 {
+			byFid[es[i].fid] = &es[i]
+		}
+	}
+	rows, err := c.idx.db.Query("SELECT rowid FROM texts WHERE texts MATCH ? ORDER BY rank", q.fts())
+	if err != nil {
+		return nil, fmt.Errorf("catalog: search: %w", err)
+	}
+	defer rows.Close()
+	var hits []Hit
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		e := byFid[id>>offsetBits]
+		if e == nil {
+			continue // another scope's file
+		}
+		h, ok := hitAt(e, id&(1<<offsetBits-1), q)
+		if !ok {
+			continue // the file changed since it was indexed
+		}
+		hits = append(hits, h)
+		if opt.Limit > 0 && len(hits) == opt.Limit {
+			break
+		}
+	}
+	return hits, rows.Err()
+}
+
+// hitAt reads the entry whose line starts at off and makes a hit of it.
+func hitAt(e *entry, off int64, q Query) (Hit, bool) {
+	f, err := os.Open(e.abs)
+	if err != nil {
+		return Hit{}, false
+	}
+	defer f.Close()
+	b, err := readLine(f, off)
+	if err != nil {
+		return Hit{}, false
+	}
+	var l line
+	if !l.scan(b) {
+		return Hit{}, false
+	}
+	text := entryText(&l)
+	marks, ok := q.Match(text)
+	if !ok {
+		return Hit{}, false
+	}
+	return makeHit(e, &l, text, marks), true
+}
+
+func makeHit(e *entry, l *line, text string, marks [][2]int) Hit {
+	mi := l.fieldIndex("message")
+	h := Hit{Path: e.Path, SessionID: e.ID, EntryID: l.strField(-1, "id"), Timestamp: l.strField(-1, "timestamp")}
+	if mi >= 0 {
+		h.Role = l.strField(mi, "role")
+	}
+	h.Snippet, h.Marks = snippet(text, marks)
+	return h
+}
+
+// readLine reads the line that starts at off, without its newline.
+func readLine(f *os.File, off int64) ([]byte, error) {
+	var out []byte
+	buf := make([]byte, 64<<10)
+	for {
+		n, err := f.ReadAt(buf, off)
+		if i := bytes.IndexByte(buf[:n], '\n'); i >= 0 {
+			return append(out, buf[:i]...), nil
+		}
+		out = append(out, buf[:n]...)
+		off += int64(n)
+		if err != nil {
+			if err == io.EOF {
+				return out, nil
+			}
+			return nil, err
+		}
+	}
+}
+
+// searchFiles scans the files themselves: for a regular expression, which the
+// index cannot answer, and when there is no index. Hits are newest first.
+func (c *Catalog) searchFiles(es []entry, q Query, opt SearchOptions) ([]Hit, error) {
+	type result struct {
+		hits []Hit
+		err  error
+	}
+	results := make([]result, len(es))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range max(1, runtime.GOMAXPROCS(0)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				results[i].hits, results[i].err = scanFile(&es[i], q)
+			}
+		}()
+	}
+	for i := range es {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	var hits []Hit
+	for _, r := range results {
+		if r.err != nil && !errors.Is(r.err, os.ErrNotExist) {
+			return nil, r.err
+		}
+		hits = append(hits, r.hits...)
+	}
+	slices.SortStableFunc(hits, func(a, b Hit) int { return strings.Compare(b.Timestamp, a.Timestamp) })
+	if opt.Limit > 0 && len(hits) > opt.Limit {
+		hits = hits[:opt.Limit]
+	}
+	return hits, nil
+}
+
+// scanFile returns the hits of q in one session file, in file order.
+func scanFile(e *entry, q Query) ([]Hit, error) {
+	data, err := os.ReadFile(e.abs)
+	if err != nil {
+		return nil, err
+	}
+	var hits []Hit
+	var l line
+	for len(data) > 0 {
+		n := bytes.IndexByte(data, '\n')
+		if n < 0 {
+			n = len(data)
+		}
+		if l.scan(data[:n]) {
+			if t := entryText(&l); t != "" {
+				if marks, ok := q.Match(t); ok {
+					hits = append(hits, makeHit(e, &l, t, marks))
+				}
+			}
+		}
+		if n == len(data) {
+			break
+		}
+		data = data[n+1:]
+	}
+	return hits, nil
+}
+
+// snippetWidth is about how many characters of text a snippet shows.
+const snippetWidth = 160
+
+// snippet cuts the part of text around its first match, with white space
+// collapsed, "…" where it was cut, and the matches' places in the result.
+func snippet(text string, marks [][2]int) (string, [][2]int) {
+	slices.SortFunc(marks, func(a, b [2]int) int { return a[0] - b[0] })
+	start, end := 0, len(text)
+	if len(marks) > 0 {
+		m := marks[0]
+		start = backRunes(text, m[0], snippetWidth/3)
+		end = min(len(text), max(m[1], start)+snippetWidth*4)
+	}
+	var b strings.Builder
+	var out [][2]int
+	if start > 0 {
+		b.WriteString("…")
+	}
+	runes := 0
+	space := false
+	mi := 0
+	open := -1
+	for i, r := range text[start:end] {
+		at := start + i
+		for mi < len(marks) && marks[mi][1] <= at && open < 0 {
+			mi++
+		}
+		if open < 0 && mi < len(marks) && marks[mi][0] == at {
+			open = b.Len()
+		}
+		if open >= 0 && mi < len(marks) && at >= marks[mi][1] {
+			out = append(out, [2]int{open, b.Len()})
+			open = -1
+			mi++
+			if mi < len(marks) && marks[mi][0] == at {
+				open = b.Len()
+			}
+		}
+		if runes >= snippetWidth && open < 0 {
+			b.WriteString("…")
+			return b.String(), out
+		}
+		if r == ' ' || r == '\n' || r == '\t' || r == '\r' {
+			if !space && b.Len() > 0 {
+				b.WriteByte(' ')
+				runes++
+			}
+			space = true
+			continue
+		}
+		space = false
+		b.WriteRune(r)
+		runes++
+	}
+	if open >= 0 {
+		out = append(out, [2]int{open, b.Len()})
+	}
+	if end < len(text) {
+		b.WriteString("…")
+	}
+	return b.String(), out
+}
+
+// backRunes steps back from i by up to n runes, stopping after white space
+// where it can so the snippet starts at a word.
+func backRunes(s string, i, n int) int {
+	for k := 0; k < n && i > 0; k++ {
+		_, size := utf8.DecodeLastRuneInString(s[:i])
+		i -= size
+	}
+	if i > 0 {
+		if j := strings.IndexAny(s[i:], " \n\t"); j >= 0 && j < 20 {
+			i += j + 1
+		}
+	}
+	return i
+}

@@ -1,0 +1,383 @@
+package catalog
+
+import (
+	"bytes"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Info is what a listing reports about one session (SPEC §9). On a file pi
+// wrote, every field pi's SessionManager.list() has equals pi's.
+type Info struct {
+	Path              string `json:"path"`
+	ID                string `json:"id"`
+	Cwd               string `json:"cwd"`
+	Name              string `json:"name,omitempty"`
+	ParentSessionPath string `json:"parentSessionPath,omitempty"`
+	Created           Time   `json:"created"`
+	Modified          Time   `json:"modified"`
+	MessageCount      int    `json:"messageCount"`
+	FirstMessage      string `json:"firstMessage"`
+	EntryCount        int    `json:"entryCount"`
+	SizeBytes         int64  `json:"sizeBytes"`
+	Archived          bool   `json:"archived,omitempty"`
+}
+
+// noMessages is pi's firstMessage for a session without user text.
+const noMessages = "(no messages)"
+
+// Empty reports whether the session holds no message at all.
+func (i *Info) Empty() bool { return i.MessageCount == 0 }
+
+// summary is the fold of a file's lines into the fields of Info. It is kept in
+// the index so a file that grew is read only from where the fold stopped. It
+// reproduces pi's buildSessionInfo, including the inputs that make pi drop a file
+// from its list (Drop).
+type summary struct {
+	Phase      phase   `json:"p"`
+	Drop       bool    `json:"d,omitempty"`
+	ID         string  `json:"id,omitempty"`
+	Cwd        string  `json:"c,omitempty"`
+	Parent     string  `json:"ps,omitempty"`
+	Created    Time    `json:"t"`
+	HeaderTime Time    `json:"ht"` // the header's timestamp when it is a string; modified falls back to it
+	Name       string  `json:"n,omitempty"`
+	Messages   int     `json:"m,omitempty"`
+	Entries    int     `json:"e,omitempty"`
+	First      string  `json:"f,omitempty"`
+	Activity   float64 `json:"a,omitempty"` // the latest user or assistant message time, Unix ms; 0 when none
+	Started    bool    `json:"s,omitempty"` // a non-blank byte was seen: JavaScript's trim() applies at the file's start only
+}
+
+type phase int8
+
+const (
+	phaseStart   phase = iota // no parsable line yet
+	phaseSession              // the first parsable line was a session header
+	phaseOther                // it was something else: not a session, whatever follows
+)
+
+// isSession reports whether the fold so far describes a listable session.
+func (s *summary) isSession() bool { return s.Phase == phaseSession && !s.Drop }
+
+// info turns the fold into a listing record.
+func (s *summary) info(path string, size int64, mtime time.Time) Info {
+	in := Info{
+		Path: path, ID: s.ID, Cwd: s.Cwd, Name: s.Name, ParentSessionPath: s.Parent,
+		Created: s.Created, MessageCount: s.Messages, EntryCount: s.Entries, SizeBytes: size,
+		FirstMessage: s.First,
+	}
+	if in.FirstMessage == "" {
+		in.FirstMessage = noMessages
+	}
+	switch {
+	case s.Activity > 0:
+		in.Modified = jsTimeFromNumber(s.Activity)
+	case s.HeaderTime.valid:
+		in.Modified = s.HeaderTime
+	default:
+		in.Modified = TimeOf(mtime)
+	}
+	return in
+}
+
+// feed folds every complete line of chunk into s and returns how many bytes it
+// consumed (up to and including the last newline).
+func (s *summary) feed(l *line, chunk []byte) int {
+	n := 0
+	for {
+		i := bytes.IndexByte(chunk[n:], '\n')
+		if i < 0 {
+			return n
+		}
+		s.add(l, chunk[n:n+i])
+		n += i + 1
+	}
+}
+
+// add folds one line (without its newline) into s, as pi's buildSessionInfo
+// treats it after content.trim().split("\n").
+func (s *summary) add(l *line, b []byte) {
+	if s.Phase == phaseOther || s.Drop {
+		return
+	}
+	if !s.Started {
+		b = trimJSStart(b)
+		if len(b) == 0 {
+			return
+		}
+		s.Started = true
+	}
+	if isBlank(b) || !l.scan(b) {
+		return // blank, or JSON.parse would throw: skipped
+	}
+	if s.Phase == phaseStart {
+		s.header(l)
+		return
+	}
+	if l.null { // entry.type on null throws: pi drops the whole file
+		s.Drop = true
+		return
+	}
+	if !l.object {
+		return
+	}
+	s.Entries++
+	typ, _ := l.str(mustField(l, -1, "type"))
+	switch typ {
+	case "session_info":
+		s.sessionInfo(l)
+	case "message":
+		s.message(l)
+	}
+}
+
+func mustField(l *line, parent int32, key string) span {
+	v, _ := l.field(parent, key)
+	return v
+}
+
+func (s *summary) header(l *line) {
+	if !l.object {
+		s.Phase = phaseOther
+		return
+	}
+	if typ, _ := l.str(mustField(l, -1, "type")); typ != "session" {
+		s.Phase = phaseOther
+		return
+	}
+	id, ok := l.str(mustField(l, -1, "id"))
+	if !ok {
+		s.Phase = phaseOther // SPEC §5: a header has a string id
+		return
+	}
+	s.Phase = phaseSession
+	s.ID = id
+	if v, ok := l.field(-1, "cwd"); ok {
+		s.Cwd, _ = l.str(v)
+	}
+	if v, ok := l.field(-1, "parentSession"); ok {
+		s.Parent, _ = l.str(v)
+	}
+	if v, ok := l.field(-1, "timestamp"); ok {
+		if ts, ok := l.str(v); ok {
+			s.Created = parseJSDate(ts)
+			s.HeaderTime = s.Created
+		} else {
+			s.Created = jsDateOf(l.raw(v))
+		}
+	}
+}
+
+// sessionInfo applies pi's `name = entry.name?.trim() || undefined`.
+func (s *summary) sessionInfo(l *line) {
+	v, ok := l.field(-1, "name")
+	if !ok || isNull(l.raw(v)) {
+		s.Name = ""
+		return
+	}
+	name, ok := l.str(v)
+	if !ok { // .trim is not a function: pi drops the file
+		s.Drop = true
+		return
+	}
+	s.Name = trimJS(name)
+}
+
+func (s *summary) message(l *line) {
+	s.Messages++
+	mi := l.fieldIndex("message")
+	if mi < 0 || isNull(l.raw(l.members[mi].val)) { // message.role throws
+		s.Drop = true
+		return
+	}
+	mv := l.raw(l.members[mi].val)
+	if mv[0] != '{' {
+		return // not an object: no role, skipped
+	}
+	role, ok := l.str(mustField(l, mi, "role"))
+	if !ok {
+		return
+	}
+	content, hasContent := l.field(mi, "content")
+	if !hasContent || (role != "user" && role != "assistant") {
+		return
+	}
+	// Last activity: message.timestamp when it is a number, else the entry's.
+	if ts, ok := l.field(mi, "timestamp"); ok {
+		if f, ok := l.num(ts); ok {
+			s.Activity = math.Max(s.Activity, f)
+			goto text
+		}
+	}
+	if ts, ok := l.field(-1, "timestamp"); ok {
+		if str, ok := l.str(ts); ok {
+			if t := parseJSDate(str); t.valid {
+				s.Activity = math.Max(s.Activity, float64(t.ms))
+			}
+		}
+	}
+text:
+	// pi extracts the text of every user and assistant message (for its search),
+	// so content that is not a string or an array of objects makes it drop the file.
+	if s.First != "" || role != "user" {
+		if !textExtractable(l.b, content) {
+			s.Drop = true
+		}
+		return
+	}
+	t, ok := jsText(l.b, content)
+	if !ok {
+		s.Drop = true
+		return
+	}
+	s.First = t
+}
+
+func isNull(v []byte) bool { return len(v) == 4 && string(v) == "null" }
+
+// textExtractable reports whether pi's extractTextContent would not throw.
+func textExtractable(b []byte, content span) bool {
+	v := b[content.start:content.end]
+	switch v[0] {
+	case '"':
+		return true
+	case '[':
+		ok := true
+		elements(b, content, func(e span) {
+			if b[e.start] == 'n' {
+				ok = false // block.type on null throws
+			}
+		})
+		return ok
+	}
+	return false
+}
+
+// jsText is pi's extractTextContent: a string as it is, or the text of the
+// "text" blocks joined with a space. false where pi would throw.
+func jsText(b []byte, content span) (string, bool) {
+	if b[content.start] == '"' {
+		s, _ := unquote(b[content.start:content.end])
+		return s, true
+	}
+	if !textExtractable(b, content) {
+		return "", false
+	}
+	var parts []string
+	elements(b, content, func(e span) {
+		if b[e.start] != '{' {
+			return
+		}
+		var typ string
+		var text span
+		hasText := false
+		objectMembers(b, e, func(k string, v span) {
+			switch k {
+			case "type":
+				typ, _ = unquote(b[v.start:v.end])
+				if b[v.start] != '"' {
+					typ = ""
+				}
+			case "text":
+				text, hasText = v, true
+			}
+		})
+		if typ != "text" {
+			return
+		}
+		if !hasText {
+			parts = append(parts, "")
+			return
+		}
+		parts = append(parts, jsJoinValue(b, text))
+	})
+	return strings.Join(parts, " "), true
+}
+
+// jsJoinValue is how Array.prototype.join prints one element.
+func jsJoinValue(b []byte, v span) string {
+	raw := b[v.start:v.end]
+	switch raw[0] {
+	case '"':
+		s, _ := unquote(raw)
+		return s
+	case 'n':
+		return ""
+	case 't', 'f':
+		return string(raw)
+	case '{':
+		return "[object Object]"
+	case '[':
+		var parts []string
+		elements(b, v, func(e span) { parts = append(parts, jsJoinValue(b, e)) })
+		return strings.Join(parts, ",")
+	}
+	f, err := strconv.ParseFloat(string(raw), 64)
+	if err != nil {
+		return string(raw)
+	}
+	return jsNumber(f)
+}
+
+// jsNumber formats f as JavaScript's Number.prototype.toString does.
+func jsNumber(f float64) string {
+	switch {
+	case math.IsInf(f, 1):
+		return "Infinity"
+	case math.IsInf(f, -1):
+		return "-Infinity"
+	case f == 0:
+		return "0"
+	}
+	abs := math.Abs(f)
+	if abs >= 1e21 || abs < 1e-6 {
+		s := strconv.FormatFloat(f, 'e', -1, 64)
+		// Go writes e+21 / e-07; JavaScript e+21 / e-7.
+		if i := strings.IndexByte(s, 'e'); i >= 0 {
+			exp := s[i+2:]
+			exp = strings.TrimLeft(exp, "0")
+			s = s[:i+2] + exp
+		}
+		return s
+	}
+	return strconv.FormatFloat(f, 'f', -1, 64)
+}
+
+func isBlank(b []byte) bool {
+	for _, c := range b {
+		if c != ' ' && c != '\t' && c != '\r' && c != '\n' {
+			return trimmedJS(b)
+		}
+	}
+	return true
+}
+
+// trimmedJS reports whether b is only white space for JavaScript's String.prototype.trim.
+func trimmedJS(b []byte) bool { return len(trimJSStart(b)) == 0 }
+
+// trimJSStart drops the white space JavaScript's trim() drops from the start
+// (it includes U+FEFF and the Unicode spaces that JSON does not allow).
+func trimJSStart(b []byte) []byte {
+	for len(b) > 0 {
+		r, n := utf8.DecodeRune(b)
+		if !isJSSpace(r) {
+			break
+		}
+		b = b[n:]
+	}
+	return b
+}
+
+func trimJS(s string) string { return strings.TrimFunc(s, isJSSpace) }
+
+func isJSSpace(r rune) bool {
+	switch r {
+	case '\t', '\n', '\v', '\f', '\r', ' ', 0xA0, 0x1680, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000, 0xFEFF:
+		return true
+	}
+	return r >= 0x2000 && r <= 0x200A
+}

@@ -1,0 +1,151 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/arborlog/arbor/catalog"
+	"github.com/spf13/cobra"
+)
+
+var _ = register(newCmdLs)
+
+func newCmdLs(ios *IO, g *Global) *cobra.Command {
+	var opt catalog.ListOptions
+	cmd := &cobra.Command{
+		Use:     "ls",
+		Aliases: []string{"list"},
+		Short:   "List sessions, newest first",
+		Long: `List the current project's sessions (those whose header cwd is this folder),
+newest first: age, message count, and the session's name or first message.
+--all lists every project in $ARBOR_DIR/sessions and pi's sessions folder;
+--session-dir lists one folder (and its subfolders) whatever the project.
+
+Sessions without a message are hidden unless --empty; archived ones unless
+--archived. --json prints pi's listing records plus entryCount and sizeBytes,
+newest first, dates as ISO-8601 UTC:
+{"path","id","cwd","name","parentSessionPath","created","modified",
+ "messageCount","firstMessage","entryCount","sizeBytes"}`,
+		Example: `  arbor ls
+  arbor ls --all
+  arbor ls --session-dir ~/.pi/agent/sessions/--home-me-project-- --json`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			cat := g.catalog(ios)
+			defer cat.Close()
+			infos, err := cat.List(g.scope(), opt)
+			if err != nil {
+				return err
+			}
+			if g.JSON {
+				if infos == nil {
+					infos = []catalog.Info{}
+				}
+				return ios.JSON(infos)
+			}
+			printList(ios, infos, g.All || g.SessionDir != "", time.Now())
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&opt.Empty, "empty", false, "include sessions without any message")
+	cmd.Flags().BoolVar(&opt.Archived, "archived", false, "include archived sessions")
+	addAllFlag(cmd, g)
+	return cmd
+}
+
+// printList writes one line per session, cut to the terminal's width.
+func printList(ios *IO, infos []catalog.Info, project bool, now time.Time) {
+	w := ios.Buffered()
+	defer w.Flush()
+	if len(infos) == 0 {
+		fmt.Fprintln(w, "no sessions (arbor ls --all shows every project; --empty includes sessions without messages)")
+		return
+	}
+	home, _ := os.UserHomeDir()
+	projW := 0
+	if project {
+		for _, in := range infos {
+			projW = max(projW, min(28, textWidth(shortPath(in.Cwd, home))))
+		}
+	}
+	for _, in := range infos {
+		var b strings.Builder
+		fmt.Fprintf(&b, "%-8s %s %5d  ", shortID(in.ID), fmt.Sprintf("%4s", age(in.Modified.Time(), now)), in.MessageCount)
+		if project {
+			b.WriteString(pad(cut(shortPath(in.Cwd, home), projW), projW))
+			b.WriteString("  ")
+		}
+		title := in.Name
+		if title == "" {
+			title = in.FirstMessage
+		}
+		title = strings.Join(strings.Fields(title), " ")
+		if in.Archived {
+			title = "[archived] " + title
+		}
+		rest := ios.Width() - textWidth(b.String())
+		b.WriteString(cut(title, max(rest, 10)))
+		fmt.Fprintln(w, b.String())
+	}
+}
+
+func shortID(id string) string {
+	if len(id) > 8 {
+		return id[:8]
+	}
+	return id
+}
+
+// age is how long ago t was: 45s, 12m, 3h, 5d, 7w, then the date.
+func age(t, now time.Time) string {
+	if t.IsZero() {
+		return "?"
+	}
+	d := now.Sub(t)
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", max(int(d.Seconds()), 0))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 24*time.Hour:
+		return fmt.Sprintf("%dh", int(d.Hours()))
+	case d < 14*24*time.Hour:
+		return fmt.Sprintf("%dd", int(d.Hours()/24))
+	case d < 120*24*time.Hour:
+		return fmt.Sprintf("%dw", int(d.Hours()/24/7))
+	}
+	return t.Local().Format("2006-01-02")
+}
+
+func shortPath(p, home string) string {
+	if home != "" && (p == home || strings.HasPrefix(p, home+string(filepath.Separator))) {
+		return "~" + p[len(home):]
+	}
+	return p
+}
+
+// cut shortens s to n columns, ending it with … when it was longer.
+func cut(s string, n int) string {
+	if textWidth(s) <= n {
+		return s
+	}
+	w := 0
+	for i, r := range s {
+		rw := runeWidth(r)
+		if w+rw > n-1 {
+			return s[:i] + "…"
+		}
+		w += rw
+	}
+	return s
+}
+
+func pad(s string, n int) string {
+	if d := n - textWidth(s); d > 0 {
+		return s + strings.Repeat(" ", d)
+	}
+	return s
+}

@@ -1,0 +1,101 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/arborlog/arbor/catalog"
+	"github.com/spf13/cobra"
+)
+
+var _ = register(newCmdSearch)
+
+func newCmdSearch(ios *IO, g *Global) *cobra.Command {
+	var opt catalog.SearchOptions
+	cmd := &cobra.Command{
+		Use:   "search <query>",
+		Short: "Search the text of every session",
+		Long: `Search what was said in the current project's sessions (--all: every project;
+--session-dir: one folder): user messages, assistant text and thinking, the
+arguments of tool calls, and tool results. Each hit is one entry, best first.
+
+  words          every word must occur in the entry (any order, any case)
+  "a phrase"     these words in this order
+  migrat*        a word that starts with "migrat"
+  re:<regex>     a regular expression, case-insensitive (reads the files)
+
+Words match by their letters and digits, so "main.go" finds main.go and
+main/go. The first search indexes what is new; later ones take milliseconds.
+--json prints [{"path","sessionId","entryId","role","timestamp","snippet"}].`,
+		Example: `  arbor search flock deadlock
+  arbor search '"torn write"' --all
+  arbor search 're:panic: .*nil' --json`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			q, err := catalog.ParseQuery(strings.Join(args, " "))
+			if errors.Is(err, catalog.ErrEmptyQuery) {
+				return usagef("%v", err)
+			}
+			if err != nil {
+				return usageError{err}
+			}
+			cat := g.catalog(ios)
+			defer cat.Close()
+			hits, err := cat.Search(g.scope(), q, opt)
+			if err != nil {
+				return err
+			}
+			if g.JSON {
+				if hits == nil {
+					hits = []catalog.Hit{}
+				}
+				return ios.JSON(hits)
+			}
+			printHits(ios, hits, g.All || g.SessionDir != "")
+			return nil
+		},
+	}
+	cmd.Flags().IntVar(&opt.Limit, "limit", 50, "show at most this many hits (0: all)")
+	addAllFlag(cmd, g)
+	return cmd
+}
+
+func printHits(ios *IO, hits []catalog.Hit, wide bool) {
+	w := ios.Buffered()
+	defer w.Flush()
+	if len(hits) == 0 {
+		fmt.Fprintln(w, "no matches")
+		return
+	}
+	color := ios.Color()
+	for _, h := range hits {
+		loc := shortID(h.SessionID)
+		if wide {
+			loc = h.Path
+		}
+		fmt.Fprintf(w, "%s %s %s %s\n", loc, h.EntryID, h.Role, h.Timestamp)
+		fmt.Fprintf(w, "    %s\n", highlight(h.Snippet, h.Marks, color))
+	}
+}
+
+// highlight shows the matched parts of a snippet in bold (on a terminal) or
+// between » and « otherwise.
+func highlight(s string, marks [][2]int, color bool) string {
+	on, off := "»", "«"
+	if color {
+		on, off = "\033[1;33m", "\033[0m"
+	}
+	var b strings.Builder
+	last := 0
+	for _, m := range marks {
+		if m[0] < last || m[1] > len(s) {
+			continue
+		}
+		b.WriteString(s[last:m[0]])
+		b.WriteString(on + s[m[0]:m[1]] + off)
+		last = m[1]
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
