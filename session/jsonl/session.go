@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -72,6 +73,39 @@ func (s *Session) Close() error { return s.store.close() }
 // Flush writes a new session's file now, even before its first assistant message.
 func (s *Session) Flush() error { return s.store.flush() }
 
+// Repair applies now the repairs the first append would apply (SPEC §8): it
+// moves a torn last line to <file>.torn, adds a missing final newline, rewrites
+// a header-less or old-version file after backing it up, moves a file where
+// nothing parses to <file>.corrupt and writes a new header, or writes a header
+// to an empty file. It returns what it did, one sentence per repair.
+func (s *Session) Repair() ([]string, error) {
+	if err := s.Log.ReadOnly(); err != nil {
+		return nil, err
+	}
+	st := s.store
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.closed {
+		return nil, fmt.Errorf("jsonl: %s: session is closed", s.path)
+	}
+	n := len(st.repairs)
+	var err error
+	switch {
+	case st.created:
+		err = st.fix()
+	case st.corrupt || st.repair == repairBlankFile:
+		err = st.create()
+	}
+	return slices.Clone(st.repairs[n:]), err
+}
+
+// Repairs returns what this session's repairs have done so far (see Repair).
+func (s *Session) Repairs() []string {
+	s.store.mu.Lock()
+	defer s.store.mu.Unlock()
+	return slices.Clone(s.store.repairs)
+}
+
 // Written reports whether the session's file exists with its header.
 func (s *Session) Written() bool {
 	s.store.mu.Lock()
@@ -123,23 +157,22 @@ func Read(path string, opts ...Option) (*session.Log, error) {
 
 // Open opens a session file for writing: it takes the writer lock and loads the
 // file. A missing file becomes a new session at that path. Damage is repaired
-// only at the first append, and never by deleting a byte (SPEC §8).
+// only at the first append (or Repair), and never by deleting a byte (SPEC §8).
+// A file of a newer format version opens read-only: every append fails with an
+// error that names the file and its version.
 func Open(path string, opts ...Option) (*Session, error) {
 	c := newConfig(opts)
-	data, err := c.fs.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
+	if _, err := c.fs.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		l := session.New(c.cwd, c.header...)
 		return attach(l, path, c, nil), nil
 	}
-	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", path, err)
-	}
+	// Lock before reading, so no other writer appends between the read and our first write.
 	lock, err := acquire(path)
 	if err != nil {
 		return nil, err
 	}
-	// Read again under the lock: the previous writer may have appended since.
-	if data, err = c.fs.ReadFile(path); err != nil {
+	data, err := c.fs.ReadFile(path)
+	if err != nil {
 		lock.release()
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
@@ -148,6 +181,14 @@ func Open(path string, opts ...Option) (*Session, error) {
 	st := &store{fs: c.fs, path: path, policy: c.policy, lock: lock, size: int64(len(data)), created: true}
 	s := &Session{Log: l, path: path, store: st}
 	switch {
+	case l.ReadOnly() != nil:
+		// A newer format: readable, never written, so no lock is needed either.
+		l.SetReadOnly(fmt.Errorf("jsonl: %s: %w", path, l.ReadOnly()))
+		lock.release()
+		st.lock = nil
+		st.header = l.Header().Raw()
+		l.SetStore(st)
+		return s, nil
 	case len(bytes.TrimSpace(data)) == 0:
 		// Empty or blank: a new session at this path, written on first flush.
 		nl := session.New(c.cwd, c.header...)
@@ -155,12 +196,11 @@ func Open(path string, opts ...Option) (*Session, error) {
 		st.created, st.defer_, st.repair, st.header = false, c.deferred, repairBlankFile, nl.Header().Raw()
 	case rep.NoHeader && l.Len() == 0:
 		// Nothing parses: keep the file as <file>.corrupt and start fresh.
-		corrupt := freeName(c.fs, path+".corrupt")
 		nl := session.New(c.cwd, c.header...)
 		s.Log = nl
-		st.created, st.defer_, st.header = false, c.deferred, nl.Header().Raw()
-		st.corrupt = corrupt
+		st.created, st.defer_, st.corrupt, st.header = false, c.deferred, true, nl.Header().Raw()
 	case rep.NoHeader:
+		// Entries without a header: keep them under a new one (new id, this cwd).
 		h := l.Header()
 		l.SetHeader(session.Header{Version: session.CurrentVersion, ID: h.ID, Timestamp: h.Timestamp, Cwd: c.cwd})
 		st.repair, st.backup, st.snapshot = repairRewrite, path+".bak", l.Entries()

@@ -48,7 +48,6 @@ type repair int
 
 const (
 	repairNone      repair = iota
-	repairCorrupt          // nothing parses: rename to .corrupt, start fresh
 	repairRewrite          // no header or an old version: keep a backup, rewrite atomically
 	repairTornTail         // a partial last line: copy it to .torn, truncate
 	repairNewline          // a complete last line without its newline
@@ -73,7 +72,9 @@ type store struct {
 	repair   repair
 	snapshot []*session.Entry // entries to write when the repair rewrites the file
 	backup   string           // where the original goes before a rewrite
-	corrupt  string           // where a file with nothing parsable goes before the new one is created
+	corrupt  bool             // nothing parsed: move the file to <file>.corrupt before creating the new one
+	repairs  []string         // what the repairs did, in order, for fsck and the caller
+	buf      []byte           // reused line buffer: one write(2) per line
 	closed   bool
 }
 
@@ -105,10 +106,12 @@ func (s *store) Refresh() ([]*session.Entry, error) {
 	}
 	end := bytes.LastIndexByte(buf, '\n') + 1
 	if end < len(buf) {
-		// The other program's last line is incomplete: repair it before appending.
-		s.repair = repairTornTail
+		// The other program's last line lacks its newline: a complete line gets
+		// one (and is indexed), a torn one goes to <file>.torn, before our append.
 		if session.IsCompleteJSON(buf[end:]) {
-			s.repair = repairNewline
+			s.repair, end = repairNewline, len(buf)
+		} else {
+			s.repair = repairTornTail
 		}
 	}
 	s.size += int64(end)
@@ -159,8 +162,10 @@ func turnEnds(e *session.Entry) bool {
 func (s *store) appendLines(lines [][]byte, sync bool) error {
 	start := s.size
 	for _, ln := range lines {
-		buf := make([]byte, 0, len(ln)+1)
-		buf = append(append(buf, ln...), '\n')
+		buf := append(append(s.buf[:0], ln...), '\n')
+		if cap(buf) <= 64<<10 {
+			s.buf = buf
+		}
 		n, err := s.f.Write(buf)
 		s.size += int64(n)
 		if err == nil && n < len(buf) {
@@ -188,9 +193,48 @@ func (s *store) rollback(to int64) {
 	s.size = to
 }
 
-// create writes a new file: the header and every entry held so far.
+// create writes a new file: the header and every entry held so far. A file
+// that failed part-way stays open and cut back to where it started, so a retry
+// writes everything once.
 func (s *store) create() error {
 	dir := filepath.Dir(s.path)
+	if s.f == nil {
+		if err := s.openNew(dir); err != nil {
+			return err
+		}
+	}
+	start := s.size
+	header := s.header
+	if start > 0 {
+		// A file of blank lines: keep them, and start the header on a line of its own.
+		var last [1]byte
+		if _, err := s.f.ReadAt(last[:], start-1); err != nil {
+			return fmt.Errorf("read %s: %w", s.path, err)
+		}
+		if last[0] != '\n' {
+			header = append([]byte{'\n'}, header...)
+		}
+	}
+	lines := [][]byte{header}
+	for _, e := range s.pending {
+		lines = append(lines, e.Raw())
+	}
+	if err := s.appendLines(lines, s.policy != Never); err != nil {
+		return err
+	}
+	if s.policy != Never {
+		if err := s.fs.SyncDir(dir); err != nil {
+			s.rollback(start)
+			return fmt.Errorf("fsync %s: %w (the new session was not kept)", dir, err)
+		}
+	}
+	s.created, s.pending = true, nil
+	return nil
+}
+
+// openNew takes the writer lock, moves an unreadable file aside and opens the
+// session's file for appending, creating it.
+func (s *store) openNew(dir string) error {
 	if err := s.fs.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("create %s: %w", dir, err)
 	}
@@ -201,17 +245,19 @@ func (s *store) create() error {
 		}
 		s.lock = l
 	}
-	if s.corrupt != "" {
-		if err := s.fs.Rename(s.path, s.corrupt); err != nil {
-			return fmt.Errorf("move unreadable %s aside to %s: %w", s.path, s.corrupt, err)
+	flags := os.O_RDWR | os.O_APPEND | os.O_CREATE | os.O_EXCL
+	switch {
+	case s.corrupt:
+		corrupt := freeName(s.fs, s.path+".corrupt")
+		if err := s.fs.Rename(s.path, corrupt); err != nil {
+			return fmt.Errorf("move unreadable %s aside to %s: %w", s.path, corrupt, err)
 		}
-		s.corrupt = ""
-	}
-	flags := os.O_RDWR | os.O_APPEND | os.O_CREATE
-	if s.repair == repairBlankFile {
+		s.corrupt = false
+		s.repairs = append(s.repairs, fmt.Sprintf("moved %s, where nothing parsed, to %s unchanged; started a new session there", s.path, corrupt))
+	case s.repair == repairBlankFile:
+		flags &^= os.O_EXCL
 		s.repair = repairNone
-	} else {
-		flags |= os.O_EXCL
+		s.repairs = append(s.repairs, fmt.Sprintf("wrote a session header to %s, which was empty", s.path))
 	}
 	f, err := s.fs.OpenFile(s.path, flags, 0o600)
 	if err != nil {
@@ -226,19 +272,6 @@ func (s *store) create() error {
 		return fmt.Errorf("stat %s: %w", s.path, err)
 	}
 	s.f, s.size = f, st.Size()
-	lines := [][]byte{s.header}
-	for _, e := range s.pending {
-		lines = append(lines, e.Raw())
-	}
-	if err := s.appendLines(lines, s.policy != Never); err != nil {
-		return err
-	}
-	if s.policy != Never {
-		if err := s.fs.SyncDir(dir); err != nil {
-			return fmt.Errorf("fsync %s: %w", dir, err)
-		}
-	}
-	s.created, s.pending = true, nil
 	return nil
 }
 
@@ -249,10 +282,10 @@ func (s *store) fix() error {
 	case repairNone:
 		return nil
 	case repairNewline:
-		if _, err := s.f.Write([]byte("\n")); err != nil {
-			return fmt.Errorf("append to %s: %w", s.path, err)
+		if err := s.appendLines([][]byte{nil}, false); err != nil {
+			return err
 		}
-		s.size++
+		s.repairs = append(s.repairs, fmt.Sprintf("added the newline missing at the end of %s", s.path))
 	case repairTornTail:
 		if err := s.moveTornTail(); err != nil {
 			return err
@@ -266,10 +299,15 @@ func (s *store) fix() error {
 	return nil
 }
 
+// moveTornTail copies the bytes after the last newline to <file>.torn (synced)
+// and only then cuts them from the file.
 func (s *store) moveTornTail() error {
 	st, err := s.f.Stat()
 	if err != nil {
 		return fmt.Errorf("stat %s: %w", s.path, err)
+	}
+	if st.Size() <= s.size {
+		return nil
 	}
 	frag := make([]byte, st.Size()-s.size)
 	if _, err := s.f.ReadAt(frag, s.size); err != nil && !errors.Is(err, io.EOF) {
@@ -277,11 +315,12 @@ func (s *store) moveTornTail() error {
 	}
 	torn := freeName(s.fs, s.path+".torn")
 	if err := writeDurably(s.fs, torn, frag); err != nil {
-		return fmt.Errorf("save the torn last line of %s to %s: %w", s.path, torn, err)
+		return fmt.Errorf("save the torn last line of %s to %s: %w (nothing was appended)", s.path, torn, err)
 	}
 	if err := s.f.Truncate(s.size); err != nil {
 		return fmt.Errorf("truncate %s to its last complete line: %w (the fragment is saved in %s)", s.path, err, torn)
 	}
+	s.repairs = append(s.repairs, fmt.Sprintf("moved the torn last line of %s (%d bytes) to %s", s.path, len(frag), torn))
 	return nil
 }
 
@@ -294,7 +333,7 @@ func (s *store) rewrite() error {
 	}
 	bak := freeName(s.fs, s.backup)
 	if err := writeDurably(s.fs, bak, orig); err != nil {
-		return fmt.Errorf("back up %s to %s: %w", s.path, bak, err)
+		return fmt.Errorf("back up %s to %s: %w (nothing was changed)", s.path, bak, err)
 	}
 	var b bytes.Buffer
 	b.Write(s.header)
@@ -304,16 +343,18 @@ func (s *store) rewrite() error {
 		b.WriteByte('\n')
 	}
 	if err := replaceFile(s.fs, s.path, b.Bytes()); err != nil {
-		return err
+		return fmt.Errorf("%w (the original is kept in %s)", err, bak)
 	}
 	if s.f != nil {
 		s.f.Close()
+		s.f = nil
 	}
 	f, err := s.fs.OpenFile(s.path, os.O_RDWR|os.O_APPEND, 0o600)
 	if err != nil {
 		return fmt.Errorf("reopen %s: %w", s.path, err)
 	}
 	s.f, s.size, s.snapshot = f, int64(b.Len()), nil
+	s.repairs = append(s.repairs, fmt.Sprintf("kept the original of %s as %s and rewrote it with a version %d header", s.path, bak, session.CurrentVersion))
 	return nil
 }
 

@@ -1,0 +1,387 @@
+package jsonl
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/arborlog/arbor/session"
+)
+
+// The test binary doubles as the child process of the crash and lock tests:
+// with ARBOR_JSONL_CHILD set it runs childMain instead of the tests.
+func TestMain(m *testing.M) {
+	if mode := os.Getenv("ARBOR_JSONL_CHILD"); mode != "" {
+		os.Exit(childMain(mode, os.Args[len(os.Args)-2:]))
+	}
+	os.Exit(m.Run())
+}
+
+// childMain runs a writer: "append PATH POLICY" appends messages forever and
+// prints each entry id once Append has returned (acknowledged); "hold PATH -"
+// opens the session, prints "ready" and keeps it open until stdin closes.
+func childMain(mode string, args []string) int {
+	path := args[0]
+	switch mode {
+	case "append":
+		policy, err := ParseDurability(args[1])
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 3
+		}
+		s, err := Open(path, WithDurability(policy), Immediate())
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 3
+		}
+		for i := 0; ; i++ {
+			m := user(nil, "u"+strconv.Itoa(i))
+			if i%2 == 1 {
+				m = assistant(nil, "a"+strconv.Itoa(i))
+			}
+			e, err := s.AppendMessage(m)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				return 3
+			}
+			// One write(2) per id: the parent never sees half an id as acknowledged.
+			if _, err := os.Stdout.WriteString(e.ID + "\n"); err != nil {
+				return 3
+			}
+		}
+	case "hold":
+		s, err := Open(path, Immediate())
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 3
+		}
+		if _, err := s.AppendMessage(user(nil, "held")); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 3
+		}
+		fmt.Println("ready")
+		_, _ = io.Copy(io.Discard, os.Stdin)
+		if err := s.Close(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 3
+		}
+		return 0
+	}
+	return 3
+}
+
+func child(t *testing.T, mode string, args ...string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], append([]string{"-test.run=^$"}, args...)...)
+	cmd.Env = append(os.Environ(), "ARBOR_JSONL_CHILD="+mode)
+	cmd.Stderr = os.Stderr
+	return cmd
+}
+
+// TestCrash kills a writing process with SIGKILL at random moments, over and
+// over on the same file, under each durability policy. Sometimes a torn line
+// is left at the end first, as a crash of another writer would. After every
+// kill the file opens, every id the child acknowledged is in it exactly once,
+// and no line is glued onto another.
+func TestCrash(t *testing.T) {
+	kills := 80
+	if testing.Short() {
+		kills = 15
+	}
+	for _, policy := range []string{"always", "turn", "never"} {
+		t.Run(policy, func(t *testing.T) {
+			t.Parallel()
+			rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 7))
+			path := filepath.Join(t.TempDir(), "s.jsonl")
+			acked := map[string]bool{}
+			tornLeft := 0
+			for kill := range kills {
+				if kill > 0 && rng.IntN(5) == 0 {
+					appendRaw(t, path, `{"type":"message","id":"deadbeef","parentId":null,"timestamp":"2026-11-29T19:00:04.000Z","message":{"role":"us`)
+					tornLeft++
+				}
+				cmd := child(t, "append", path, policy)
+				out, err := cmd.StdoutPipe()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := cmd.Start(); err != nil {
+					t.Fatal(err)
+				}
+				r := bufio.NewReader(out)
+				// Wait for the first acknowledgement, so every run writes, then kill at random.
+				first, err := r.ReadString('\n')
+				if err != nil {
+					_ = cmd.Process.Kill()
+					_ = cmd.Wait()
+					t.Fatalf("kill %d: child wrote nothing: %v", kill, err)
+				}
+				acked[strings.TrimSuffix(first, "\n")] = true
+				time.Sleep(time.Duration(rng.IntN(20000)) * time.Microsecond)
+				if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+					t.Fatal(err)
+				}
+				rest, _ := io.ReadAll(r)
+				_ = cmd.Wait()
+				for ln := range strings.Lines(string(rest)) {
+					if strings.HasSuffix(ln, "\n") { // an id cut short by the kill was never acknowledged
+						acked[strings.TrimSuffix(ln, "\n")] = true
+					}
+				}
+				checkAfterCrash(t, path, acked)
+			}
+			t.Logf("%d kills, %d acknowledged entries, %d torn lines planted", kills, len(acked), tornLeft)
+			// Every planted fragment went to a sidecar before the next append.
+			torns, _ := filepath.Glob(path + ".torn*")
+			if len(torns) != tornLeft {
+				t.Errorf("%d .torn sidecars for %d torn lines", len(torns), tornLeft)
+			}
+		})
+	}
+}
+
+func appendRaw(t *testing.T, path, data string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(data); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func checkAfterCrash(t *testing.T, path string, acked map[string]bool) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := session.Load(data)
+	rep := l.Report()
+	if rep.NoHeader || len(rep.BadLines) > 0 || len(rep.DuplicateIDs) > 0 || len(rep.ExtraHeaders) > 0 {
+		t.Fatalf("file damaged after a kill: %+v", rep)
+	}
+	// No duplicate ids (checked above) and no bad lines: an entry present is there once.
+	for id := range acked {
+		if l.Entry(id) == nil {
+			t.Fatalf("acknowledged entry %s is not in the file", id)
+		}
+	}
+	if got := bytes.Count(data, []byte("\n")); got != l.Len()+1 {
+		t.Fatalf("%d lines for %d entries and the header", got, l.Len())
+	}
+	// The writer lock died with the child.
+	s, err := Open(path)
+	if err != nil {
+		t.Fatalf("open after a kill: %v", err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestSecondWriterProcess: while one process holds a session, another's Open
+// fails at once naming its pid and host; readers are not blocked; when the
+// holder is killed, the lock is free.
+func TestSecondWriterProcess(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	cmd := child(t, "hold", path, "-")
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	if ln, err := bufio.NewReader(out).ReadString('\n'); err != nil || ln != "ready\n" {
+		t.Fatalf("child: %q, %v", ln, err)
+	}
+
+	start := time.Now()
+	_, err = Open(path)
+	var le *LockError
+	if !errors.As(err, &le) || !errors.Is(err, ErrLocked) {
+		t.Fatalf("second writer: err = %v, want a LockError", err)
+	}
+	if elapsed := time.Since(start); elapsed > 2*time.Second {
+		t.Errorf("the second writer waited %v instead of failing at once", elapsed)
+	}
+	host, _ := os.Hostname()
+	if le.Holder.PID != cmd.Process.Pid || le.Holder.Host != host || le.Holder.Started == "" {
+		t.Errorf("holder = %+v, want pid %d on %s", le.Holder, cmd.Process.Pid, host)
+	}
+	for _, want := range []string{path, "pid " + strconv.Itoa(cmd.Process.Pid), host} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not say %q", err, want)
+		}
+	}
+
+	l, err := Read(path)
+	if err != nil || l.Len() != 1 {
+		t.Fatalf("a reader while the session is held: %v", err)
+	}
+
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	s, err := Open(path)
+	if err != nil {
+		t.Fatalf("open after the holder died: %v", err)
+	}
+	defer s.Close()
+	if _, err := s.AppendMessage(assistant(t, "mine now")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestSecondWriterSameProcess: the lock is per open session, not per process.
+func TestSecondWriterSameProcess(t *testing.T) {
+	path, _ := seed(t)
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(path); !errors.Is(err, ErrLocked) || !strings.Contains(err.Error(), "pid "+strconv.Itoa(os.Getpid())) {
+		t.Fatalf("second Open: %v", err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s, err = Open(path)
+	if err != nil {
+		t.Fatalf("Open after Close: %v", err)
+	}
+	s.Close()
+}
+
+// TestConcurrentAppends: goroutines appending on one session (run with -race)
+// produce one line per entry, each the child of the entry before it.
+func TestConcurrentAppends(t *testing.T) {
+	for _, policy := range []Durability{Never, Turn} {
+		t.Run(policy.String(), func(t *testing.T) {
+			path, _ := seed(t)
+			s, err := Open(path, WithDurability(policy))
+			if err != nil {
+				t.Fatal(err)
+			}
+			const workers, each = 8, 40
+			var wg sync.WaitGroup
+			for w := range workers {
+				wg.Go(func() {
+					for i := range each {
+						m := user(t, fmt.Sprintf("w%d-%d", w, i))
+						if i%3 == 0 {
+							m = assistant(t, fmt.Sprintf("w%d-%d", w, i))
+						}
+						if _, err := s.AppendMessage(m); err != nil {
+							t.Error(err)
+							return
+						}
+						_ = s.Context()
+					}
+				})
+			}
+			wg.Wait()
+			if err := s.Close(); err != nil {
+				t.Fatal(err)
+			}
+			l, err := Read(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r := l.Report(); !r.Clean() {
+				t.Fatalf("damaged: %+v", r)
+			}
+			if got, want := l.Len(), 2+workers*each; got != want {
+				t.Fatalf("%d entries, want %d", got, want)
+			}
+			if got := len(l.Branch(l.Leaf().ID)); got != l.Len() {
+				t.Errorf("the path to the leaf has %d entries, want all %d in one chain", got, l.Len())
+			}
+		})
+	}
+}
+
+// TestRefresh: entries another program (pi) appended behind the store's back
+// are indexed before the next append, which then hangs off them; a torn line it
+// left goes to <file>.torn first.
+func TestRefresh(t *testing.T) {
+	path, _ := seed(t)
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	mine, err := s.AppendMessage(assistant(t, "mine"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	theirs := `{"type":"message","id":"bbbbbbb1","parentId":"` + mine.ID + `","timestamp":"2026-11-29T19:10:00.000Z","message":{"role":"user","content":"from pi","timestamp":1764443400000}}`
+	label := `{"type":"label","id":"bbbbbbb2","parentId":"bbbbbbb1","timestamp":"2026-11-29T19:10:01.000Z","targetId":"bbbbbbb1","label":"pi was here"}`
+	frag := `{"type":"message","id":"bbbbbbb3","parentId":"bbbbbbb2","timest`
+	appendRaw(t, path, lines(theirs, label)+frag)
+
+	next, err := s.AppendMessage(assistant(t, "after pi"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Entry("bbbbbbb1") == nil || s.Label("bbbbbbb1") != "pi was here" {
+		t.Errorf("pi's entries were not indexed before the append")
+	}
+	if next.ParentID != "bbbbbbb2" {
+		t.Errorf("new entry's parent = %s, want pi's last entry bbbbbbb2", next.ParentID)
+	}
+	want := lines(hdr, user1, asst1, string(mine.Raw()), theirs, label, string(next.Raw()))
+	if got := readString(t, path); got != want {
+		t.Errorf("file:\n%s\nwant:\n%s", got, want)
+	}
+	if got := readString(t, path+".torn"); got != frag {
+		t.Errorf(".torn = %q, want %q", got, frag)
+	}
+
+	// A complete line without its newline gets one, and is indexed.
+	last := `{"type":"message","id":"bbbbbbb4","parentId":"` + next.ID + `","timestamp":"2026-11-29T19:11:00.000Z","message":{"role":"user","content":"no newline","timestamp":1764443460000}}`
+	appendRaw(t, path, last)
+	e, err := s.AppendMessage(assistant(t, "x"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.ParentID != "bbbbbbb4" {
+		t.Errorf("parent = %s, want bbbbbbb4", e.ParentID)
+	}
+	l, err := Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := l.Report(); !r.Clean() || l.Len() != 8 {
+		t.Errorf("after refresh: %d entries, report %+v", l.Len(), r)
+	}
+
+	// A file that shrank under us was rewritten by someone else: refuse.
+	if err := os.WriteFile(path, []byte(lines(hdr)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.AppendMessage(user(t, "y")); err == nil || !strings.Contains(err.Error(), path) {
+		t.Errorf("append to a file that shrank: err = %v", err)
+	}
+}
