@@ -63,18 +63,13 @@ func (l *Log) appendOn(cid, typ string, parent *string, fields []member) (*Entry
 	if e.Cursor != "" {
 		head = append(head, member{"cursor", mustValue(e.Cursor)})
 	}
-	e.raw = buildObject(append(head, fields...))
-	for _, f := range fields {
-		switch {
-		case typ == TypeMessage && f.name == "message":
-			var v struct {
-				Role string `json:"role"`
-			}
-			_ = unmarshal(f.value, &v)
-			e.role = v.Role
-		case typ == TypeCustom && f.name == "customType":
-			_ = unmarshal(f.value, &e.custom)
+	e.setRaw(buildObject(append(head, fields...)))
+	if typ == TypeMessage {
+		var v struct {
+			Role string `json:"role"`
 		}
+		_ = unmarshal(e.messageRaw(), &v)
+		e.role = v.Role
 	}
 	if l.store != nil {
 		if err := l.store.Write(e); err != nil {

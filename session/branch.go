@@ -49,7 +49,9 @@ func (l *Log) Branched(leafID string, opts ...HeaderOption) (*Log, error) {
 		id := randomID(used)
 		head := []member{{"type", mustValue(TypeLabel)}, {"id", mustValue(id)}, {"parentId", parentValue(parent)},
 			{"timestamp", mustValue(ls.timestamp)}, {"targetId", mustValue(target)}, {"label", mustValue(ls.label)}}
-		path = append(path, &Entry{Type: TypeLabel, ID: id, ParentID: parent, Timestamp: ls.timestamp, raw: buildObject(head)})
+		le := &Entry{Type: TypeLabel, ID: id, ParentID: parent, Timestamp: ls.timestamp}
+		le.setRaw(buildObject(head))
+		path = append(path, le)
 		onPath[id] = true
 		parent = id
 	}
@@ -83,6 +85,6 @@ func withoutCursor(e *Entry) *Entry {
 	}
 	ne := *e
 	ne.Cursor = ""
-	ne.raw = buildObject(without(ms, "cursor"))
+	ne.setRaw(buildObject(without(ms, "cursor")))
 	return &ne
 }

@@ -3,6 +3,8 @@ package session
 import (
 	"bytes"
 	"fmt"
+	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -222,13 +224,11 @@ func (l *Log) buildContext(leaf *node) Context {
 		case e.Type == TypeMessage && e.role == RoleAssistant && !haveModel:
 			haveModel = true
 			var v struct {
-				Message struct {
-					Provider jsontext.Value `json:"provider"`
-					Model    jsontext.Value `json:"model"`
-				} `json:"message"`
+				Provider jsontext.Value `json:"provider"`
+				Model    jsontext.Value `json:"model"`
 			}
-			_ = unmarshal(e.raw, &v)
-			ctx.Model = &Model{Provider: v.Message.Provider, ModelID: v.Message.Model}
+			_ = unmarshal(e.messageRaw(), &v)
+			ctx.Model = &Model{Provider: v.Provider, ModelID: v.Model}
 		case e.Type == TypeCompaction && compaction < 0:
 			compaction = i
 		}
@@ -239,19 +239,21 @@ func (l *Log) buildContext(leaf *node) Context {
 		}
 		return ctx
 	}
+	// Raw values, so that a field of an unexpected type spoils nothing else.
 	var comp struct {
 		Summary          jsontext.Value `json:"summary"`
-		FirstKeptEntryID string         `json:"firstKeptEntryId"`
+		FirstKeptEntryID jsontext.Value `json:"firstKeptEntryId"`
 		TokensBefore     jsontext.Value `json:"tokensBefore"`
 	}
 	ce := path[compaction].e
 	_ = unmarshal(ce.raw, &comp)
+	firstKept, _ := jsonString(comp.FirstKeptEntryID)
 	ctx.Messages = append(ctx.Messages, ContextMessage{Role: RoleCompactionSummary, Entry: ce, Raw: buildObject(omitEmpty([]member{
 		{"role", mustValue(RoleCompactionSummary)}, {"summary", comp.Summary}, {"tokensBefore", comp.TokensBefore}, {"timestamp", jsMillis(ce.Timestamp)},
 	}))})
 	kept := false
 	for _, n := range path[:compaction] {
-		if n.e.ID == comp.FirstKeptEntryID {
+		if n.e.ID == firstKept {
 			kept = true
 		}
 		if kept {
@@ -297,28 +299,24 @@ func (ctx *Context) add(e *Entry) {
 	}
 }
 
-// messageRaw returns the bytes of the entry's message object without decoding it.
+// messageRaw returns the bytes of the entry's message value (nil when it has
+// none) without decoding it: where it is was noted when the line was scanned.
 func (e *Entry) messageRaw() []byte {
-	const key = `"message":`
-	// Fast path: written as pi and arbor write it, the message follows the envelope.
-	if i := bytes.Index(e.raw, []byte(key+`{"role":`)); i >= 0 {
-		start := i + len(key)
-		if end, ok := scanValue(e.raw, start, 0); ok {
-			return e.raw[start:end]
-		}
-	}
-	v := e.rawValue("message")
-	if len(v) == 0 {
+	if e.msgEnd == 0 {
 		return nil
 	}
-	return v
+	return e.raw[e.msgStart:e.msgEnd]
 }
 
 // truthy is JavaScript's truthiness for a JSON value.
 func truthy(v jsontext.Value) bool {
-	switch string(v) {
-	case "", "null", "false", "0", `""`, "-0":
+	switch v.Kind() {
+	case 0, 'n', 'f':
 		return false
+	case '"':
+		return len(v) > 2 // any escape decodes to at least one character
+	case '0':
+		return jsNumber(v) != "0"
 	}
 	return true
 }
@@ -352,11 +350,14 @@ func ForModel(msgs []ContextMessage) []jsontext.Value {
 		case RoleUser, RoleAssistant, RoleToolResult:
 			out = append(out, m.Raw)
 		case RoleBashExecution:
-			var d MessageData
-			if unmarshal(m.Raw, &d) != nil || d.ExcludeFromContext {
+			ms, err := objectMembers(m.Raw)
+			if err != nil {
 				continue
 			}
-			out = append(out, userText(bashText(d, m.Raw), m.Raw))
+			if v, _ := find(ms, "excludeFromContext"); truthy(v) {
+				continue
+			}
+			out = append(out, userText(bashText(ms), m.Raw))
 		case RoleCustom:
 			ms, err := objectMembers(m.Raw)
 			if err != nil {
@@ -411,37 +412,80 @@ func userText(text string, orig []byte) jsontext.Value {
 	return buildObject(omitEmpty([]member{{"role", mustValue(RoleUser)}, {"content", mustValue([]textBlock{{Type: "text", Text: text}})}, {"timestamp", ts}}))
 }
 
-// bashText is pi's bashExecutionToText.
-func bashText(d MessageData, raw []byte) string {
+// bashText is pi's bashExecutionToText, with JavaScript's truthiness and
+// template-string formatting of whatever the fields hold.
+func bashText(ms []member) string {
+	field := func(name string) jsontext.Value { v, _ := find(ms, name); return v }
 	var b strings.Builder
-	fmt.Fprintf(&b, "Ran `%s`\n", d.Command)
-	if d.Output != "" {
-		fmt.Fprintf(&b, "```\n%s\n```", d.Output)
+	fmt.Fprintf(&b, "Ran `%s`\n", jsTemplate(field("command")))
+	if out := field("output"); truthy(out) {
+		fmt.Fprintf(&b, "```\n%s\n```", jsTemplate(out))
 	} else {
 		b.WriteString("(no output)")
 	}
-	if d.Cancelled {
+	if truthy(field("cancelled")) {
 		b.WriteString("\n\n(command cancelled)")
-	} else if d.ExitCode != nil && *d.ExitCode != 0 {
-		ms, _ := objectMembers(raw)
-		code, _ := find(ms, "exitCode")
-		fmt.Fprintf(&b, "\n\nCommand exited with code %s", jsNumber(code))
+	} else if code := field("exitCode"); len(code) > 0 && code.Kind() != 'n' && !(code.Kind() == '0' && jsNumber(code) == "0") {
+		fmt.Fprintf(&b, "\n\nCommand exited with code %s", jsTemplate(code))
 	}
-	if d.Truncated && d.FullOutputPath != "" {
-		fmt.Fprintf(&b, "\n\n[Output truncated. Full output: %s]", d.FullOutputPath)
+	if truthy(field("truncated")) && truthy(field("fullOutputPath")) {
+		fmt.Fprintf(&b, "\n\n[Output truncated. Full output: %s]", jsTemplate(field("fullOutputPath")))
 	}
 	return b.String()
 }
 
-// jsNumber prints a JSON number as JavaScript's String(n) does for the integers
-// and plain decimals that exit codes are.
+// jsTemplate is what `${v}` gives in JavaScript for a JSON value (v nil: undefined).
+func jsTemplate(v jsontext.Value) string {
+	switch v.Kind() {
+	case 0:
+		return "undefined"
+	case '"':
+		return jsonStr(v)
+	case '0':
+		return jsNumber(v)
+	case '[':
+		var elems []jsontext.Value
+		if unmarshal(v, &elems) != nil {
+			return ""
+		}
+		parts := make([]string, len(elems))
+		for i, e := range elems {
+			if k := e.Kind(); k != 'n' { // null and undefined join as ""
+				parts[i] = jsTemplate(e)
+			}
+		}
+		return strings.Join(parts, ",")
+	case '{':
+		return "[object Object]"
+	}
+	return string(v) // true, false, null
+}
+
+// jsNumber prints a JSON number as JavaScript's String(n) does.
 func jsNumber(v jsontext.Value) string {
 	var f float64
 	if unmarshal(v, &f) != nil {
 		return string(v)
 	}
-	if f == float64(int64(f)) {
-		return fmt.Sprint(int64(f))
+	switch {
+	case f == 0:
+		return "0" // String(-0) is "0"
+	case math.IsInf(f, 0):
+		if f > 0 {
+			return "Infinity"
+		}
+		return "-Infinity"
 	}
-	return fmt.Sprint(f)
+	if a := math.Abs(f); a >= 1e21 || a < 1e-6 {
+		// Exponent form, as JavaScript writes it: 1e+21, 1.5e-7.
+		s := strconv.FormatFloat(f, 'e', -1, 64)
+		mant, exp, _ := strings.Cut(s, "e")
+		if exp[0] == '+' || exp[0] == '-' {
+			sign := exp[:1]
+			exp = strings.TrimLeft(exp[1:], "0")
+			return mant + "e" + sign + exp
+		}
+		return s
+	}
+	return strconv.FormatFloat(f, 'f', -1, 64)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/go-json-experiment/json"
@@ -41,6 +42,8 @@ type Entry struct {
 	role   string // message role, for message entries
 	custom string // customType, for custom entries
 	raw    []byte
+	// Offsets in raw of the top-level message value (msgEnd 0: none).
+	msgStart, msgEnd int
 }
 
 // Raw returns the entry's JSON object as read or written, without the newline.
@@ -73,13 +76,11 @@ func (e *Entry) Message() (Message, error) {
 	if e.Type != TypeMessage {
 		return Message{}, fmt.Errorf("session: entry %s is a %s, not a message", e.ID, e.Type)
 	}
-	var v struct {
-		Message jsontext.Value `json:"message"`
+	raw := e.messageRaw()
+	if raw == nil {
+		return Message{}, fmt.Errorf("session: entry %s has no message", e.ID)
 	}
-	if err := unmarshal(e.raw, &v); err != nil {
-		return Message{}, fmt.Errorf("session: entry %s: %w", e.ID, err)
-	}
-	return ParseMessage(v.Message)
+	return ParseMessage(raw)
 }
 
 // Header is the first line of a session file (SPEC §2).
@@ -117,30 +118,52 @@ func marshal(v any) ([]byte, error) { return json.Marshal(v, marshalOptions) }
 // parseLine turns one line into a header or an entry. It returns errNotObject for
 // lines that are not valid JSON objects and errNoType for objects without a type.
 // A line of type "session" is returned as a header.
+//
+// One pass validates the line and finds its top-level members; lines written
+// as pi and arbor write them are then read by the fast envelope, and anything
+// else (other member orders, escapes, duplicate names) by a full decode that
+// gives what JSON.parse gives.
 func parseLine(line []byte) (*Header, *Entry, error) {
-	h, e, err := parseLineEnvelope(line)
-	if e != nil && e.Type == TypeCustom {
-		var v struct {
-			CustomType string `json:"customType"`
+	line = bytes.Trim(line, " \t\r\n")
+	s := scanLine(line)
+	if !s.ok || !s.object {
+		return nil, nil, errNotObject
+	}
+	if s.plain {
+		if e, ok := fastEnvelope(line); ok && (e.Cursor != "" || s.seen&seenCursor == 0) {
+			e.setScan(s)
+			return nil, e, nil
 		}
-		if unmarshal(e.raw, &v) == nil {
-			e.custom = v.CustomType
-		}
+	}
+	h, e, err := decodeEnvelope(line)
+	if e != nil {
+		e.setScan(s)
 	}
 	return h, e, err
 }
 
-func parseLineEnvelope(line []byte) (*Header, *Entry, error) {
-	line = bytes.TrimRight(line, " \t\r")
-	if e, ok := fastEnvelope(line); ok {
-		if !validJSON(line) {
-			return nil, nil, errNotObject
+// setScan keeps what scanLine found in e.raw: where the message is, and the customType.
+func (e *Entry) setScan(s lineScan) {
+	e.msgStart, e.msgEnd = s.msgStart, s.msgEnd
+	e.custom = ""
+	if e.Type == TypeCustom && s.ctEnd > 0 {
+		v := e.raw[s.ctStart:s.ctEnd]
+		if ct, rest, ok := simpleString(v[1:]); v[0] == '"' && ok && len(rest) == 0 {
+			e.custom = ct
+		} else {
+			e.custom, _ = jsonString(v)
 		}
-		return nil, e, nil
 	}
-	if !validJSON(line) {
-		return nil, nil, errNotObject
-	}
+}
+
+// setRaw replaces the entry's JSON (always a valid object built by this package).
+func (e *Entry) setRaw(raw []byte) {
+	e.raw = raw
+	e.setScan(scanLine(raw))
+}
+
+// decodeEnvelope is the full decode of a valid JSON object.
+func decodeEnvelope(line []byte) (*Header, *Entry, error) {
 	var env struct {
 		Type      jsontext.Value `json:"type"`
 		ID        jsontext.Value `json:"id"`
@@ -152,10 +175,6 @@ func parseLineEnvelope(line []byte) (*Header, *Entry, error) {
 		Cwd       jsontext.Value `json:"cwd"`
 		Parent    jsontext.Value `json:"parentSession"`
 	}
-	trimmed := bytes.TrimLeft(line, " \t")
-	if len(trimmed) == 0 || trimmed[0] != '{' {
-		return nil, nil, errNotObject
-	}
 	if err := unmarshal(line, &env); err != nil {
 		return nil, nil, errNotObject
 	}
@@ -164,33 +183,59 @@ func parseLineEnvelope(line []byte) (*Header, *Entry, error) {
 		return nil, nil, errNoType
 	}
 	if typ == typeHeader {
-		h := &Header{Version: 1, raw: trimmed}
+		h := &Header{Version: 1, raw: line}
 		h.ID, _ = jsonString(env.ID)
 		h.Timestamp, _ = jsonString(env.Timestamp)
 		h.Cwd, _ = jsonString(env.Cwd)
 		h.ParentSession, _ = jsonString(env.Parent)
-		if len(env.Version) > 0 && env.Version.Kind() == '0' {
-			var v float64
-			if unmarshal(env.Version, &v) == nil && v >= 1 {
-				h.Version = int(v)
-			}
-		}
+		h.Version = headerVersion(env.Version)
 		return h, nil, nil
 	}
-	e := &Entry{Type: typ, raw: trimmed}
+	e := &Entry{Type: typ, raw: line}
 	e.ID, _ = jsonString(env.ID)
 	e.ParentID, _ = jsonString(env.ParentID)
 	e.Timestamp, _ = jsonString(env.Timestamp)
 	e.Cursor, _ = jsonString(env.Cursor)
 	if typ == TypeMessage && len(env.Message) > 0 && env.Message.Kind() == '{' {
 		var m struct {
-			Role string `json:"role"`
+			Role jsontext.Value `json:"role"`
 		}
 		if unmarshal(env.Message, &m) == nil {
-			e.role = m.Role
+			e.role, _ = jsonString(m.Role)
 		}
 	}
 	return nil, e, nil
+}
+
+// headerVersion reads a header's version as pi compares it: a missing or
+// unusable version is 1, a number (or a numeric string, which JavaScript
+// compares as a number) is truncated.
+func headerVersion(v jsontext.Value) int {
+	var f float64
+	switch v.Kind() {
+	case '0':
+		if unmarshal(v, &f) != nil {
+			return 1
+		}
+	case '"':
+		s, _ := jsonString(v)
+		var err error
+		if f, err = strconv.ParseFloat(strings.TrimSpace(s), 64); err != nil {
+			if strings.TrimSpace(s) == "" {
+				return 1 // "" < 2 in JavaScript
+			}
+			return CurrentVersion // NaN compares false: pi migrates nothing
+		}
+	default:
+		return 1
+	}
+	switch {
+	case f < 1:
+		return 1
+	case f > 1<<30:
+		return 1 << 30
+	}
+	return int(f)
 }
 
 func jsonString(v jsontext.Value) (string, bool) {
@@ -260,10 +305,6 @@ func fastEnvelope(b []byte) (*Entry, bool) {
 			return nil, false
 		}
 	}
-	if bytes.Contains(rest, []byte(`"cursor":`)) && e.Cursor == "" && e.Type != TypeMessage {
-		// A cursor field further along: let the full decode find it.
-		return nil, false
-	}
 	e.raw = b
 	return &e, true
 }
@@ -281,7 +322,9 @@ func simpleString(b []byte) (string, []byte, bool) {
 		switch {
 		case c == '"':
 			return string(b[:i]), b[i+1:], true
-		case c == '\\' || c < 0x20:
+		case c == '\\' || c < 0x20 || c >= 0x80:
+			// Escapes and non-ASCII (which the full decode checks for
+			// invalid UTF-8) are left to the full decode.
 			return "", b, false
 		}
 	}

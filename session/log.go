@@ -98,7 +98,7 @@ type Report struct {
 }
 
 // Clean reports whether the file loaded without any damage.
-func (r *Report) Clean() bool {
+func (r Report) Clean() bool {
 	return len(r.BadLines) == 0 && !r.TornTail && !r.MissingNewline && !r.NoHeader &&
 		len(r.ExtraHeaders) == 0 && len(r.DuplicateIDs) == 0 && len(r.Cycles) == 0 && len(r.Orphans) == 0
 }
@@ -182,12 +182,19 @@ func Load(data []byte) *Log {
 	rep.Lines = len(lines)
 	var h *Header
 	var entries []*Entry
+	// pos[i] is entries[i]'s index among the lines JSON.parse accepts (the
+	// header being 0): what a version 1 compaction's firstKeptEntryIndex counts.
+	var pos []int
+	parsedBefore := 0
+	complete := bytes.HasSuffix(data, []byte("\n"))
 	for i, p := range parsed {
 		ln := lines[i]
 		switch {
 		case p.blank:
+			continue
 		case p.err != nil:
-			if i == len(lines)-1 && !bytes.HasSuffix(data, []byte("\n")) {
+			if i == len(lines)-1 && !complete && !IsCompleteJSON(bytes.TrimSpace(ln.b)) {
+				// A partial last line: the tail of an interrupted write.
 				rep.TornTail = true
 			} else {
 				rep.BadLines = append(rep.BadLines, ln.num)
@@ -201,9 +208,13 @@ func Load(data []byte) *Log {
 		default:
 			p.entry.Line = ln.num
 			entries = append(entries, p.entry)
+			pos = append(pos, parsedBefore)
+		}
+		if p.err == nil || IsCompleteJSON(bytes.TrimSpace(ln.b)) {
+			parsedBefore++
 		}
 	}
-	if len(data) > 0 && !bytes.HasSuffix(data, []byte("\n")) && !rep.TornTail {
+	if len(data) > 0 && !complete && !rep.TornTail {
 		rep.MissingNewline = true
 	}
 	if h == nil {
@@ -225,7 +236,7 @@ func Load(data []byte) *Log {
 		l.readOnly = fmt.Errorf("%w: file is format version %d; this arbor writes version %d, so it opens the file read-only (upgrade arbor to append)", ErrReadOnly, h.Version, CurrentVersion)
 	}
 	if h.Version < CurrentVersion {
-		entries = migrate(h, entries, h.Version)
+		entries = migrate(h, entries, pos, h.Version)
 		rep.Migrated = true
 	}
 	l.report = rep
@@ -301,7 +312,11 @@ func (l *Log) index(entries []*Entry) {
 		l.byID[e.ID] = n
 	}
 	for _, n := range l.byID {
-		if p := n.e.ParentID; p != "" && p != n.e.ID {
+		switch p := n.e.ParentID; {
+		case p == "":
+		case p == n.e.ID:
+			l.report.Cycles = append(l.report.Cycles, n.e.ID) // a loop of one: a root, as in pi
+		default:
 			if pn, ok := l.byID[p]; ok {
 				n.parent = pn
 			} else {
@@ -310,6 +325,7 @@ func (l *Log) index(entries []*Entry) {
 		}
 	}
 	l.cutLoops()
+	slices.Sort(l.report.BadLines)
 	for _, e := range l.entries {
 		n := l.byID[e.ID]
 		if n.parent == nil {
@@ -321,6 +337,7 @@ func (l *Log) index(entries []*Entry) {
 	}
 	l.report.Entries = len(l.entries)
 	sortByPosition(l.report.Orphans, l)
+	sortByPosition(l.report.Cycles, l)
 	for _, c := range l.cursors {
 		c.leaf = resolveLeaf(c.last)
 	}

@@ -15,9 +15,11 @@ import (
 // Version 1 entries get ids derived from the session id and their position, so
 // that the same file always shows the same ids (pi draws random ones; a user could
 // not then name an entry of an old file twice in a row).
-func migrate(h *Header, entries []*Entry, v int) []*Entry {
+//
+// pos[i] is entries[i]'s index among the file's parsed lines, the header being 0.
+func migrate(h *Header, entries []*Entry, pos []int, v int) []*Entry {
 	if v < 2 {
-		entries = migrateV1(h, entries)
+		entries = migrateV1(h, entries, pos)
 	}
 	if v < 3 {
 		for i, e := range entries {
@@ -29,11 +31,13 @@ func migrate(h *Header, entries []*Entry, v int) []*Entry {
 	return entries
 }
 
-func migrateV1(h *Header, entries []*Entry) []*Entry {
+func migrateV1(h *Header, entries []*Entry, pos []int) []*Entry {
 	used := make(map[string]bool, len(entries))
 	ids := make([]string, len(entries))
+	byPos := make(map[int]string, len(entries))
 	for i := range entries {
 		ids[i] = derivedID(h.ID, i, used)
+		byPos[pos[i]] = ids[i]
 	}
 	out := make([]*Entry, 0, len(entries))
 	prev := ""
@@ -44,7 +48,7 @@ func migrateV1(h *Header, entries []*Entry) []*Entry {
 		}
 		rest := without(ms, "type", "id", "parentId")
 		if e.Type == TypeCompaction {
-			rest = convertFirstKept(rest, ids)
+			rest = convertFirstKept(rest, byPos)
 		}
 		head := []member{{"type", mustValue(e.Type)}, {"id", mustValue(ids[i])}}
 		if prev == "" {
@@ -54,28 +58,41 @@ func migrateV1(h *Header, entries []*Entry) []*Entry {
 		}
 		ne := *e
 		ne.ID, ne.ParentID = ids[i], prev
-		ne.raw = buildObject(append(head, rest...))
+		ne.setRaw(buildObject(append(head, rest...)))
 		out = append(out, &ne)
 		prev = ids[i]
 	}
 	return out
 }
 
-// convertFirstKept replaces a v1 compaction's firstKeptEntryIndex (an index into
-// the file's parsed lines, the header being 0) with firstKeptEntryId.
-func convertFirstKept(ms []member, ids []string) []member {
+// convertFirstKept replaces a v1 compaction's firstKeptEntryIndex (an index
+// into the file's parsed lines, the header being 0) with firstKeptEntryId, as
+// pi does: an index that is a number is removed, and becomes an id only when it
+// names an entry; anything else is left as it is.
+func convertFirstKept(ms []member, byPos map[int]string) []member {
 	out := make([]member, 0, len(ms))
+	var keptID string
 	for _, m := range ms {
-		if m.name != "firstKeptEntryIndex" {
+		if m.name != "firstKeptEntryIndex" || m.value.Kind() != '0' {
 			out = append(out, m)
 			continue
 		}
 		var idx float64
-		if unmarshal(m.value, &idx) == nil && idx >= 1 && int(idx)-1 < len(ids) && idx == float64(int(idx)) {
-			out = append(out, member{"firstKeptEntryId", mustValue(ids[int(idx)-1])})
+		if unmarshal(m.value, &idx) == nil && idx == float64(int(idx)) {
+			keptID = byPos[int(idx)]
 		}
 	}
-	return out
+	if keptID == "" {
+		return out
+	}
+	// pi assigns firstKeptEntryId: an existing member keeps its place.
+	for i := range out {
+		if out[i].name == "firstKeptEntryId" {
+			out[i].value = mustValue(keptID)
+			return out
+		}
+	}
+	return append(out, member{"firstKeptEntryId", mustValue(keptID)})
 }
 
 func derivedID(sessionID string, i int, used map[string]bool) string {
@@ -111,7 +128,7 @@ func renameHookMessage(e *Entry) *Entry {
 	}
 	ne := *e
 	ne.role = RoleCustom
-	ne.raw = buildObject(ms)
+	ne.setRaw(buildObject(ms))
 	return &ne
 }
 

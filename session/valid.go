@@ -1,5 +1,7 @@
 package session
 
+import "bytes"
+
 // validJSON reports whether b holds exactly one JSON value, surrounded by optional
 // white space. It accepts what JSON.parse accepts on a line pi wrote: invalid UTF-8 is
 // not an error (Node decodes files with replacement characters before parsing).
@@ -224,3 +226,175 @@ func scanArray(b []byte, i, depth int) (int, bool) {
 
 // IsCompleteJSON reports whether b is one whole JSON value (a line that only lacks its newline).
 func IsCompleteJSON(b []byte) bool { return validJSON(b) }
+
+// Members of an entry's top-level object that the envelope reads. scanLine
+// notes each one it meets, so that a line naming one of them twice, or under an
+// escaped name, can be sent to the full decode (JSON.parse keeps the last
+// duplicate; the fast envelope reads the first).
+const (
+	seenType = 1 << iota
+	seenID
+	seenParentID
+	seenTimestamp
+	seenCursor
+	seenMessage
+	seenCustomType
+)
+
+// lineScan is what scanLine learns about a line on its way through it.
+type lineScan struct {
+	ok     bool // the line is exactly one JSON value
+	object bool // ... and that value is an object
+	// plain: no envelope member appears twice and no top-level name (nor a
+	// name directly inside the message object) is written with escapes, so the
+	// fast envelope reads what JSON.parse would.
+	plain bool
+	seen  int
+	// Offsets of the last top-level "message" and "customType" values (end 0: absent).
+	msgStart, msgEnd int
+	ctStart, ctEnd   int
+}
+
+// scanLine validates a line as validJSON does and, when it holds an object,
+// records its envelope members on the way, at the cost of a comparison per
+// top-level name.
+func scanLine(b []byte) lineScan {
+	var s lineScan
+	i := skipSpace(b, 0)
+	var ok bool
+	if i < len(b) && b[i] == '{' {
+		s.object, s.plain = true, true
+		i, ok = s.scanTop(b, i)
+	} else {
+		i, ok = scanValue(b, i, 0)
+	}
+	if !ok || skipSpace(b, i) != len(b) {
+		return lineScan{}
+	}
+	s.ok = true
+	return s
+}
+
+// scanTop is scanObject for the line's top-level object.
+func (s *lineScan) scanTop(b []byte, i int) (int, bool) {
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return i + 1, true
+	}
+	for {
+		if i >= len(b) || b[i] != '"' {
+			return i, false
+		}
+		start := i
+		var ok bool
+		if i, ok = scanString(b, i); !ok {
+			return i, false
+		}
+		name := b[start+1 : i-1]
+		bit := 0
+		switch string(name) {
+		case "type":
+			bit = seenType
+		case "id":
+			bit = seenID
+		case "parentId":
+			bit = seenParentID
+		case "timestamp":
+			bit = seenTimestamp
+		case "cursor":
+			bit = seenCursor
+		case "message":
+			bit = seenMessage
+		case "customType":
+			bit = seenCustomType
+		default:
+			if bytes.IndexByte(name, '\\') >= 0 {
+				s.plain = false
+			}
+		}
+		if s.seen&bit != 0 {
+			s.plain = false
+		}
+		s.seen |= bit
+		i = skipSpace(b, i)
+		if i >= len(b) || b[i] != ':' {
+			return i, false
+		}
+		i = skipSpace(b, i+1)
+		vstart := i
+		if bit == seenMessage && i < len(b) && b[i] == '{' {
+			i, ok = s.scanMessage(b, i)
+		} else {
+			i, ok = scanValue(b, i, 1)
+		}
+		if !ok {
+			return i, false
+		}
+		switch bit {
+		case seenMessage:
+			s.msgStart, s.msgEnd = vstart, i
+		case seenCustomType:
+			s.ctStart, s.ctEnd = vstart, i
+		}
+		i = skipSpace(b, i)
+		if i >= len(b) {
+			return i, false
+		}
+		switch b[i] {
+		case ',':
+			i = skipSpace(b, i+1)
+		case '}':
+			return i + 1, true
+		default:
+			return i, false
+		}
+	}
+}
+
+// scanMessage is scanObject for the message object (depth 2), watching its
+// "role" name the way scanTop watches the envelope.
+func (s *lineScan) scanMessage(b []byte, i int) (int, bool) {
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return i + 1, true
+	}
+	roles := 0
+	for {
+		if i >= len(b) || b[i] != '"' {
+			return i, false
+		}
+		start := i
+		var ok bool
+		if i, ok = scanString(b, i); !ok {
+			return i, false
+		}
+		name := b[start+1 : i-1]
+		if string(name) == "role" {
+			if roles++; roles > 1 {
+				s.plain = false
+			}
+		} else if bytes.IndexByte(name, '\\') >= 0 {
+			s.plain = false
+		}
+		i = skipSpace(b, i)
+		if i >= len(b) || b[i] != ':' {
+			return i, false
+		}
+		i = skipSpace(b, i+1)
+		if i, ok = scanValue(b, i, 2); !ok {
+			return i, false
+		}
+		i = skipSpace(b, i)
+		if i >= len(b) {
+			return i, false
+		}
+		switch b[i] {
+		case ',':
+			i = skipSpace(b, i+1)
+		case '}':
+			return i + 1, true
+		default:
+			return i, false
+		}
+	}
+}
