@@ -340,43 +340,106 @@ func cutAt(path []*session.Entry, start, cut int) cutPoint {
 // keepToolPairs returns the earliest index at or before cut from which every
 // kept tool result (in path[cut:]) also keeps the assistant message that called
 // it: the cut moves back to that message until no kept result points before it.
-// Results whose call is nowhere on the path cannot be helped and are ignored.
+// Results whose call is nowhere before them on the path cannot be helped and
+// are ignored. Only the kept part, and what the cut moves over, is decoded.
 func keepToolPairs(path []*session.Entry, cut int) int {
 	if cut >= len(path) {
 		return cut
 	}
-	// callAt[id] is the last assistant message (so far) holding a tool call id.
-	callAt := map[string]int{}
-	// need[j] is, for the tool result at j, the assistant message that called it.
-	need := map[int]int{}
-	for j, e := range path {
-		if e.Type != session.TypeMessage {
-			continue
-		}
-		switch e.Role() {
-		case session.RoleAssistant:
-			m, _ := e.AsMessage()
-			for _, b := range decode(m.Raw).Content.Blocks {
-				if b.Type == "toolCall" && b.ID != "" {
-					callAt[b.ID] = j
+	called := map[string]bool{} // tool call ids in path[cut:]
+	var pending []string        // kept results' call ids not (yet) seen among the kept calls
+	scan := func(from, to int) {
+		for _, e := range path[from:to] {
+			if e.Type != session.TypeMessage {
+				continue
+			}
+			switch e.Role() {
+			case session.RoleAssistant:
+				for _, id := range callIDs(e) {
+					called[id] = true
+				}
+			case session.RoleToolResult:
+				if id := resultCallID(e); id != "" {
+					pending = append(pending, id)
 				}
 			}
-		case session.RoleToolResult:
-			m, _ := e.AsMessage()
-			if i, ok := callAt[decode(m.Raw).ToolCallID]; ok {
-				need[j] = i
-			}
 		}
 	}
-	for moved := true; moved; {
-		moved = false
-		for j, i := range need {
-			if j >= cut && i < cut {
-				cut, moved = i, true
+	scan(cut, len(path))
+	for {
+		var missing []string
+		for _, id := range pending {
+			if !called[id] {
+				missing = append(missing, id)
 			}
 		}
+		pending = missing
+		if len(pending) == 0 {
+			return cut
+		}
+		// Move back to the nearest earlier assistant message that made one of
+		// the missing calls, taking in everything on the way.
+		want := map[string]bool{}
+		for _, id := range pending {
+			want[id] = true
+		}
+		to := cut
+		for cut--; cut >= 0; cut-- {
+			if e := path[cut]; e.Type == session.TypeMessage && e.Role() == session.RoleAssistant && slices.ContainsFunc(callIDs(e), func(id string) bool { return want[id] }) {
+				break
+			}
+		}
+		if cut < 0 { // the calls are not on the path: nothing to keep them with
+			return to
+		}
+		scan(cut, to)
+		if !slices.ContainsFunc(pending, func(id string) bool { return !called[id] && callBefore(path, cut, id) }) {
+			return cut
+		}
 	}
-	return cut
+}
+
+// callBefore reports whether an assistant message before index i made call id.
+func callBefore(path []*session.Entry, i int, id string) bool {
+	for _, e := range path[:i] {
+		if e.Type == session.TypeMessage && e.Role() == session.RoleAssistant && slices.Contains(callIDs(e), id) {
+			return true
+		}
+	}
+	return false
+}
+
+// callIDs returns the ids of an assistant message's tool calls.
+func callIDs(e *session.Entry) []string {
+	m, _ := e.AsMessage()
+	var v struct {
+		Content jsontext.Value `json:"content"`
+	}
+	if json.Unmarshal(m.Raw, &v, decodeOptions) != nil || v.Content.Kind() != '[' {
+		return nil
+	}
+	var blocks []struct {
+		Type string `json:"type"`
+		ID   string `json:"id"`
+	}
+	_ = json.Unmarshal(v.Content, &blocks, decodeOptions)
+	var ids []string
+	for _, b := range blocks {
+		if b.Type == "toolCall" && b.ID != "" {
+			ids = append(ids, b.ID)
+		}
+	}
+	return ids
+}
+
+// resultCallID returns the call id a tool result answers.
+func resultCallID(e *session.Entry) string {
+	m, _ := e.AsMessage()
+	var r struct {
+		ToolCallID string `json:"toolCallId"`
+	}
+	_ = json.Unmarshal(m.Raw, &r, decodeOptions)
+	return r.ToolCallID
 }
 
 // SafeFirstKept checks a firstKeptEntryId chosen by a caller (an extension, a
