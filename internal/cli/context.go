@@ -2,21 +2,28 @@ package cli
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 
+	"github.com/arborlog/arbor/catalog"
 	"github.com/arborlog/arbor/session"
+	"github.com/arborlog/arbor/window"
+	"github.com/arborlog/arbor/window/blob"
 	"github.com/spf13/cobra"
 )
 
 var _ = register(newCmdContext)
 
 type contextOptions struct {
-	io     *IO
-	g      *Global
-	arg    string
-	leaf   string
-	cursor string
-	format string
+	io      *IO
+	g       *Global
+	arg     string
+	leaf    string
+	cursor  string
+	format  string
+	budget  int
+	explain bool
+	share   float64
 }
 
 func newCmdContext(ios *IO, g *Global) *cobra.Command {
@@ -32,10 +39,21 @@ By default the leaf is the active cursor's. --leaf starts from any entry
 (--leaf null gives the empty context), --cursor from another cursor.
 --json prints {"messages":[…],"thinkingLevel":…,"model":…} exactly as pi's
 buildSessionContext() would; --format llm prints the messages converted for
-the model (bash runs, custom messages and summaries become user messages).`,
+the model (bash runs, custom messages and summaries become user messages).
+
+Entries the cursor outlined or summarized (arbor outline, arbor summarize) are
+rendered that way. --budget N fits the context into N tokens: tool results
+larger than a share of it are cut (the full output is kept as a blob, see
+'arbor blob'), then older messages are outlined and summarized, oldest and
+largest first, and if that is not enough whole turns are left out, oldest
+first, with one note in their place. Pinned entries, the first and last user
+requests and the last turn are never touched; tool calls keep their results.
+A tool call left without a result (a crash mid-tool) gets an error result.
+--explain lists on stderr what was cut, downgraded and left out.`,
 		Example: `  arbor context examples/refactor.jsonl
   arbor context 0195f1c2 --json
-  arbor context my-session --leaf 3fa2b9c1 --format llm`,
+  arbor context my-session --leaf 3fa2b9c1 --format llm
+  arbor context my-session --budget 60000 --format llm --explain`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			o.arg = args[0]
@@ -44,6 +62,18 @@ the model (bash runs, custom messages and summaries become user messages).`,
 			}
 			if o.format != "json" && o.format != "llm" && o.format != "text" {
 				return usagef("--format must be json, llm or text, not %q", o.format)
+			}
+			if o.budget < 0 {
+				return usagef("--budget must be a number of tokens above 0, not %d", o.budget)
+			}
+			if c.Flags().Changed("budget") && o.budget == 0 {
+				return usagef("--budget must be a number of tokens above 0")
+			}
+			if o.explain && o.budget == 0 {
+				return usagef("--explain needs --budget")
+			}
+			if o.share <= 0 || o.share > 1 {
+				return usagef("--result-share must be above 0 and at most 1, not %g", o.share)
 			}
 			if !c.Flags().Changed("leaf") {
 				o.leaf = ""
@@ -56,6 +86,9 @@ the model (bash runs, custom messages and summaries become user messages).`,
 	cmd.Flags().StringVar(&o.leaf, "leaf", "", "build from this entry id (null: the empty context)")
 	cmd.Flags().StringVar(&o.cursor, "cursor", "", "build from this cursor's leaf (id or name)")
 	cmd.Flags().StringVar(&o.format, "format", "text", "text, json (pi's context) or llm (converted for the model)")
+	cmd.Flags().IntVar(&o.budget, "budget", 0, "fit the context into this many tokens")
+	cmd.Flags().BoolVar(&o.explain, "explain", false, "with --budget: say on stderr what was cut, downgraded and left out")
+	cmd.Flags().Float64Var(&o.share, "result-share", 0.25, "with --budget: the largest share of it one tool result may take")
 	return cmd
 }
 
@@ -65,6 +98,7 @@ func runContext(o *contextOptions) error {
 		return err
 	}
 	var ctx session.Context
+	res := l.Cursor("")
 	switch {
 	case o.leaf == "null":
 		ctx = l.ContextAt(nil)
@@ -79,8 +113,12 @@ func runContext(o *contextOptions) error {
 			return fmt.Errorf("no cursor %q in %s; 'arbor info %s' lists them", o.cursor, path, path)
 		}
 		ctx = c.Context()
+		res = c
 	default:
 		ctx = l.Context()
+	}
+	if ctx, err = o.fit(ctx, res.Resolutions(), path); err != nil {
+		return err
 	}
 	format := o.format
 	if o.g.JSON && format == "text" {
@@ -107,6 +145,42 @@ func runContext(o *contextOptions) error {
 		printTranscript(w, ctx)
 	}
 	return nil
+}
+
+// fit renders the cursor's resolutions and, with --budget, fits the context.
+// Without a budget and without entries below full, the context is pi's, untouched.
+func (o *contextOptions) fit(ctx session.Context, res map[string]session.Resolution, path string) (session.Context, error) {
+	if o.budget == 0 && !reduced(ctx, res) {
+		return ctx, nil
+	}
+	opts := window.Options{Budget: o.budget, Resolutions: res, ResultShare: o.share}
+	if o.budget > 0 {
+		opts.Blobs = blob.Store{Dir: filepath.Join(catalog.Home(), "blobs")}
+	}
+	r, err := window.Build(ctx, opts)
+	if err != nil {
+		return ctx, fmt.Errorf("%s: %w", path, err)
+	}
+	if o.explain {
+		fmt.Fprint(o.io.ErrOut, r.Explain())
+	}
+	return r.Context(), nil
+}
+
+// reduced reports whether the cursor renders any message of ctx below full.
+func reduced(ctx session.Context, res map[string]session.Resolution) bool {
+	if len(res) == 0 {
+		return false
+	}
+	for _, m := range ctx.Messages {
+		if m.Entry == nil {
+			continue
+		}
+		if r, ok := res[m.Entry.ID]; ok && r.Level != session.Full && r.Level != session.Pinned {
+			return true
+		}
+	}
+	return false
 }
 
 func hasCursor(l *session.Log, id string) bool {

@@ -1,0 +1,40 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"github.com/arborlog/arbor/catalog"
+	"github.com/arborlog/arbor/window/blob"
+	"github.com/spf13/cobra"
+)
+
+var _ = register(newCmdBlob)
+
+func newCmdBlob(ios *IO, g *Global) *cobra.Command {
+	return &cobra.Command{
+		Use:   "blob <ref>",
+		Short: "Print a tool output kept outside the session log",
+		Long: `Print the full output of a tool result that was cut to fit a context budget.
+When a tool result is larger than its share of the budget, the context holds
+its first lines and a note naming a blob: the whole output, stored once under
+$ARBOR_DIR/blobs by its SHA-256. <ref> is that name (sha256:<hex>), the hex
+digest, or a unique prefix of at least 8 hex digits.`,
+		Example: `  arbor blob sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
+  arbor blob 9f86d081 | less`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			st := blob.Store{Dir: filepath.Join(catalog.Home(), "blobs")}
+			data, err := st.Get(args[0])
+			if errors.Is(err, blob.ErrNotFound) {
+				return fmt.Errorf("%w; blobs are written by 'arbor context --budget' and by agents that bound their tool results", err)
+			}
+			if err != nil {
+				return err
+			}
+			_, err = ios.Out.Write(data)
+			return err
+		},
+	}
+}

@@ -1,0 +1,106 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/arborlog/arbor/session"
+	"github.com/spf13/cobra"
+)
+
+var (
+	_ = register(func(ios *IO, g *Global) *cobra.Command { return newCmdResolution(ios, g, "pin") })
+	_ = register(func(ios *IO, g *Global) *cobra.Command { return newCmdResolution(ios, g, "unpin") })
+	_ = register(func(ios *IO, g *Global) *cobra.Command { return newCmdResolution(ios, g, "outline") })
+	_ = register(func(ios *IO, g *Global) *cobra.Command { return newCmdResolution(ios, g, "summarize") })
+)
+
+type resolutionOptions struct {
+	io     *IO
+	g      *Global
+	verb   string
+	arg    string
+	id     string
+	cursor string
+	text   string
+}
+
+var resolutionHelp = map[string]struct{ short, long string }{
+	"pin": {"Keep an entry in full: never outlined, summarized or left out",
+		"Pin an entry for a cursor: the context budget (arbor context --budget) never\ndowngrades or leaves out a pinned entry."},
+	"unpin": {"Return an entry to its default level",
+		"Undo pin, outline or summarize for a cursor: the entry renders at its default\nlevel again (full for messages)."},
+	"outline": {"Render an entry as an outline in this cursor's context",
+		"Render an entry as an outline for a cursor: a tool result becomes one line\nnaming the tool, its argument, the size and outcome plus its first lines; an\nassistant message keeps its tool calls. --text sets your own outline."},
+	"summarize": {"Render an entry as a one-line summary in this cursor's context",
+		"Render an entry as a one-line summary for a cursor (shorter than an outline;\nroles and tool-call pairing are kept). --text sets your own summary."},
+}
+
+func newCmdResolution(ios *IO, g *Global, verb string) *cobra.Command {
+	o := &resolutionOptions{io: ios, g: g, verb: verb}
+	h := resolutionHelp[verb]
+	cmd := &cobra.Command{
+		Use:   verb + " <session> <entry-id>",
+		Short: h.short,
+		Long: h.long + `
+
+The change is recorded as an arbor.resolution marker on the cursor (the active
+one, or --cursor), so it survives a restart and other cursors are not affected.
+pi ignores these markers and still sees every entry in full.`,
+		Example: fmt.Sprintf("  arbor %s my-session 3fa2b9c1\n  arbor %s 0195f1c2 3fa2b9c1 --cursor experiment", verb, verb),
+		Args:    cobra.ExactArgs(2),
+		RunE: func(c *cobra.Command, args []string) error {
+			o.arg, o.id = args[0], args[1]
+			return runResolution(o)
+		},
+	}
+	cmd.Flags().StringVar(&o.cursor, "cursor", "", "the cursor (id or name) whose rendering changes; default the active one")
+	if verb == "outline" || verb == "summarize" {
+		cmd.Flags().StringVar(&o.text, "text", "", "render this text instead of the generated "+map[string]string{"outline": "outline", "summarize": "summary"}[verb])
+	}
+	return cmd
+}
+
+func runResolution(o *resolutionOptions) error {
+	s, err := o.g.open(o.arg)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	e, err := entryOrErr(s.Log, s.Path(), o.id)
+	if err != nil {
+		return err
+	}
+	if e.IsMarker() {
+		return fmt.Errorf("entry %s in %s is an arbor marker, not part of the conversation", o.id, s.Path())
+	}
+	def := session.DefaultLevel(e)
+	if def == session.Attached && o.verb != "unpin" {
+		return fmt.Errorf("entry %s in %s is a %s entry, which never reaches the model; only messages, custom messages and summaries can be pinned or rendered shorter", o.id, s.Path(), e.Type)
+	}
+	c := s.Cursor(o.cursor)
+	if o.cursor != "" && !hasCursor(s.Log, c.ID()) {
+		return fmt.Errorf("no cursor %q in %s; 'arbor info %s' lists them", o.cursor, s.Path(), s.Path())
+	}
+	r := session.Resolution{Text: o.text}
+	switch o.verb {
+	case "pin":
+		r.Level = session.Pinned
+	case "unpin":
+		r.Level = def
+	case "outline":
+		r.Level = session.Outlined
+	case "summarize":
+		r.Level = session.Summarized
+	}
+	if err := c.SetResolution(e.ID, r); err != nil {
+		return fmt.Errorf("%s %s in %s: %w", o.verb, e.ID, s.Path(), err)
+	}
+	if err := s.Close(); err != nil {
+		return err
+	}
+	if o.g.JSON {
+		return o.io.JSON(map[string]string{"entryId": e.ID, "cursor": c.ID(), "level": string(r.Level)})
+	}
+	o.io.Printf("%s: %s for cursor %s\n", e.ID, r.Level, c.ID())
+	return nil
+}

@@ -1,0 +1,559 @@
+package window
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/arborlog/arbor/session"
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// Options says how to build a context.
+type Options struct {
+	// Budget is the prompt budget in tokens (see Budget.Prompt); 0 applies
+	// the resolutions without fitting.
+	Budget int
+	// Resolutions are the cursor's stamps by entry id (session.Cursor.Resolutions).
+	Resolutions map[string]session.Resolution
+	// Estimator counts tokens; nil means DefaultEstimator.
+	Estimator *Estimator
+	// ResultShare is the largest share of the budget one tool result may take
+	// before it is cut (default 0.25).
+	ResultShare float64
+	// Blobs, when set, receives the full text of every cut tool result, so the
+	// note in its place can say how to read it back.
+	Blobs BlobWriter
+}
+
+// BlobWriter keeps a full tool output outside the log; Put returns its reference.
+type BlobWriter interface {
+	Put(data []byte) (string, error)
+}
+
+// Budget is a model's window and what is taken from it before the conversation.
+type Budget struct {
+	Window  int // the model's context window
+	Reserve int // kept free for the reply
+	System  int // the system prompt
+	Tools   int // the tool schemas
+}
+
+// Prompt is what is left for the conversation: window − reserve − system − tools.
+func (b Budget) Prompt() int { return max(0, b.Window-b.Reserve-b.System-b.Tools) }
+
+// Message is one message of a built context.
+type Message struct {
+	session.ContextMessage
+	Level  session.Level // the level it is rendered at
+	Tokens int           // estimated, once converted for a model
+	// Synthetic messages are not in the log: the note about left-out turns and
+	// the error results that close unanswered tool calls.
+	Synthetic bool
+	cut       bool
+}
+
+// Result is a built context and what was done to make it.
+type Result struct {
+	Messages      []Message
+	ThinkingLevel jsontext.Value
+	Model         *session.Model
+	Budget        int // 0 when built without one
+	Tokens        int // estimated total of Messages
+	Protected     int // estimated tokens of what the planner may not touch
+
+	Changes []Change // downgrades the planner made, in message order
+	LeftOut LeftOut  // turns left out
+	Cuts    []Cut    // tool results cut to their share of the budget
+	Closed  []string // tool call ids closed with an error result
+	Orphans []string // entry ids of tool results whose call is not in the context, sent as user text
+}
+
+// Change is one downgrade made by the planner.
+type Change struct {
+	EntryID  string        `json:"entryId"`
+	Role     string        `json:"role"`
+	From     session.Level `json:"from"`
+	To       session.Level `json:"to"`
+	Before   int           `json:"tokensBefore"`
+	After    int           `json:"tokensAfter"`
+	Position int           `json:"position"` // index in the unfitted context
+}
+
+// LeftOut counts the turns the planner left out.
+type LeftOut struct {
+	Turns    int      `json:"turns"`
+	Messages int      `json:"messages"`
+	Tokens   int      `json:"tokens"`
+	Entries  []string `json:"entryIds,omitempty"`
+}
+
+// Cut is a tool result cut to its share of the budget.
+type Cut struct {
+	EntryID string `json:"entryId"`
+	Bytes   int    `json:"bytes"` // the full output
+	Kept    int    `json:"keptBytes"`
+	Blob    string `json:"blob,omitempty"`
+}
+
+// BudgetError is returned when even the protected part of a context does not fit.
+type BudgetError struct {
+	Budget    int
+	Protected int // tokens of pinned entries, the first and last requests and the last turn
+	Pinned    int // how many pinned entries
+	Last      int // tokens of the last turn
+}
+
+func (e *BudgetError) Error() string {
+	return fmt.Sprintf("window: the context cannot fit %d tokens: what may not be left out needs %d (the last turn %d, %d pinned entries, the first and last requests); raise the budget or unpin entries",
+		e.Budget, e.Protected, e.Last, e.Pinned)
+}
+
+// ErrBudget is matched by every *BudgetError.
+var ErrBudget = errors.New("window: context does not fit the budget")
+
+func (e *BudgetError) Is(target error) bool { return target == ErrBudget }
+
+// Build renders ctx at the cursor's resolutions and, with a budget, fits it
+// (see the package comment). The log is never changed.
+func Build(ctx session.Context, o Options) (*Result, error) {
+	est := o.Estimator
+	if est == nil {
+		est = &DefaultEstimator
+	}
+	if o.ResultShare <= 0 {
+		o.ResultShare = 0.25
+	}
+	p := &planner{est: est, o: o, calls: calls(ctx.Messages)}
+	p.load(ctx.Messages)
+	p.pair()
+	p.group()
+	res := &Result{ThinkingLevel: ctx.ThinkingLevel, Model: ctx.Model, Budget: o.Budget}
+	if o.Budget > 0 {
+		p.bound()
+		if err := p.fit(res); err != nil {
+			return nil, err
+		}
+		if err := p.keepCut(res); err != nil {
+			return nil, err
+		}
+	}
+	p.emit(res)
+	return res, nil
+}
+
+// item is one message of the context while the planner works on it.
+type item struct {
+	msg      session.ContextMessage
+	orig     session.ContextMessage // as in the log: what outlines are made from
+	data     session.MessageData    // orig decoded
+	decoded  bool
+	level    session.Level // as stamped by the cursor, then as the planner leaves it
+	stamped  session.Level
+	text     string // the cursor's own outline or summary
+	tokens   int
+	pos      int  // index in the unfitted context
+	turn     int  // index of its turn
+	keep     bool // never downgraded: pinned, first or last request, last turn
+	omitted  bool
+	synth    bool
+	cut      *Cut // set when bound cut its output
+	full     string
+	byLevel  map[session.Level]rendered
+	answered []string // tool call ids, for assistant messages
+}
+
+type rendered struct {
+	msg    session.ContextMessage
+	tokens int
+}
+
+type turn struct {
+	first, last int // item indexes, inclusive
+	keep        bool
+	pinned      bool
+}
+
+type planner struct {
+	est     *Estimator
+	o       Options
+	calls   map[string]call
+	items   []*item
+	turns   []turn
+	note    int // item index of the left-out note, or -1
+	noteMsg rendered
+}
+
+func (p *planner) level(e *session.Entry) (session.Level, string) {
+	if e == nil {
+		return session.Full, ""
+	}
+	if r, ok := p.o.Resolutions[e.ID]; ok && r.Level.Valid() {
+		return r.Level, r.Text
+	}
+	return session.DefaultLevel(e), ""
+}
+
+func (p *planner) load(msgs []session.ContextMessage) {
+	for i, m := range msgs {
+		lv, text := p.level(m.Entry)
+		if m.Entry == nil || m.Entry.Type != session.TypeMessage && m.Entry.Type != session.TypeCustomMessage && m.Entry.Type != session.TypeBranchSummary && m.Entry.Type != session.TypeCompaction {
+			lv = session.Full // synthetic context messages have no entry of their own
+		}
+		if lv == session.Compacted || lv == session.Attached {
+			continue
+		}
+		it := &item{msg: m, orig: m, level: lv, stamped: lv, text: text, pos: i}
+		it.data, it.decoded = data(m.Raw)
+		switch {
+		case !it.decoded:
+			it.tokens = p.est.Message(m)
+		case lv == session.Outlined || lv == session.Summarized:
+			it.msg = render(m, it.data, lv, text, p.calls)
+			it.tokens = p.est.Message(it.msg)
+		default:
+			it.tokens = p.est.data(it.data, m.Raw)
+		}
+		p.items = append(p.items, it)
+	}
+	p.note = -1
+}
+
+// pair makes every tool result follow the assistant message that called it:
+// a result whose call is not right before it becomes user text, and a call
+// that was never answered gets an error result (SPEC §6.3).
+func (p *planner) pair() {
+	var out []*item
+	var open []string        // calls of the current assistant not yet answered
+	var head map[string]bool // calls of the current assistant
+	closeOpen := func() {
+		for _, id := range open {
+			out = append(out, p.closing(id))
+		}
+		open, head = nil, nil
+	}
+	for _, it := range p.items {
+		switch it.msg.Role {
+		case session.RoleToolResult:
+			d := it.data
+			if head[d.ToolCallID] {
+				open = slices.DeleteFunc(open, func(id string) bool { return id == d.ToolCallID })
+				delete(head, d.ToolCallID)
+				out = append(out, it)
+				continue
+			}
+			closeOpen()
+			p.orphan(it, d)
+			out = append(out, it)
+			continue
+		case session.RoleAssistant:
+			closeOpen()
+			d := it.data
+			head = map[string]bool{}
+			for _, b := range d.Content.Blocks {
+				if b.Type == "toolCall" && b.ID != "" && !head[b.ID] {
+					head[b.ID] = true
+					open = append(open, b.ID)
+					it.answered = append(it.answered, b.ID)
+				}
+			}
+		default:
+			closeOpen()
+		}
+		out = append(out, it)
+	}
+	closeOpen()
+	p.items = out
+}
+
+// NoResultText is the text of the error result that closes a tool call the log never answered.
+const NoResultText = "No result was recorded for this tool call: the session stopped before the tool finished."
+
+func (p *planner) closing(id string) *item {
+	c := p.calls[id]
+	raw := object([]member{
+		{"role", marshal(session.RoleToolResult)}, {"toolCallId", marshal(id)}, {"toolName", marshal(c.name)},
+		{"content", textContent(NoResultText)}, {"isError", marshal(true)},
+	})
+	m := session.ContextMessage{Role: session.RoleToolResult, Raw: raw}
+	return &item{msg: m, level: session.Full, stamped: session.Full, synth: true, tokens: p.est.Message(m), pos: -1}
+}
+
+// orphan turns a tool result whose call is not right before it into user text,
+// which every provider accepts.
+func (p *planner) orphan(it *item, d session.MessageData) {
+	text := fmt.Sprintf("[Result of a %s tool call that is not in this context]\n%s", cmp.Or(d.ToolName, "tool"), d.Content.Text("\n"))
+	it.msg = session.ContextMessage{Role: session.RoleUser, Entry: it.msg.Entry, Raw: object([]member{
+		{"role", marshal(session.RoleUser)}, {"content", textContent(text)}, {"timestamp", timestampOf(it.msg.Raw)},
+	})}
+	it.orig = it.msg
+	it.data, it.decoded = data(it.msg.Raw)
+	it.tokens = p.est.Message(it.msg)
+	it.byLevel = nil
+}
+
+func timestampOf(raw []byte) jsontext.Value {
+	var v struct {
+		Timestamp jsontext.Value `json:"timestamp"`
+	}
+	_ = unmarshal(raw, &v)
+	return v.Timestamp
+}
+
+// turns groups the items: an assistant message with its tool results, or one
+// other message; and marks what the planner may not touch.
+func (p *planner) group() {
+	firstUser, lastUser := -1, -1
+	for i, it := range p.items {
+		switch {
+		case it.msg.Role == session.RoleToolResult && i > 0:
+			p.items[i].turn = len(p.turns) - 1
+			p.turns[len(p.turns)-1].last = i
+			continue
+		case it.msg.Role == session.RoleUser:
+			if firstUser < 0 {
+				firstUser = i
+			}
+			lastUser = i
+		}
+		it.turn = len(p.turns)
+		p.turns = append(p.turns, turn{first: i, last: i})
+	}
+	for i := range p.turns {
+		t := &p.turns[i]
+		for _, it := range p.items[t.first : t.last+1] {
+			if it.level == session.Pinned {
+				t.pinned = true
+				it.keep = true
+			}
+		}
+		if i == len(p.turns)-1 || t.first == firstUser || t.first == lastUser {
+			t.keep = true
+			for _, it := range p.items[t.first : t.last+1] {
+				it.keep = true
+			}
+		}
+	}
+}
+
+func (p *planner) total() int {
+	n := 0
+	for _, it := range p.items {
+		if !it.omitted {
+			n += it.tokens
+		}
+	}
+	return n
+}
+
+// at renders an item at a lower level, once.
+func (p *planner) at(it *item, lv session.Level) rendered {
+	if r, ok := it.byLevel[lv]; ok {
+		return r
+	}
+	if it.byLevel == nil {
+		it.byLevel = map[session.Level]rendered{}
+	}
+	m := it.orig
+	if it.decoded {
+		m = render(it.orig, it.data, lv, "", p.calls)
+	}
+	r := rendered{m, p.est.Message(m)}
+	it.byLevel[lv] = r
+	return r
+}
+
+// fit downgrades, then leaves out turns, until the context fits the budget.
+func (p *planner) fit(res *Result) error {
+	budget := p.o.Budget
+	total := p.total()
+	var changes []*item
+	from := map[*item]rendered{}
+	order := p.order()
+	for _, step := range []struct{ from, to session.Level }{{session.Full, session.Outlined}, {session.Outlined, session.Summarized}} {
+		for _, it := range order {
+			if total <= budget {
+				break
+			}
+			if it.level != step.from || it.synth {
+				continue
+			}
+			r := p.at(it, step.to)
+			if r.tokens >= it.tokens {
+				continue
+			}
+			if _, ok := from[it]; !ok {
+				from[it] = rendered{it.msg, it.tokens}
+				changes = append(changes, it)
+			}
+			total -= it.tokens - r.tokens
+			it.msg, it.tokens, it.level = r.msg, r.tokens, step.to
+		}
+	}
+	if total > budget {
+		total = p.leaveOut(res, total)
+	}
+	slices.SortFunc(changes, func(a, b *item) int { return a.pos - b.pos })
+	for _, it := range changes {
+		if it.omitted {
+			continue
+		}
+		res.Changes = append(res.Changes, Change{EntryID: it.msg.Entry.ID, Role: it.msg.Role, From: it.stamped, To: it.level, Before: from[it].tokens, After: it.tokens, Position: it.pos})
+	}
+	if total > budget {
+		return p.budgetError()
+	}
+	return nil
+}
+
+// order is the planner's order of candidates: oldest turn first, largest
+// first within a turn, then position; protected and pinned items are left out.
+func (p *planner) order() []*item {
+	var out []*item
+	for _, it := range p.items {
+		if !it.keep && !it.synth {
+			out = append(out, it)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b *item) int {
+		return cmp.Or(a.turn-b.turn, b.tokens-a.tokens, a.pos-b.pos)
+	})
+	return out
+}
+
+// leaveOut drops whole turns, oldest first, and puts one note where the first was.
+func (p *planner) leaveOut(res *Result, total int) int {
+	budget := p.o.Budget
+	noteTokens := p.est.Message(noteMessage(len(p.turns), len(p.items)))
+	firstOmitted := -1
+	for ti, t := range p.turns {
+		if total+noteTokens <= budget {
+			break
+		}
+		if t.keep || t.pinned {
+			continue
+		}
+		for _, it := range p.items[t.first : t.last+1] {
+			it.omitted = true
+			total -= it.tokens
+			res.LeftOut.Messages++
+			res.LeftOut.Tokens += it.tokens
+			if it.msg.Entry != nil && !it.synth {
+				res.LeftOut.Entries = append(res.LeftOut.Entries, it.msg.Entry.ID)
+			}
+		}
+		res.LeftOut.Turns++
+		if firstOmitted < 0 {
+			firstOmitted = ti
+		}
+	}
+	if res.LeftOut.Turns == 0 {
+		return total
+	}
+	m := noteMessage(res.LeftOut.Turns, res.LeftOut.Messages)
+	n := p.est.Message(m)
+	if total+n > budget && total <= budget {
+		// Without the note the rest fits: a fitting context beats an explained one.
+		return total
+	}
+	p.note = p.turns[firstOmitted].first
+	p.noteMsg = rendered{m, n}
+	return total + n
+}
+
+// noteMessage is the one message that stands for the turns left out.
+func noteMessage(turns, msgs int) session.ContextMessage {
+	text := fmt.Sprintf("[%s (%s) left out here to fit the context window. The session still holds them; ask if you need them.]",
+		plural(turns, "earlier turn"), plural(msgs, "message"))
+	return session.ContextMessage{Role: session.RoleUser, Raw: object([]member{{"role", marshal(session.RoleUser)}, {"content", textContent(text)}})}
+}
+
+func (p *planner) budgetError() error {
+	e := &BudgetError{Budget: p.o.Budget}
+	for _, t := range p.turns {
+		for _, it := range p.items[t.first : t.last+1] {
+			if it.omitted {
+				continue
+			}
+			if it.keep {
+				e.Protected += it.tokens
+			}
+			if it.level == session.Pinned {
+				e.Pinned++
+			}
+		}
+	}
+	if n := len(p.turns); n > 0 {
+		for _, it := range p.items[p.turns[n-1].first : p.turns[n-1].last+1] {
+			e.Last += it.tokens
+		}
+	}
+	return e
+}
+
+func (p *planner) emit(res *Result) {
+	for i, it := range p.items {
+		if i == p.note {
+			r := p.noteMsg
+			res.Messages = append(res.Messages, Message{ContextMessage: r.msg, Level: session.Full, Tokens: r.tokens, Synthetic: true})
+			res.Tokens += r.tokens
+		}
+		if it.keep {
+			res.Protected += it.tokens
+		}
+		if it.omitted {
+			continue
+		}
+		res.Messages = append(res.Messages, Message{ContextMessage: it.msg, Level: it.level, Tokens: it.tokens, Synthetic: it.synth, cut: it.cut != nil && it.level == session.Full})
+		res.Tokens += it.tokens
+		if it.synth && it.msg.Role == session.RoleToolResult {
+			d, _ := data(it.msg.Raw)
+			res.Closed = append(res.Closed, d.ToolCallID)
+		}
+		if !it.synth && it.msg.Role == session.RoleUser && it.msg.Entry != nil && it.msg.Entry.Role() == session.RoleToolResult {
+			res.Orphans = append(res.Orphans, it.msg.Entry.ID)
+		}
+	}
+}
+
+// Context returns the built messages as a session.Context, for printing or ForModel.
+func (r *Result) Context() session.Context {
+	c := session.Context{ThinkingLevel: r.ThinkingLevel, Model: r.Model}
+	for _, m := range r.Messages {
+		c.Messages = append(c.Messages, m.ContextMessage)
+	}
+	return c
+}
+
+// ForModel converts the built messages for a model (pi's convertToLlm).
+func (r *Result) ForModel() []jsontext.Value {
+	return session.ForModel(r.Context().Messages)
+}
+
+// Explain writes, one line each, what was cut, downgraded and left out.
+func (r *Result) Explain() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "budget %d tokens, used %d (%d may not be touched)\n", r.Budget, r.Tokens, r.Protected)
+	for _, c := range r.Cuts {
+		where := "the session entry"
+		if c.Blob != "" {
+			where = c.Blob
+		}
+		fmt.Fprintf(&b, "cut        %s  tool result %s → %s, full output in %s\n", c.EntryID, size(c.Bytes), size(c.Kept), where)
+	}
+	for _, c := range r.Changes {
+		fmt.Fprintf(&b, "%-10s %s  %s %d → %d tokens\n", c.To, c.EntryID, c.Role, c.Before, c.After)
+	}
+	if r.LeftOut.Turns > 0 {
+		fmt.Fprintf(&b, "left out   %s (%s, %d tokens), oldest first\n", plural(r.LeftOut.Turns, "turn"), plural(r.LeftOut.Messages, "message"), r.LeftOut.Tokens)
+	}
+	for _, id := range r.Closed {
+		fmt.Fprintf(&b, "closed     tool call %s had no result; sent an error result\n", id)
+	}
+	for _, id := range r.Orphans {
+		fmt.Fprintf(&b, "orphan     %s  tool result without its call, sent as user text\n", id)
+	}
+	return b.String()
+}

@@ -1,0 +1,514 @@
+package window
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/arborlog/arbor/session"
+	"github.com/arborlog/arbor/window/blob"
+	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
+)
+
+func load(t testing.TB, name string) *session.Log {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return session.Load(b)
+}
+
+// pairingErrors lists every tool result not right after its call and every call without a result.
+func pairingErrors(msgs []Message) []string {
+	var errs []string
+	var open []string
+	var head map[string]bool
+	flush := func(at int) {
+		for _, id := range open {
+			errs = append(errs, fmt.Sprintf("message %d: call %s has no result", at, id))
+		}
+		open, head = nil, nil
+	}
+	for i, m := range msgs {
+		d, ok := data(m.Raw)
+		if !ok {
+			errs = append(errs, fmt.Sprintf("message %d does not parse", i))
+			continue
+		}
+		if d.Role != m.Role {
+			errs = append(errs, fmt.Sprintf("message %d: role %q, raw says %q", i, m.Role, d.Role))
+		}
+		switch m.Role {
+		case session.RoleToolResult:
+			if !head[d.ToolCallID] {
+				errs = append(errs, fmt.Sprintf("message %d: result %s is not right after its call", i, d.ToolCallID))
+			}
+			delete(head, d.ToolCallID)
+			open = slices.DeleteFunc(open, func(id string) bool { return id == d.ToolCallID })
+			continue
+		case session.RoleAssistant:
+			flush(i)
+			head = map[string]bool{}
+			for _, b := range d.Content.Blocks {
+				if b.Type == "toolCall" {
+					head[b.ID] = true
+					open = append(open, b.ID)
+				}
+			}
+			continue
+		}
+		flush(i)
+	}
+	flush(len(msgs))
+	return errs
+}
+
+func TestDanglingCallIsClosed(t *testing.T) {
+	before, err := os.ReadFile("testdata/dangling.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := session.Load(before)
+	for _, budget := range []int{0, 3000} {
+		r, err := Build(l.Context(), Options{Budget: budget})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if errs := pairingErrors(r.Messages); len(errs) > 0 {
+			t.Fatalf("budget %d: %v", budget, errs)
+		}
+		last := r.Messages[len(r.Messages)-1]
+		d, _ := data(last.Raw)
+		if !last.Synthetic || d.Role != session.RoleToolResult || !d.IsError || d.Content.Text("") != NoResultText || d.ToolName != "bash" {
+			t.Errorf("budget %d: last message is %s, want the synthetic error result of the bash call", budget, last.Raw)
+		}
+		if len(r.Closed) != 1 {
+			t.Errorf("budget %d: Closed = %v, want one call", budget, r.Closed)
+		}
+		llm := r.ForModel()
+		if !bytes.Contains(llm[len(llm)-1], []byte(`"isError":true`)) {
+			t.Errorf("budget %d: the model-ready messages end with %s", budget, llm[len(llm)-1])
+		}
+	}
+	after, _ := os.ReadFile("testdata/dangling.jsonl")
+	if !bytes.Equal(before, after) {
+		t.Error("building the context changed the file")
+	}
+	if n := len(l.Context().Messages); l.Context().Messages[n-1].Role != session.RoleAssistant {
+		t.Error("the log's own context gained a message")
+	}
+}
+
+func TestOrphanResultBecomesUserText(t *testing.T) {
+	l := session.New("/p")
+	appendJSON(t, l, `{"role":"user","content":"go","timestamp":1}`)
+	appendJSON(t, l, `{"role":"toolResult","toolCallId":"gone","toolName":"read","content":[{"type":"text","text":"data"}],"isError":false,"timestamp":2}`)
+	appendJSON(t, l, `{"role":"assistant","content":[{"type":"text","text":"ok"}],"stopReason":"stop","timestamp":3}`)
+	r, err := Build(l.Context(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.Messages[1].Role; got != session.RoleUser {
+		t.Fatalf("orphan result rendered as %s", got)
+	}
+	if !strings.Contains(string(r.Messages[1].Raw), "data") || len(r.Orphans) != 1 {
+		t.Errorf("orphan lost its text or was not reported: %s %v", r.Messages[1].Raw, r.Orphans)
+	}
+}
+
+func appendJSON(t testing.TB, l *session.Log, raw string) *session.Entry {
+	t.Helper()
+	m, err := session.ParseMessage([]byte(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := l.AppendMessage(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+func TestBudgetCutsLargeResultsAtLineBoundary(t *testing.T) {
+	l := session.New("/p")
+	var big strings.Builder
+	for i := range 4000 {
+		fmt.Fprintf(&big, "line %d: héllo wörld ✓ some output here\n", i)
+	}
+	appendJSON(t, l, `{"role":"user","content":"show the log","timestamp":1}`)
+	appendJSON(t, l, `{"role":"assistant","content":[{"type":"toolCall","id":"c1","name":"bash","arguments":{"command":"cat big.log"}}],"stopReason":"toolUse","timestamp":2}`)
+	res := string(marshal(map[string]any{"role": "toolResult", "toolCallId": "c1", "toolName": "bash", "content": []textBlock{{"text", big.String()}}, "isError": false, "timestamp": 3}))
+	appendJSON(t, l, res)
+	store := blob.Store{Dir: t.TempDir()}
+	r, err := Build(l.Context(), Options{Budget: 8000, Blobs: store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Tokens > 8000 || len(r.Cuts) != 1 {
+		t.Fatalf("tokens %d, cuts %v", r.Tokens, r.Cuts)
+	}
+	d, _ := data(r.Messages[2].Raw)
+	text := d.Content.Text("")
+	body, note, ok := strings.Cut(text, "\n[Output cut to ")
+	if !ok {
+		t.Fatalf("no note in %q", text[max(0, len(text)-300):])
+	}
+	if !utf8.ValidString(text) || !strings.HasSuffix(body, "\n") || !strings.HasPrefix(big.String(), body) {
+		t.Error("the kept part is not a prefix of whole lines")
+	}
+	if r.Messages[2].Tokens > 2000 {
+		t.Errorf("cut result has %d tokens, want at most a quarter of the budget", r.Messages[2].Tokens)
+	}
+	if !strings.Contains(note, "of 4000 lines") || !strings.Contains(note, "arbor blob "+r.Cuts[0].Blob) {
+		t.Errorf("note %q does not give the size and the blob", note)
+	}
+	full, err := store.Get(r.Cuts[0].Blob)
+	if err != nil || string(full) != big.String() {
+		t.Errorf("blob %s does not hold the full output (err %v)", r.Cuts[0].Blob, err)
+	}
+}
+
+func TestBoundToolResult(t *testing.T) {
+	store := blob.Store{Dir: t.TempDir()}
+	text := strings.Repeat("0123456789\n", 1000)
+	m, _ := session.NewMessage(map[string]any{"role": "toolResult", "toolCallId": "c", "toolName": "read", "content": []textBlock{{"text", text}}, "details": map[string]any{"truncation": nil}, "isError": false})
+	out, ref, err := BoundToolResult(m, 500, store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Raw()) > 1000 {
+		t.Errorf("bounded message is %d bytes", len(out.Raw()))
+	}
+	var v struct {
+		Details struct {
+			ArborBlob struct {
+				Ref   string `json:"ref"`
+				Bytes int    `json:"bytes"`
+			} `json:"arborBlob"`
+		} `json:"details"`
+	}
+	_ = unmarshal(out.Raw(), &v)
+	if v.Details.ArborBlob.Ref != ref || v.Details.ArborBlob.Bytes != len(text) {
+		t.Errorf("details.arborBlob = %+v, want %s %d", v.Details.ArborBlob, ref, len(text))
+	}
+	got, err := store.Get(ref[:20])
+	if err != nil || string(got) != text {
+		t.Errorf("blob read back by prefix: %v", err)
+	}
+	small, ref, err := BoundToolResult(m, len(text), store)
+	if err != nil || ref != "" || !bytes.Equal(small.Raw(), m.Raw()) {
+		t.Error("a result within the bound changed")
+	}
+}
+
+func TestTenThousandMessagesFitSmallBudgets(t *testing.T) {
+	l := session.Load(genSession(9, 1000, false))
+	ctx := l.Context()
+	if n := len(ctx.Messages); n < 10000 {
+		t.Fatalf("generated %d messages, want 10,000 or more", n)
+	}
+	for _, budget := range []int{3000, 60000} {
+		r, err := Build(ctx, Options{Budget: budget})
+		if err != nil {
+			t.Fatalf("budget %d: %v", budget, err)
+		}
+		if r.Tokens > budget {
+			t.Errorf("budget %d: used %d", budget, r.Tokens)
+		}
+		if errs := pairingErrors(r.Messages); len(errs) > 0 {
+			t.Errorf("budget %d: %v", budget, errs[:1])
+		}
+		if r.LeftOut.Turns == 0 {
+			t.Errorf("budget %d: nothing left out of %d messages", budget, len(ctx.Messages))
+		}
+		notes := 0
+		for _, m := range r.Messages {
+			if m.Synthetic && m.Role == session.RoleUser {
+				notes++
+				if !strings.Contains(string(m.Raw), "session still holds them") {
+					t.Errorf("note %s", m.Raw)
+				}
+			}
+		}
+		if notes != 1 {
+			t.Errorf("budget %d: %d notes, want 1", budget, notes)
+		}
+	}
+}
+
+func TestBudgetErrorGivesTheNumbers(t *testing.T) {
+	l := load(t, "coding.jsonl")
+	_, err := Build(l.Context(), Options{Budget: 20})
+	var be *BudgetError
+	if !errors.As(err, &be) || !errors.Is(err, ErrBudget) {
+		t.Fatalf("err = %v, want a *BudgetError", err)
+	}
+	if be.Budget != 20 || be.Protected <= 20 || !strings.Contains(err.Error(), fmt.Sprint(be.Protected)) {
+		t.Errorf("error %q does not give the numbers", err)
+	}
+}
+
+func TestTwoCursorsResolveOneEntryDifferently(t *testing.T) {
+	l := load(t, "coding.jsonl")
+	ctx := l.Context()
+	var target *session.Entry
+	for _, m := range ctx.Messages {
+		if m.Role == session.RoleToolResult {
+			target = m.Entry
+			break
+		}
+	}
+	a := map[string]session.Resolution{target.ID: {Level: session.Outlined}}
+	b := map[string]session.Resolution{target.ID: {Level: session.Summarized, Text: "looked at the scanner"}}
+	ra, _ := Build(ctx, Options{Resolutions: a})
+	rb, _ := Build(ctx, Options{Resolutions: b})
+	find := func(r *Result) Message {
+		for _, m := range r.Messages {
+			if m.Entry == target {
+				return m
+			}
+		}
+		t.Fatal("entry left out")
+		return Message{}
+	}
+	ma, mb := find(ra), find(rb)
+	if ma.Level != session.Outlined || mb.Level != session.Summarized {
+		t.Fatalf("levels %s %s", ma.Level, mb.Level)
+	}
+	da, _ := data(ma.Raw)
+	db, _ := data(mb.Raw)
+	if !strings.HasPrefix(da.Content.Text(""), "read internal/") || db.Content.Text("") != "looked at the scanner" {
+		t.Errorf("outlined %q, summarized %q", da.Content.Text(""), db.Content.Text(""))
+	}
+}
+
+// The property test draws sessions of user requests, assistant replies with
+// tool calls, bash runs and custom messages, pins and stamps some entries,
+// and checks the planner's promises for a random budget.
+func TestPlannerProperties(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		l := session.New("/p")
+		units := rapid.IntRange(1, 40).Draw(t, "units")
+		calls := 0
+		text := func(label string) string {
+			n := rapid.IntRange(0, 3000).Draw(t, label)
+			var b strings.Builder
+			for b.Len() < n {
+				b.WriteString(rapid.SampledFrom([]string{"word ", "func f() {}\n", "émoji ✓ ", "\n", "x := []int{1, 2}\n"}).Draw(t, label+"w"))
+			}
+			return b.String()
+		}
+		for u := range units {
+			switch rapid.IntRange(0, 4).Draw(t, "kind") {
+			case 0, 1:
+				appendData(t, l, map[string]any{"role": "user", "content": text("user"), "timestamp": u})
+			case 2:
+				k := rapid.IntRange(0, 3).Draw(t, "calls")
+				content := []any{map[string]any{"type": "text", "text": text("reply")}}
+				var ids []string
+				for range k {
+					calls++
+					id := fmt.Sprintf("call%d", calls)
+					ids = append(ids, id)
+					content = append(content, map[string]any{"type": "toolCall", "id": id, "name": rapid.SampledFrom([]string{"read", "bash", "edit", "mcp"}).Draw(t, "tool"), "arguments": map[string]any{"path": "a/b.go", "command": "go test ./..."}})
+				}
+				appendData(t, l, map[string]any{"role": "assistant", "content": content, "stopReason": "toolUse", "timestamp": u})
+				for i, id := range ids {
+					if u == units-1 && i == len(ids)-1 && rapid.Bool().Draw(t, "crash") {
+						break // a crash before the last result
+					}
+					appendData(t, l, map[string]any{"role": "toolResult", "toolCallId": id, "toolName": "bash", "content": []any{map[string]any{"type": "text", "text": text("result")}}, "isError": rapid.Bool().Draw(t, "err"), "timestamp": u})
+				}
+			case 3:
+				appendData(t, l, map[string]any{"role": "bashExecution", "command": "ls", "output": text("bash"), "exitCode": 0, "cancelled": false, "truncated": false, "timestamp": u})
+			case 4:
+				if _, err := l.AppendCustomMessage("note", session.TextContent(text("custom")), true, nil); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		ctx := l.Context()
+		res := map[string]session.Resolution{}
+		for _, m := range ctx.Messages {
+			switch rapid.IntRange(0, 9).Draw(t, "stamp") {
+			case 0:
+				res[m.Entry.ID] = session.Resolution{Level: session.Pinned}
+			case 1:
+				res[m.Entry.ID] = session.Resolution{Level: session.Outlined}
+			}
+		}
+		budget := rapid.IntRange(1, 20000).Draw(t, "budget")
+		o := Options{Budget: budget, Resolutions: res, ResultShare: 1}
+		r, err := Build(ctx, o)
+		protected := protectedTokens(ctx, res)
+		if err != nil {
+			if !errors.Is(err, ErrBudget) {
+				t.Fatalf("unexpected error %v", err)
+			}
+			if protected <= budget {
+				t.Fatalf("failed although the protected part (%d) fits %d: %v", protected, budget, err)
+			}
+			return
+		}
+		if r.Tokens > budget {
+			t.Fatalf("used %d of %d", r.Tokens, budget)
+		}
+		sum := 0
+		for _, m := range r.Messages {
+			sum += m.Tokens
+			if got := DefaultEstimator.Message(m.ContextMessage); got != m.Tokens {
+				t.Fatalf("message counted %d, recounted %d", m.Tokens, got)
+			}
+		}
+		if sum != r.Tokens {
+			t.Fatalf("messages sum to %d, result says %d", sum, r.Tokens)
+		}
+		if errs := pairingErrors(r.Messages); len(errs) > 0 {
+			t.Fatal(errs)
+		}
+		cut := map[string]bool{}
+		for _, c := range r.Cuts {
+			cut[c.EntryID] = true
+		}
+		kept := map[string]Message{}
+		for _, m := range r.Messages {
+			if m.Entry != nil {
+				kept[m.Entry.ID] = m
+			}
+		}
+		for _, want := range mustKeep(ctx, res) {
+			got, ok := kept[want.Entry.ID]
+			if !ok {
+				t.Fatalf("protected entry %s (%s) left out", want.Entry.ID, want.Role)
+			}
+			lv := levelOf(want.Entry, res)
+			if got.Level != lv || lv != session.Outlined && !cut[want.Entry.ID] && !bytes.Equal(got.Raw, want.Raw) {
+				t.Fatalf("protected entry %s changed: %s → %s", want.Entry.ID, lv, got.Level)
+			}
+		}
+		again, _ := Build(ctx, o)
+		if diff := cmp.Diff(explainJSON(r), explainJSON(again)); diff != "" {
+			t.Fatalf("not deterministic: %s", diff)
+		}
+	})
+}
+
+func appendData(t *rapid.T, l *session.Log, v map[string]any) {
+	m, err := session.NewMessage(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.AppendMessage(m); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func levelOf(e *session.Entry, res map[string]session.Resolution) session.Level {
+	if r, ok := res[e.ID]; ok {
+		return r.Level
+	}
+	return session.Full
+}
+
+// turnsOf groups a context the way the package comment defines turns,
+// independently of the planner.
+func turnsOf(ctx session.Context) [][]session.ContextMessage {
+	var out [][]session.ContextMessage
+	for _, m := range ctx.Messages {
+		if m.Role == session.RoleToolResult && len(out) > 0 {
+			out[len(out)-1] = append(out[len(out)-1], m)
+			continue
+		}
+		out = append(out, []session.ContextMessage{m})
+	}
+	return out
+}
+
+// mustKeep is what the planner may not touch: the first and last user
+// requests, the last turn and pinned entries.
+func mustKeep(ctx session.Context, res map[string]session.Resolution) []session.ContextMessage {
+	turns := turnsOf(ctx)
+	var out []session.ContextMessage
+	first, last := -1, -1
+	for i, t := range turns {
+		if t[0].Role == session.RoleUser {
+			if first < 0 {
+				first = i
+			}
+			last = i
+		}
+	}
+	for i, t := range turns {
+		for _, m := range t {
+			if i == first || i == last || i == len(turns)-1 || levelOf(m.Entry, res) == session.Pinned {
+				out = append(out, m)
+			}
+		}
+	}
+	return out
+}
+
+// protectedTokens is the least the context can shrink to: protected turns
+// as they are, turns holding a pinned entry with the rest summarized, and
+// the closing results of unanswered calls.
+func protectedTokens(ctx session.Context, res map[string]session.Resolution) int {
+	keep := map[string]bool{}
+	for _, m := range mustKeep(ctx, res) {
+		keep[m.Entry.ID] = true
+	}
+	cs := calls(ctx.Messages)
+	est := &DefaultEstimator
+	n := 0
+	for _, t := range turnsOf(ctx) {
+		pinnedTurn := false
+		for _, m := range t {
+			if keep[m.Entry.ID] {
+				pinnedTurn = true
+			}
+		}
+		if !pinnedTurn {
+			continue
+		}
+		answered := map[string]bool{}
+		for _, m := range t {
+			if d, _ := data(m.Raw); m.Role == session.RoleToolResult {
+				answered[d.ToolCallID] = true
+			}
+		}
+		if d, _ := data(t[0].Raw); t[0].Role == session.RoleAssistant {
+			for _, b := range d.Content.Blocks {
+				if b.Type == "toolCall" && !answered[b.ID] {
+					n += (&planner{est: est, calls: cs}).closing(b.ID).tokens
+				}
+			}
+		}
+		for _, m := range t {
+			lv := levelOf(m.Entry, res)
+			r := Render(m, lv, "", cs)
+			if !keep[m.Entry.ID] {
+				if s := Render(m, session.Summarized, "", cs); est.Message(s) < est.Message(r) {
+					r = s
+				}
+			}
+			n += est.Message(r)
+		}
+	}
+	return n
+}
+
+func explainJSON(r *Result) string {
+	var b strings.Builder
+	for _, m := range r.Messages {
+		b.Write(m.Raw)
+		b.WriteString("\n")
+	}
+	return b.String() + r.Explain()
+}

@@ -1,0 +1,36 @@
+// Package window fits a session's context into a model's token budget without
+// losing the thread.
+//
+// A cursor may render each entry at a lower fidelity than the log holds
+// (session.Level: full, outlined, summarized, pinned, compacted, attached).
+// Build applies those resolutions to a built session.Context and, given a
+// budget, plans further downgrades:
+//
+//  1. Tool results larger than a share of the budget are cut at a line boundary,
+//     with a note naming the original size and where the rest is (a blob, see
+//     package window/blob, or the session entry itself).
+//  2. Unprotected messages are outlined, oldest turn first and largest first
+//     within a turn, until the context fits; then outlined ones are summarized
+//     in the same order.
+//  3. If that is not enough, whole turns are left out, oldest first, and one
+//     short note takes their place saying how many and that the session still
+//     holds them.
+//
+// A turn is one assistant message together with the results of its tool
+// calls, or one message of any other kind (a user request, a summary, a bash
+// run). Never touched by the planner: pinned entries, the first user request,
+// the last user request, and the last turn. Outlined and summarized messages
+// keep their role, their tool-call ids and their tool calls, so the result
+// never holds a tool result without its call or a call without its result;
+// a call the log never answered (a crash mid-tool) is closed with an error
+// result so providers accept the context. The log itself is never changed.
+//
+// The same input always gives the same plan. The result fits whenever the
+// protected part fits; when it does not, Build fails with a *BudgetError that
+// gives the numbers.
+//
+// Token counts are estimates (Estimator): prose, code and tool output, and
+// images are counted at different rates, and Stats anchors the total on the
+// usage the provider reported for the last assistant message, as pi does.
+// Package window/exact supplies an exact BPE tokenizer for those who want it.
+package window

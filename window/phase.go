@@ -1,0 +1,162 @@
+package window
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+)
+
+// Phase is the kind of work a message belongs to.
+type Phase string
+
+// Phases of a coding session (the seed's PhaseTokenDistribution).
+const (
+	Exploration  Phase = "exploration"
+	Execution    Phase = "execution"
+	Verification Phase = "verification"
+	Conclusion   Phase = "conclusion"
+	Unclassified Phase = "unclassified"
+)
+
+// Classifier decides the phase of a tool call from the tool's name and, for
+// shell tools, the command's leading words.
+type Classifier struct {
+	// Tools maps a tool name to its phase. A tool mapped to Verification
+	// counts as Exploration until the context holds an Execution call: tests
+	// run before any edit are looking, not checking.
+	Tools map[string]Phase `json:"tools"`
+	// Commands maps the leading words of a shell command ("go test",
+	// "cargo build", "ls") to a phase; the longest match wins.
+	Commands map[string]Phase `json:"commands"`
+	// Shells are the tools whose "command" argument is classified by Commands.
+	Shells []string `json:"shells"`
+}
+
+// DefaultClassifier knows pi's tools (read, bash, edit, write, ls, grep, find)
+// and rho's (read_file, list_dir, run_command, edit_file, write_file, cargo_*).
+func DefaultClassifier() *Classifier {
+	c := &Classifier{Tools: map[string]Phase{}, Commands: map[string]Phase{}, Shells: []string{"bash", "run_command", "shell", "exec"}}
+	for _, t := range []string{"read", "ls", "grep", "find", "glob", "search", "read_file", "list_dir", "rustdoc_lookup", "crates_io_lookup", "rustc_explain", "web_search", "web_fetch", "fetch"} {
+		c.Tools[t] = Exploration
+	}
+	for _, t := range []string{"edit", "write", "multi_edit", "edit_file", "write_file", "cargo_fix", "apply_patch"} {
+		c.Tools[t] = Execution
+	}
+	for _, t := range []string{"cargo_check", "cargo_test", "cargo_clippy"} {
+		c.Tools[t] = Verification
+	}
+	for _, w := range []string{"ls", "cat", "head", "tail", "less", "grep", "rg", "ag", "find", "fd", "wc", "tree", "pwd", "which", "file", "stat", "du", "sed -n", "awk",
+		"git status", "git log", "git diff", "git show", "git blame", "git branch", "go doc", "go list", "go env", "cargo tree", "npm ls", "jq", "diff"} {
+		c.Commands[w] = Exploration
+	}
+	for _, w := range []string{"go test", "go vet", "go build", "gofmt -l", "staticcheck", "golangci-lint", "cargo test", "cargo check", "cargo clippy", "cargo build",
+		"npm test", "npm run test", "npm run build", "npm run lint", "npx tsc", "tsc", "pnpm test", "yarn test", "npx jest", "npx vitest", "pytest", "python -m pytest",
+		"make test", "make check", "make lint", "make", "ruff", "mypy", "eslint", "node --test", "bun test", "deno test", "mvn test", "gradle test", "ctest"} {
+		c.Commands[w] = Verification
+	}
+	return c
+}
+
+// LoadClassifier reads a JSON file {"tools":{...},"commands":{...},"shells":[...]}
+// and lays it over the defaults.
+func LoadClassifier(path string) (*Classifier, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("window: phases: %w", err)
+	}
+	var over Classifier
+	if err := json.Unmarshal(b, &over); err != nil {
+		return nil, fmt.Errorf("window: phases file %s: %w (want {\"tools\":{\"name\":\"exploration\"},\"commands\":{\"go test\":\"verification\"}})", path, err)
+	}
+	c := DefaultClassifier()
+	for k, v := range over.Tools {
+		if !v.valid() {
+			return nil, fmt.Errorf("window: phases file %s: tool %q has unknown phase %q", path, k, v)
+		}
+		c.Tools[k] = v
+	}
+	for k, v := range over.Commands {
+		if !v.valid() {
+			return nil, fmt.Errorf("window: phases file %s: command %q has unknown phase %q", path, k, v)
+		}
+		c.Commands[k] = v
+	}
+	c.Shells = append(c.Shells, over.Shells...)
+	return c, nil
+}
+
+func (p Phase) valid() bool {
+	switch p {
+	case Exploration, Execution, Verification, Conclusion, Unclassified:
+		return true
+	}
+	return false
+}
+
+// Tool classifies one tool call. edited says whether an Execution call came before.
+func (c *Classifier) Tool(name, command string, edited bool) Phase {
+	p, ok := c.Tools[name]
+	if !ok && slices.Contains(c.Shells, name) {
+		p, ok = c.Command(command), true
+	}
+	if !ok {
+		return Unclassified
+	}
+	if p == Verification && !edited {
+		return Exploration
+	}
+	return p
+}
+
+// Command classifies a shell command: each part joined by &&, ||, ; or | is
+// matched on its leading words; a verification anywhere makes the whole a
+// verification, otherwise anything not known to be reading makes it execution.
+func (c *Classifier) Command(cmd string) Phase {
+	parts := strings.FieldsFunc(cmd, func(r rune) bool { return r == ';' || r == '|' || r == '&' || r == '\n' })
+	explore, any := true, false
+	for _, part := range parts {
+		words := strings.Fields(part)
+		for len(words) > 0 && (strings.Contains(words[0], "=") || words[0] == "sudo" || words[0] == "time" || words[0] == "timeout") {
+			words = words[1:] // env assignments and wrappers
+			if len(words) > 0 && words[0] != "" && words[0][0] >= '0' && words[0][0] <= '9' {
+				words = words[1:] // timeout's duration
+			}
+		}
+		if len(words) == 0 || words[0] == "cd" || words[0] == "echo" || words[0] == "set" || words[0] == "export" {
+			continue
+		}
+		any = true
+		best, phase := -1, Execution
+		for prefix, p := range c.Commands {
+			pw := strings.Fields(prefix)
+			if len(pw) > len(words) || len(pw) < best {
+				continue
+			}
+			if slices.Equal(pw, words[:len(pw)]) || (len(pw) == 1 && pathBase(words[0]) == pw[0]) {
+				if len(pw) > best || (len(pw) == best && p < phase) {
+					best, phase = len(pw), p
+				}
+			}
+		}
+		switch phase {
+		case Verification:
+			return Verification
+		case Exploration:
+		default:
+			explore = false
+		}
+	}
+	if !any || !explore {
+		return Execution
+	}
+	return Exploration
+}
+
+func pathBase(w string) string {
+	if i := strings.LastIndexByte(w, '/'); i >= 0 {
+		return w[i+1:]
+	}
+	return w
+}

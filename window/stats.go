@@ -1,0 +1,321 @@
+package window
+
+import (
+	"math"
+
+	"github.com/arborlog/arbor/session"
+)
+
+// Stats is a snapshot of a context's use of the model's window (the seed's
+// ContextStats, in camelCase, plus the prompt budget, what remains, and the
+// provider usage summed over the whole file).
+type Stats struct {
+	ContextWindow      int     `json:"contextWindow"`
+	CompletionReserve  int     `json:"completionReserve"`
+	PromptBudget       int     `json:"promptBudget"`
+	EstimatedUsed      int     `json:"estimatedUsed"`
+	EstimatedRemaining int     `json:"estimatedRemaining"`
+	UtilizationPercent float64 `json:"utilizationPercent"`
+	// UsageAnchor is the assistant message whose reported usage EstimatedUsed
+	// starts from ("" when every message was estimated).
+	UsageAnchor    string `json:"usageAnchor,omitempty"`
+	MessageCount   int    `json:"messageCount"`
+	EntryCount     int    `json:"entryCount"`
+	PathEntryCount int    `json:"pathEntryCount"`
+
+	RoleTokens       RoleTokens       `json:"roleTokens"`
+	ResolutionTokens ResolutionTokens `json:"resolutionTokens"`
+	PhaseTokens      PhaseTokens      `json:"phaseTokens"`
+
+	CompactionTokens    int `json:"compactionTokens"`
+	CompactedEntryCount int `json:"compactedEntryCount"`
+
+	APIUsage APIUsage `json:"apiUsage"`
+}
+
+// RoleTokens splits the estimate by who is speaking. Summaries, custom
+// messages and the user's own bash runs reach the model as user messages.
+type RoleTokens struct {
+	System    int `json:"system"`
+	User      int `json:"user"`
+	Assistant int `json:"assistant"`
+	Tool      int `json:"tool"`
+}
+
+// ResolutionTokens splits the estimate by the level each message is rendered at.
+type ResolutionTokens struct {
+	Full       int `json:"full"`
+	Outlined   int `json:"outlined"`
+	Summarized int `json:"summarized"`
+	Pinned     int `json:"pinned"`
+}
+
+// PhaseTokens splits the estimate by the kind of work (see Classifier).
+type PhaseTokens struct {
+	Exploration  int `json:"exploration"`
+	Execution    int `json:"execution"`
+	Verification int `json:"verification"`
+	Conclusion   int `json:"conclusion"`
+	Unclassified int `json:"unclassified"`
+}
+
+// APIUsage sums the provider usage recorded on every assistant message in the
+// file, on every branch: what the session cost.
+type APIUsage struct {
+	Input       float64 `json:"input"`
+	Output      float64 `json:"output"`
+	CacheRead   float64 `json:"cacheRead"`
+	CacheWrite  float64 `json:"cacheWrite"`
+	TotalTokens float64 `json:"totalTokens"`
+	Cost        float64 `json:"cost"`
+	Requests    int     `json:"requests"`
+}
+
+// StatsOptions configures Measure.
+type StatsOptions struct {
+	Window     int // 0 means DefaultWindow
+	Reserve    int // 0 means DefaultReserve; negative means none
+	Estimator  *Estimator
+	Classifier *Classifier
+}
+
+// Default window and reserve for Measure.
+const (
+	DefaultWindow  = 200000
+	DefaultReserve = 16384
+)
+
+// Measure computes the statistics of the context a cursor of l renders.
+func Measure(l *session.Log, c *session.Cursor, o StatsOptions) Stats {
+	if o.Window <= 0 {
+		o.Window = DefaultWindow
+	}
+	switch {
+	case o.Reserve == 0:
+		o.Reserve = DefaultReserve
+	case o.Reserve < 0:
+		o.Reserve = 0
+	}
+	if o.Estimator == nil {
+		o.Estimator = &DefaultEstimator
+	}
+	if o.Classifier == nil {
+		o.Classifier = DefaultClassifier()
+	}
+	ctx := c.Context()
+	resolutions := c.Resolutions()
+	res, _ := Build(ctx, Options{Resolutions: resolutions, Estimator: o.Estimator}) // without a budget Build cannot fail
+	s := Stats{ContextWindow: o.Window, CompletionReserve: o.Reserve, PromptBudget: max(0, o.Window-o.Reserve), MessageCount: len(res.Messages)}
+
+	entries := l.Entries()
+	for _, e := range entries {
+		if !e.IsMarker() {
+			s.EntryCount++
+		}
+		if e.Type == session.TypeMessage && e.Role() == session.RoleAssistant {
+			s.APIUsage.add(e)
+		}
+	}
+	var path []*session.Entry
+	if leaf := c.Leaf(); leaf != nil {
+		path = l.Branch(leaf.ID)
+	}
+	inContext := map[string]bool{}
+	for _, m := range ctx.Messages {
+		if m.Entry != nil {
+			inContext[m.Entry.ID] = true
+		}
+	}
+	lastCompaction := -1
+	for i, e := range path {
+		if !e.IsMarker() {
+			s.PathEntryCount++
+		}
+		if e.Type == session.TypeCompaction {
+			lastCompaction = i
+		}
+	}
+	for i, e := range path {
+		if i >= lastCompaction {
+			break
+		}
+		if reaches(e) && !inContext[e.ID] {
+			s.CompactedEntryCount++
+		}
+	}
+	for _, e := range path {
+		if r, ok := resolutions[e.ID]; ok && r.Level == session.Compacted && inContext[e.ID] {
+			s.CompactedEntryCount++
+		}
+	}
+
+	phases := o.classify(res, calls(ctx.Messages))
+	sum := 0
+	for i, m := range res.Messages {
+		sum += m.Tokens
+		switch m.Role {
+		case session.RoleAssistant:
+			s.RoleTokens.Assistant += m.Tokens
+		case session.RoleToolResult:
+			s.RoleTokens.Tool += m.Tokens
+		default:
+			s.RoleTokens.User += m.Tokens
+		}
+		switch m.Level {
+		case session.Outlined:
+			s.ResolutionTokens.Outlined += m.Tokens
+		case session.Summarized:
+			s.ResolutionTokens.Summarized += m.Tokens
+		case session.Pinned:
+			s.ResolutionTokens.Pinned += m.Tokens
+		default:
+			s.ResolutionTokens.Full += m.Tokens
+		}
+		s.PhaseTokens.add(phases[i], m.Tokens)
+		if m.Role == session.RoleCompactionSummary {
+			s.CompactionTokens += m.Tokens
+		}
+	}
+	s.EstimatedUsed = sum
+	if id, tokens, ok := anchor(res, path, lastCompaction); ok {
+		s.UsageAnchor, s.EstimatedUsed = id, tokens
+	}
+	s.EstimatedRemaining = max(0, s.PromptBudget-s.EstimatedUsed)
+	s.UtilizationPercent = 100
+	if s.PromptBudget > 0 {
+		s.UtilizationPercent = math.Min(100, math.Round(float64(s.EstimatedUsed)*1000/float64(s.PromptBudget))/10)
+	}
+	return s
+}
+
+// reaches reports whether an entry type can put a message in the context.
+func reaches(e *session.Entry) bool {
+	switch e.Type {
+	case session.TypeMessage, session.TypeCustomMessage, session.TypeBranchSummary:
+		return true
+	}
+	return false
+}
+
+// anchor is pi's estimateContextTokens: the usage the provider reported for
+// the last assistant message that did not fail, plus estimates of what came
+// after it. It applies only while every message up to the anchor is rendered
+// in full, and the anchor is newer than the last compaction, since the usage
+// measured that context and no other.
+func anchor(res *Result, path []*session.Entry, lastCompaction int) (string, int, bool) {
+	after := map[string]bool{}
+	if lastCompaction >= 0 {
+		for _, e := range path[lastCompaction+1:] {
+			after[e.ID] = true
+		}
+	}
+	for i := len(res.Messages) - 1; i >= 0; i-- {
+		m := res.Messages[i]
+		if m.Role != session.RoleAssistant || m.Entry == nil || m.Synthetic {
+			continue
+		}
+		d, ok := data(m.Raw)
+		if !ok || d.Usage == nil || d.StopReason == "aborted" || d.StopReason == "error" {
+			continue
+		}
+		if lastCompaction >= 0 && !after[m.Entry.ID] {
+			return "", 0, false
+		}
+		for _, prev := range res.Messages[:i+1] {
+			if prev.Level == session.Outlined || prev.Level == session.Summarized || prev.cut {
+				return "", 0, false
+			}
+		}
+		u := *d.Usage
+		tokens := int(u.TotalTokens)
+		if tokens == 0 {
+			tokens = int(u.Input + u.Output + u.CacheRead + u.CacheWrite)
+		}
+		for _, later := range res.Messages[i+1:] {
+			tokens += later.Tokens
+		}
+		return m.Entry.ID, tokens, true
+	}
+	return "", 0, false
+}
+
+func (u *APIUsage) add(e *session.Entry) {
+	msg, err := e.Message()
+	if err != nil {
+		return
+	}
+	d, err := msg.Data()
+	if err != nil || d.Usage == nil {
+		return
+	}
+	u.Input += d.Usage.Input
+	u.Output += d.Usage.Output
+	u.CacheRead += d.Usage.CacheRead
+	u.CacheWrite += d.Usage.CacheWrite
+	u.TotalTokens += d.Usage.TotalTokens
+	u.Cost += d.Usage.Cost.Total
+	u.Requests++
+}
+
+func (p *PhaseTokens) add(ph Phase, n int) {
+	switch ph {
+	case Exploration:
+		p.Exploration += n
+	case Execution:
+		p.Execution += n
+	case Verification:
+		p.Verification += n
+	case Conclusion:
+		p.Conclusion += n
+	default:
+		p.Unclassified += n
+	}
+}
+
+// classify gives each built message a phase: a tool call and its result the
+// phase of the call, an assistant reply without tool calls Conclusion, and
+// requests and summaries Unclassified.
+func (o StatsOptions) classify(res *Result, calls map[string]call) []Phase {
+	out := make([]Phase, len(res.Messages))
+	edited := false
+	byCall := map[string]Phase{}
+	for i, m := range res.Messages {
+		out[i] = Unclassified
+		d, ok := data(m.Raw)
+		if !ok {
+			continue
+		}
+		switch m.Role {
+		case session.RoleAssistant:
+			first := Phase("")
+			for _, b := range d.Content.Blocks {
+				if b.Type != "toolCall" {
+					continue
+				}
+				c := calls[b.ID]
+				if c.name == "" {
+					c.name = b.Name
+				}
+				ph := o.Classifier.Tool(c.name, str(c.args, "command", "cmd"), edited)
+				if ph == Execution {
+					edited = true
+				}
+				byCall[b.ID] = ph
+				if first == "" {
+					first = ph
+				}
+			}
+			switch {
+			case first != "":
+				out[i] = first
+			case d.StopReason != "error" && d.StopReason != "aborted" && d.Content.Text("") != "":
+				out[i] = Conclusion
+			}
+		case session.RoleToolResult:
+			if ph, ok := byCall[d.ToolCallID]; ok {
+				out[i] = ph
+			}
+		}
+	}
+	return out
+}

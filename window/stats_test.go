@@ -1,0 +1,197 @@
+package window
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"os"
+	"testing"
+
+	"github.com/arborlog/arbor/session"
+	"github.com/google/go-cmp/cmp"
+)
+
+// fileUsage sums the usage of every assistant message in a file, read with
+// encoding/json and nothing of arbor's.
+func fileUsage(t *testing.T, path string) (APIUsage, int) {
+	f, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var u APIUsage
+	entries := 0
+	sc := bufio.NewScanner(bytes.NewReader(f))
+	sc.Buffer(nil, 1<<26)
+	for sc.Scan() {
+		var v struct {
+			Type    string `json:"type"`
+			Message struct {
+				Role  string `json:"role"`
+				Usage *struct {
+					Input, Output, CacheRead, CacheWrite, TotalTokens float64
+					Cost                                              struct{ Total float64 }
+				} `json:"usage"`
+			} `json:"message"`
+		}
+		if json.Unmarshal(sc.Bytes(), &v) != nil || v.Type == "session" {
+			continue
+		}
+		entries++
+		if v.Type == "message" && v.Message.Role == "assistant" && v.Message.Usage != nil {
+			m := v.Message.Usage
+			u.Input += m.Input
+			u.Output += m.Output
+			u.CacheRead += m.CacheRead
+			u.CacheWrite += m.CacheWrite
+			u.TotalTokens += m.TotalTokens
+			u.Cost += m.Cost.Total
+			u.Requests++
+		}
+	}
+	return u, entries
+}
+
+func TestStatsAgreeWithTheFile(t *testing.T) {
+	for _, name := range []string{"coding.jsonl", "long.jsonl", "dangling.jsonl"} {
+		t.Run(name, func(t *testing.T) {
+			path := "testdata/" + name
+			l := load(t, name)
+			s := Measure(l, l.Cursor(""), StatsOptions{Window: 100000, Reserve: 10000})
+			u, entries := fileUsage(t, path)
+			if diff := cmp.Diff(u, s.APIUsage, cmp.Comparer(func(a, b float64) bool { return a-b < 1e-9 && b-a < 1e-9 })); diff != "" {
+				t.Errorf("apiUsage (-file +stats):\n%s", diff)
+			}
+			if s.EntryCount != entries || s.PathEntryCount != entries {
+				t.Errorf("entries %d on path %d, file has %d", s.EntryCount, s.PathEntryCount, entries)
+			}
+			ctx := l.Context()
+			sum := 0
+			for _, m := range ctx.Messages {
+				sum += DefaultEstimator.Message(m)
+			}
+			// the dangling fixture gains the error result that closes its last call
+			if s.MessageCount != len(ctx.Messages) && !(name == "dangling.jsonl" && s.MessageCount == len(ctx.Messages)+1) {
+				t.Errorf("messageCount %d, context has %d", s.MessageCount, len(ctx.Messages))
+			}
+			role := s.RoleTokens.User + s.RoleTokens.Assistant + s.RoleTokens.Tool + s.RoleTokens.System
+			res := s.ResolutionTokens.Full + s.ResolutionTokens.Outlined + s.ResolutionTokens.Summarized + s.ResolutionTokens.Pinned
+			ph := s.PhaseTokens.Exploration + s.PhaseTokens.Execution + s.PhaseTokens.Verification + s.PhaseTokens.Conclusion + s.PhaseTokens.Unclassified
+			if role != res || res != ph || (name != "dangling.jsonl" && role != sum) {
+				t.Errorf("by role %d, by resolution %d, by phase %d, messages %d", role, res, ph, sum)
+			}
+			// pi's estimate: the last good assistant's usage plus what came after.
+			var want int
+			var anchor string
+			for i := len(ctx.Messages) - 1; i >= 0; i-- {
+				m := ctx.Messages[i]
+				msg, _ := session.ParseMessage(m.Raw)
+				d, _ := msg.Data()
+				if d.Role == "assistant" && d.Usage != nil && d.StopReason != "error" && d.StopReason != "aborted" {
+					anchor = m.Entry.ID
+					want += int(d.Usage.TotalTokens)
+					break
+				}
+				want += DefaultEstimator.Message(m)
+			}
+			if name == "dangling.jsonl" {
+				// the error result that closes the unanswered call comes after the anchor
+				last := ctx.Messages[len(ctx.Messages)-1]
+				msg, _ := session.ParseMessage(last.Raw)
+				d, _ := msg.Data()
+				want += (&planner{est: &DefaultEstimator, calls: calls(ctx.Messages)}).closing(d.Content.Blocks[0].ID).tokens
+			}
+			if s.UsageAnchor != anchor || s.EstimatedUsed != want {
+				t.Errorf("estimatedUsed %d anchored on %s, want %d on %s", s.EstimatedUsed, s.UsageAnchor, want, anchor)
+			}
+			if s.PromptBudget != 90000 || s.EstimatedRemaining != max(0, 90000-s.EstimatedUsed) {
+				t.Errorf("budget %d remaining %d", s.PromptBudget, s.EstimatedRemaining)
+			}
+		})
+	}
+}
+
+func TestStatsFollowResolutions(t *testing.T) {
+	l := load(t, "coding.jsonl")
+	ctx := l.Context()
+	c := l.Cursor("")
+	var pinned, outlined string
+	for _, m := range ctx.Messages {
+		if m.Role == session.RoleToolResult {
+			if pinned == "" {
+				pinned = m.Entry.ID
+			} else if outlined == "" {
+				outlined = m.Entry.ID
+			}
+		}
+	}
+	if err := c.SetResolution(pinned, session.Resolution{Level: session.Pinned}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.SetResolution(outlined, session.Resolution{Level: session.Outlined}); err != nil {
+		t.Fatal(err)
+	}
+	s := Measure(l, c, StatsOptions{})
+	if s.ResolutionTokens.Pinned == 0 || s.ResolutionTokens.Outlined == 0 {
+		t.Errorf("resolution tokens %+v", s.ResolutionTokens)
+	}
+	if s.UsageAnchor != "" {
+		t.Errorf("anchored on %s although an earlier entry is outlined", s.UsageAnchor)
+	}
+	if s.ContextWindow != DefaultWindow || s.CompletionReserve != DefaultReserve {
+		t.Errorf("defaults %d %d", s.ContextWindow, s.CompletionReserve)
+	}
+}
+
+func TestPhases(t *testing.T) {
+	l := load(t, "coding.jsonl")
+	s := Measure(l, l.Cursor(""), StatsOptions{})
+	p := s.PhaseTokens
+	if p.Exploration == 0 || p.Execution == 0 || p.Verification == 0 || p.Conclusion == 0 {
+		t.Errorf("phases %+v: every phase of a fix-and-test session should have tokens", p)
+	}
+	if p.Unclassified > s.RoleTokens.User {
+		t.Errorf("unclassified %d is more than the user's requests %d", p.Unclassified, s.RoleTokens.User)
+	}
+	c := DefaultClassifier()
+	for _, tc := range []struct {
+		tool, cmd string
+		edited    bool
+		want      Phase
+	}{
+		{"read", "", false, Exploration},
+		{"read_file", "", true, Exploration},
+		{"edit", "", false, Execution},
+		{"write_file", "", false, Execution},
+		{"bash", "go test ./...", true, Verification},
+		{"bash", "go test ./...", false, Exploration},
+		{"bash", "cd pkg && go test -run X .", true, Verification},
+		{"bash", "ls -la | head", true, Exploration},
+		{"bash", "git diff HEAD~1", true, Exploration},
+		{"bash", "rm -rf build && mkdir build", false, Execution},
+		{"bash", "/usr/bin/grep -rn foo .", false, Exploration},
+		{"run_command", "cargo test", true, Verification},
+		{"cargo_check", "", true, Verification},
+		{"cargo_check", "", false, Exploration},
+		{"my_tool", "", false, Unclassified},
+	} {
+		if got := c.Tool(tc.tool, tc.cmd, tc.edited); got != tc.want {
+			t.Errorf("%s %q (edited %v) = %s, want %s", tc.tool, tc.cmd, tc.edited, got, tc.want)
+		}
+	}
+}
+
+func TestLoadClassifier(t *testing.T) {
+	path := t.TempDir() + "/phases.json"
+	os.WriteFile(path, []byte(`{"tools":{"my_tool":"execution"},"commands":{"bazel test":"verification"}}`), 0o600)
+	c, err := LoadClassifier(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Tool("my_tool", "", false) != Execution || c.Tool("bash", "bazel test //...", true) != Verification || c.Tool("read", "", false) != Exploration {
+		t.Error("file does not lay over the defaults")
+	}
+	os.WriteFile(path, []byte(`{"tools":{"x":"thinking"}}`), 0o600)
+	if _, err := LoadClassifier(path); err == nil {
+		t.Error("unknown phase accepted")
+	}
+}
