@@ -1,0 +1,200 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+
+	"github.com/arborlog/arbor/session"
+	"github.com/arborlog/arbor/session/jsonl"
+	"github.com/spf13/cobra"
+)
+
+var _ = register(newCmdFsck)
+
+// FsckReport is what `arbor fsck --json` prints (SPEC §10): the damage found in
+// a session file, line numbers counting from 1.
+type FsckReport struct {
+	OK             bool     `json:"ok"`
+	Path           string   `json:"path"`
+	Version        int      `json:"version"`
+	Lines          int      `json:"lines"`
+	Entries        int      `json:"entries"`
+	BadLines       []int    `json:"badLines"`
+	TornTail       bool     `json:"tornTail"`
+	DuplicateIDs   []string `json:"duplicateIds"`
+	Cycles         []string `json:"cycles"`
+	Orphans        []string `json:"orphans"`
+	MissingNewline bool     `json:"missingNewline"`
+	NoHeader       bool     `json:"noHeader"`
+	ExtraHeaders   []int    `json:"extraHeaders"`
+	ReadOnly       bool     `json:"readOnly"`
+	// Repaired lists what --repair did, one sentence each.
+	Repaired []string `json:"repaired,omitempty"`
+}
+
+func fsckReportOf(path string, l *session.Log) FsckReport {
+	r := l.Report()
+	orEmpty := func(s []string) []string {
+		if s == nil {
+			return []string{}
+		}
+		return s
+	}
+	lines := func(n []int) []int {
+		if n == nil {
+			return []int{}
+		}
+		return n
+	}
+	return FsckReport{
+		OK: r.Clean(), Path: path, Version: r.Version, Lines: r.Lines, Entries: r.Entries,
+		BadLines: lines(r.BadLines), TornTail: r.TornTail, DuplicateIDs: orEmpty(r.DuplicateIDs),
+		Cycles: orEmpty(r.Cycles), Orphans: orEmpty(r.Orphans), MissingNewline: r.MissingNewline,
+		NoHeader: r.NoHeader, ExtraHeaders: lines(r.ExtraHeaders), ReadOnly: l.ReadOnly() != nil,
+	}
+}
+
+// repairable reports whether --repair would change the file.
+func (r *FsckReport) repairable() bool { return r.TornTail || r.MissingNewline || r.NoHeader }
+
+func newCmdFsck(ios *IO, g *Global) *cobra.Command {
+	var repair bool
+	cmd := &cobra.Command{
+		Use:   "fsck <session>",
+		Short: "Check a session file for damage, and repair it without losing a byte",
+		Long: `Check a session file: lines that do not parse (by line number, from 1), a torn
+last line, a missing final newline, a missing or repeated header, duplicate
+entry ids, parent loops and entries whose parent is unknown.
+
+With --repair, apply now the repairs arbor makes before its first append to a
+damaged file, never deleting a byte:
+  - a torn last line is moved to <file>.torn;
+  - a complete last line missing its newline gets one;
+  - a file without a header keeps its entries under a new header, the original
+    saved as <file>.bak (an old-version file is migrated, saved as <file>.v<N>.bak);
+  - a file where nothing parses is renamed to <file>.corrupt and a new session
+    is started at its path.
+Unreadable lines, duplicate ids, loops and unknown parents stay in the file:
+loading skips or works around them, and fsck keeps reporting them.
+
+Exit status: 0 when the file is sound (after --repair: when the repair left it
+sound), 1 when damage is found or the file cannot be read or repaired, 2 for
+bad usage.`,
+		Example: `  arbor fsck notes.jsonl
+  arbor fsck 0195f1c2 --json
+  arbor fsck notes.jsonl --repair`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			return runFsck(ios, g, args[0], repair)
+		},
+	}
+	cmd.Flags().BoolVar(&repair, "repair", false, "repair what can be repaired without deleting a byte (sidecar files keep the originals)")
+	return cmd
+}
+
+func runFsck(ios *IO, g *Global, arg string, repair bool) error {
+	path, err := g.resolve(arg)
+	if err != nil {
+		return err
+	}
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("%s: no such session file; check the path, or run 'arbor ls' to see sessions", path)
+	}
+	var repaired []string
+	if repair {
+		s, err := jsonl.Open(path)
+		if err != nil {
+			return fmt.Errorf("repair %s: %w", path, err)
+		}
+		repaired, err = s.Repair()
+		if cerr := s.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return fmt.Errorf("repair %s: %w", path, err)
+		}
+	}
+	l, err := jsonl.Read(path)
+	if err != nil {
+		return fmt.Errorf("read %s: %w", path, err)
+	}
+	rep := fsckReportOf(path, l)
+	rep.Repaired = repaired
+	if g.JSON {
+		if err := ios.JSON(rep); err != nil {
+			return err
+		}
+	} else {
+		printFsck(ios, &rep)
+	}
+	if rep.OK {
+		return nil
+	}
+	if rep.repairable() {
+		return fmt.Errorf("%s is damaged; 'arbor fsck --repair %s' repairs it, keeping the original bytes in sidecar files", path, path)
+	}
+	return fmt.Errorf("%s is damaged; loading skips or works around what is listed, and the bytes stay in the file", path)
+}
+
+func printFsck(ios *IO, r *FsckReport) {
+	for _, a := range r.Repaired {
+		ios.Printf("repaired: %s\n", a)
+	}
+	state := "ok"
+	if !r.OK {
+		state = "damaged"
+	}
+	ios.Printf("%s: %s (format version %d, %s, %s)\n", r.Path, state, r.Version, fsckCount(r.Lines, "line"), fsckCount(r.Entries, "entry"))
+	if r.ReadOnly {
+		ios.Printf("  format version %d is newer than this arbor writes: it opens read-only\n", r.Version)
+	}
+	if r.NoHeader {
+		if r.Entries == 0 {
+			ios.Printf("  no line is a session entry: --repair renames the file to .corrupt and starts a new session\n")
+		} else {
+			ios.Printf("  no session header: --repair keeps the entries under a new one (original saved as .bak)\n")
+		}
+	}
+	if len(r.BadLines) > 0 {
+		ios.Printf("  unreadable lines (skipped when loading, kept in the file): %s\n", joinInts(r.BadLines))
+	}
+	if len(r.ExtraHeaders) > 0 {
+		ios.Printf("  extra session headers (ignored): lines %s\n", joinInts(r.ExtraHeaders))
+	}
+	if r.TornTail {
+		ios.Printf("  torn last line (a write cut short): --repair or the next append moves it to .torn\n")
+	}
+	if r.MissingNewline {
+		ios.Printf("  the last line lacks its newline: --repair or the next append adds it\n")
+	}
+	if len(r.DuplicateIDs) > 0 {
+		ios.Printf("  duplicate ids (the first entry with each id is used): %s\n", strings.Join(r.DuplicateIDs, ", "))
+	}
+	if len(r.Cycles) > 0 {
+		ios.Printf("  parent loops, cut at: %s\n", strings.Join(r.Cycles, ", "))
+	}
+	if len(r.Orphans) > 0 {
+		ios.Printf("  entries whose parent is unknown (shown as roots): %s\n", strings.Join(r.Orphans, ", "))
+	}
+}
+
+func joinInts(ns []int) string {
+	s := make([]string, len(ns))
+	for i, n := range ns {
+		s[i] = fmt.Sprint(n)
+	}
+	return strings.Join(s, ", ")
+}
+
+func fsckCount(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	if strings.HasSuffix(noun, "y") {
+		return fmt.Sprintf("%d %sies", n, strings.TrimSuffix(noun, "y"))
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
