@@ -27,7 +27,7 @@ import (
 
 // schemaVersion changes whenever the tables or the meaning of a stored fold
 // change; an index of another version is rebuilt.
-const schemaVersion = 1
+const schemaVersion = 2
 
 const busyTimeoutMS = 15000
 
@@ -41,6 +41,7 @@ CREATE TABLE files(
 	off INTEGER NOT NULL,
 	tail_start INTEGER NOT NULL,
 	tail_hash INTEGER NOT NULL,
+	head_hash INTEGER NOT NULL,
 	fold BLOB NOT NULL,
 	listed INTEGER NOT NULL,
 	info BLOB NOT NULL,
@@ -159,7 +160,7 @@ func (x *Index) load(roots []string) (map[string]*row, error) {
 	out := map[string]*row{}
 	for _, root := range roots {
 		lo, hi := rootRange(root)
-		rows, err := x.db.Query(`SELECT fid, path, size, mtime, ino, off, tail_start, tail_hash, fold, listed, info, text_off
+		rows, err := x.db.Query(`SELECT fid, path, size, mtime, ino, off, tail_start, tail_hash, head_hash, fold, listed, info, text_off
 			FROM files WHERE path >= ? AND path < ?`, lo, hi)
 		if err != nil {
 			return nil, fmt.Errorf("catalog: index %s: %w", x.path, err)
@@ -167,13 +168,13 @@ func (x *Index) load(roots []string) (map[string]*row, error) {
 		for rows.Next() {
 			var r row
 			var path string
-			var ino, hash int64
+			var ino, hash, head int64
 			var fold, info []byte
-			if err := rows.Scan(&r.fid, &path, &r.st.size, &r.st.mtimeNS, &ino, &r.st.off, &r.st.tailStart, &hash, &fold, &r.st.listed, &info, &r.textOff); err != nil {
+			if err := rows.Scan(&r.fid, &path, &r.st.size, &r.st.mtimeNS, &ino, &r.st.off, &r.st.tailStart, &hash, &head, &fold, &r.st.listed, &info, &r.textOff); err != nil {
 				rows.Close()
 				return nil, fmt.Errorf("catalog: index %s: %w", x.path, err)
 			}
-			r.st.ino, r.st.tailHash = uint64(ino), uint64(hash)
+			r.st.ino, r.st.tailHash, r.st.headHash = uint64(ino), uint64(hash), uint64(head)
 			if json.Unmarshal(fold, &r.st.sum) != nil || json.Unmarshal(info, &r.st.info) != nil {
 				continue // unreadable row: the file is read again
 			}
@@ -205,10 +206,10 @@ func (x *Index) store(changed []*file, states []*state, old map[string]*row, gon
 		return nil, fmt.Errorf("catalog: index %s: %w", x.path, err)
 	}
 	defer tx.Rollback()
-	up, err := tx.Prepare(`INSERT INTO files(path, size, mtime, ino, off, tail_start, tail_hash, fold, listed, info, text_off)
-		VALUES(?,?,?,?,?,?,?,?,?,?,0)
+	up, err := tx.Prepare(`INSERT INTO files(path, size, mtime, ino, off, tail_start, tail_hash, head_hash, fold, listed, info, text_off)
+		VALUES(?,?,?,?,?,?,?,?,?,?,?,0)
 		ON CONFLICT(path) DO UPDATE SET size=excluded.size, mtime=excluded.mtime, ino=excluded.ino, off=excluded.off,
-			tail_start=excluded.tail_start, tail_hash=excluded.tail_hash, fold=excluded.fold, listed=excluded.listed, info=excluded.info
+			tail_start=excluded.tail_start, tail_hash=excluded.tail_hash, head_hash=excluded.head_hash, fold=excluded.fold, listed=excluded.listed, info=excluded.info
 		RETURNING fid`)
 	if err != nil {
 		return nil, fmt.Errorf("catalog: index %s: %w", x.path, err)
@@ -228,7 +229,7 @@ func (x *Index) store(changed []*file, states []*state, old map[string]*row, gon
 		info := st.info
 		info.Path = ""
 		ib, _ := json.Marshal(&info)
-		if err := up.QueryRow(f.abs, st.size, st.mtimeNS, int64(st.ino), st.off, st.tailStart, int64(st.tailHash), fold, st.listed, ib).Scan(&fids[i]); err != nil {
+		if err := up.QueryRow(f.abs, st.size, st.mtimeNS, int64(st.ino), st.off, st.tailStart, int64(st.tailHash), int64(st.headHash), fold, st.listed, ib).Scan(&fids[i]); err != nil {
 			return nil, fmt.Errorf("catalog: index %s: %w", x.path, err)
 		}
 	}

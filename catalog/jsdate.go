@@ -210,3 +210,6 @@ func daysIn(year, month int) int {
 }
 
 func timeFromNS(ns int64) time.Time { return time.Unix(0, ns) }
+
+// Equal reports whether t and u are the same instant (or both invalid).
+func (t Time) Equal(u Time) bool { return t == u }

@@ -21,6 +21,7 @@ type state struct {
 	off       int64  // bytes folded into sum: the file up to and including its last newline
 	tailStart int64  // where the last folded line starts
 	tailHash  uint64 // crc64 of bytes [tailStart, off): a file that only grew still has them
+	headHash  uint64 // crc64 of the first headBytes bytes (at most off): catches a rewritten header
 	sum       summary
 
 	listed  bool // the file is a session pi would list
@@ -61,7 +62,7 @@ func summarize(f file, prev *state) (*state, error) {
 		st.size, st.mtimeNS, st.ino = info.Size(), info.ModTime().UnixNano(), inode(info)
 	}
 	if prev != nil && grewFrom(fh, prev, st) {
-		st.off, st.tailStart, st.tailHash, st.sum = prev.off, prev.tailStart, prev.tailHash, prev.sum
+		st.off, st.tailStart, st.tailHash, st.headHash, st.sum = prev.off, prev.tailStart, prev.tailHash, prev.headHash, prev.sum
 		st.resumed = true
 	}
 	if _, err := fh.Seek(st.off, io.SeekStart); err != nil {
@@ -105,6 +106,9 @@ func summarize(f file, prev *state) (*state, error) {
 	}
 	if st.off > 0 {
 		st.tailHash = hashRange(fh, st.tailStart, st.off)
+		if !st.resumed {
+			st.headHash = hashRange(fh, 0, min(st.off, headBytes))
+		}
 	}
 	final := st.sum
 	if have > 0 && final.Phase != phaseOther && !final.Drop {
@@ -125,8 +129,11 @@ func grewFrom(fh *os.File, prev, now *state) bool {
 	if prev.ino != now.ino || prev.off == 0 || now.size <= prev.size {
 		return false
 	}
-	return hashRange(fh, prev.tailStart, prev.off) == prev.tailHash
+	return hashRange(fh, prev.tailStart, prev.off) == prev.tailHash && hashRange(fh, 0, min(prev.off, headBytes)) == prev.headHash
 }
+
+// headBytes is how much of a file's start is checked before resuming a read.
+const headBytes = 4096
 
 func hashRange(fh *os.File, from, to int64) uint64 {
 	h := crc64.New(crcTable)

@@ -20,7 +20,12 @@ type AmbiguousError struct {
 func (e *AmbiguousError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%q matches %d sessions:", e.Query, len(e.Candidates))
+	const shown = 8
 	for i, c := range e.Candidates {
+		if i == shown {
+			fmt.Fprintf(&b, "; and %d more", len(e.Candidates)-shown)
+			break
+		}
 		if i > 0 {
 			b.WriteByte(';')
 		}

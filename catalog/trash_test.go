@@ -1,0 +1,206 @@
+package catalog
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/arborlog/arbor/session/jsonl"
+	"github.com/google/go-cmp/cmp"
+)
+
+// snapshot returns the bytes of every file under dir, by path relative to dir.
+func snapshot(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rel, _ := filepath.Rel(dir, p)
+		out[rel] = string(b)
+		return nil
+	})
+	return out
+}
+
+func TestRemoveRestoreRoundTrip(t *testing.T) {
+	dir, home := t.TempDir(), t.TempDir()
+	w := newSession(t, dir, "0195dddd-0000-7000-8000-000000000001", "/p")
+	w.user("keep me")
+	w.name("precious")
+	other := newSession(t, dir, "0195dddd-0000-7000-8000-000000000002", "/p")
+	other.user("bystander")
+	for _, s := range []string{".torn", ".bak", ".v1.bak", ".corrupt"} {
+		os.WriteFile(w.path+s, []byte("sidecar "+s), 0o600)
+	}
+	before := snapshot(t, dir)
+	c := Open(home)
+	defer c.Close()
+
+	tr, err := c.Remove(w.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	after := snapshot(t, dir)
+	if len(after) != 1 || after[filepath.Base(other.path)] != before[filepath.Base(other.path)] {
+		t.Fatalf("after rm the folder holds %v; want only the other session", keys(after))
+	}
+	trash := snapshot(t, filepath.Join(home, "trash"))
+	for name, data := range before {
+		if name == filepath.Base(other.path) {
+			continue
+		}
+		if got := trash[filepath.Join(filepath.Base(tr.dir), name)]; got != data {
+			t.Errorf("trash copy of %s differs", name)
+		}
+	}
+	if got, _ := c.List(Scope{Dir: dir}, ListOptions{}); len(got) != 1 {
+		t.Errorf("listing after rm shows %d sessions, want 1", len(got))
+	}
+
+	for _, arg := range []string{"precious", "0195dddd-0000-7000-8000-000000000001", "0195dddd-0000-7000-8000-0000000000"} {
+		ts, _ := c.Trash()
+		if len(ts) != 1 {
+			t.Fatalf("trash holds %d sessions", len(ts))
+		}
+		if _, err := c.Restore(arg); err != nil {
+			t.Fatalf("restore %q: %v", arg, err)
+		}
+		if diff := cmp.Diff(before, snapshot(t, dir)); diff != "" {
+			t.Fatalf("restore %q did not bring back the same bytes:\n%s", arg, diff)
+		}
+		if _, err := c.Remove(w.path); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Restoring over an existing file is refused and changes nothing.
+	os.WriteFile(w.path, []byte("a new file at the same path\n"), 0o600)
+	if _, err := c.Restore("precious"); err == nil || !strings.Contains(err.Error(), "exists") {
+		t.Errorf("restore over an existing file: %v", err)
+	}
+	if b, _ := os.ReadFile(w.path); string(b) != "a new file at the same path\n" {
+		t.Error("restore overwrote a file")
+	}
+	if _, err := c.Restore("no-such-thing"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("restore of an unknown session: %v", err)
+	}
+}
+
+func TestRemoveRefusesOpenSession(t *testing.T) {
+	dir, home := t.TempDir(), t.TempDir()
+	w := newSession(t, dir, "0195eeee-0000-7000-8000-000000000001", "/p")
+	w.user("in use")
+	w.assistant("yes", "", nil)
+	s, err := jsonl.Open(w.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := snapshot(t, dir)
+	c := Open(home)
+	defer c.Close()
+	_, err = c.Remove(w.path)
+	var le *jsonl.LockError
+	if !errors.As(err, &le) || !strings.Contains(err.Error(), "pid") {
+		t.Errorf("rm of a session open for writing: %v; want an error naming the holder", err)
+	}
+	if err := c.Purge(w.path); !errors.As(err, &le) {
+		t.Errorf("purge of a session open for writing: %v", err)
+	}
+	if diff := cmp.Diff(before, snapshot(t, dir)); diff != "" {
+		t.Errorf("a refused rm changed files:\n%s", diff)
+	}
+	s.Close()
+	if _, err := c.Remove(w.path); err != nil {
+		t.Errorf("rm after the writer closed: %v", err)
+	}
+	if _, err := os.Stat(w.path + ".lock"); err == nil {
+		t.Error("rm left the lock file behind")
+	}
+}
+
+func TestPurge(t *testing.T) {
+	dir, home := t.TempDir(), t.TempDir()
+	w := newSession(t, dir, "0195ffff-0000-7000-8000-000000000001", "/p")
+	w.user("goodbye")
+	os.WriteFile(w.path+".torn", []byte("x"), 0o600)
+	keep := newSession(t, dir, "0195ffff-0000-7000-8000-000000000002", "/p")
+	keep.user("stays")
+	want := snapshot(t, dir)
+	delete(want, filepath.Base(w.path))
+	delete(want, filepath.Base(w.path)+".torn")
+	c := Open(home)
+	defer c.Close()
+	if err := c.Purge(w.path); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, snapshot(t, dir)); diff != "" {
+		t.Errorf("purge (-want +got):\n%s", diff)
+	}
+	if ts, _ := c.Trash(); len(ts) != 0 {
+		t.Error("purge put the session in the trash")
+	}
+}
+
+func TestArchiveRoundTrip(t *testing.T) {
+	dir, home := t.TempDir(), t.TempDir()
+	w := newSession(t, dir, "0195abab-0000-7000-8000-000000000001", "/p")
+	w.user("old spike")
+	x := newSession(t, dir, "0195abab-0000-7000-8000-000000000002", "/p")
+	x.user("current work")
+	before := snapshot(t, dir)
+	c := Open(home)
+	defer c.Close()
+	ids := func(opt ListOptions) []string {
+		got, err := c.List(Scope{Dir: dir}, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, in := range got {
+			out = append(out, in.ID[len(in.ID)-1:])
+		}
+		return out
+	}
+	if err := c.Archive(w.path); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Archive(w.path); err != nil { // twice is fine
+		t.Fatal(err)
+	}
+	if got := ids(ListOptions{}); !cmp.Equal(got, []string{"2"}) {
+		t.Errorf("ls after archive: %v", got)
+	}
+	if got := ids(ListOptions{Archived: true}); len(got) != 2 {
+		t.Errorf("ls --archived: %v", got)
+	}
+	if p, err := c.Resolve("0195abab-0000-7000-8000-000000000001", Scope{Dir: dir}); err != nil || p != w.path {
+		t.Errorf("an archived session is not found by id: %v", err)
+	}
+	if diff := cmp.Diff(before, snapshot(t, dir)); diff != "" {
+		t.Errorf("archive changed session files:\n%s", diff)
+	}
+	if ok, err := c.Unarchive(w.path); !ok || err != nil {
+		t.Fatalf("unarchive: %v %v", ok, err)
+	}
+	if ok, _ := c.Unarchive(w.path); ok {
+		t.Error("unarchive of a session that is not archived reported success")
+	}
+	if got := ids(ListOptions{}); len(got) != 2 {
+		t.Errorf("ls after unarchive: %v", got)
+	}
+}
+
+func keys(m map[string]string) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}

@@ -1,0 +1,72 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+)
+
+var _ = register(newCmdArchive)
+var _ = register(newCmdUnarchive)
+
+func newCmdArchive(ios *IO, g *Global) *cobra.Command {
+	return &cobra.Command{
+		Use:   "archive <session>...",
+		Short: "Hide sessions from 'arbor ls' without moving them",
+		Long: `Hide sessions from 'arbor ls' and 'arbor latest'. The files stay where they
+are (pi still sees them) and every command still finds them by path, id or
+name; 'arbor ls --archived' shows them and 'arbor unarchive' brings them back.
+The list is kept in $ARBOR_DIR/archive.json.`,
+		Example: `  arbor archive 0195f1c2 "old spike"
+  arbor ls --archived`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			cat := g.catalog(ios)
+			defer cat.Close()
+			for _, a := range args {
+				path, err := cat.Resolve(a, g.scope())
+				if err != nil {
+					return err
+				}
+				if err := cat.Archive(path); err != nil {
+					return err
+				}
+				if !g.JSON {
+					ios.Printf("archived %s\n", path)
+				}
+			}
+			return nil
+		},
+	}
+}
+
+func newCmdUnarchive(ios *IO, g *Global) *cobra.Command {
+	return &cobra.Command{
+		Use:     "unarchive <session>...",
+		Short:   "Show archived sessions in 'arbor ls' again",
+		Long:    `Undo 'arbor archive': the sessions are listed again.`,
+		Example: `  arbor unarchive 0195f1c2`,
+		Args:    cobra.MinimumNArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			cat := g.catalog(ios)
+			defer cat.Close()
+			for _, a := range args {
+				path, err := cat.Resolve(a, g.scope())
+				if err != nil {
+					return err
+				}
+				ok, err := cat.Unarchive(path)
+				if err != nil {
+					return err
+				}
+				if !ok {
+					return fmt.Errorf("%s is not archived", path)
+				}
+				if !g.JSON {
+					ios.Printf("unarchived %s\n", path)
+				}
+			}
+			return nil
+		},
+	}
+}

@@ -1,0 +1,66 @@
+package cli
+
+import (
+	"github.com/spf13/cobra"
+)
+
+var _ = register(newCmdRm)
+
+func newCmdRm(ios *IO, g *Global) *cobra.Command {
+	var purge bool
+	cmd := &cobra.Command{
+		Use:   "rm <session>...",
+		Short: "Move sessions to the trash (arbor restore brings them back)",
+		Long: `Move sessions, with the files recovery kept beside them (.torn, .bak,
+.corrupt, .v<N>.bak), to the trash in $ARBOR_DIR/trash. 'arbor restore' puts
+them back where they were. A session open for writing in another process is
+not touched: the error names that process.
+
+--purge deletes the files for good instead; nothing else in arbor deletes a
+session.`,
+		Example: `  arbor rm 0195f1c2
+  arbor restore 0195f1c2
+  arbor rm --purge ~/.arbor/sessions/--tmp--/2026-01-01T00-00-00-000Z_0195f1c2.jsonl`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			cat := g.catalog(ios)
+			defer cat.Close()
+			type removed struct {
+				ID     string `json:"id"`
+				Path   string `json:"path"`
+				Purged bool   `json:"purged"`
+			}
+			var out []removed
+			for _, a := range args {
+				path, err := cat.Resolve(a, g.scope())
+				if err != nil {
+					return err
+				}
+				if purge {
+					if err := cat.Purge(path); err != nil {
+						return err
+					}
+					out = append(out, removed{Path: path, Purged: true})
+					if !g.JSON {
+						ios.Printf("deleted %s\n", path)
+					}
+					continue
+				}
+				t, err := cat.Remove(path)
+				if err != nil {
+					return err
+				}
+				out = append(out, removed{ID: t.ID, Path: t.Path})
+				if !g.JSON {
+					ios.Printf("moved %s to the trash; 'arbor restore %s' brings it back\n", t.Path, t.ID)
+				}
+			}
+			if g.JSON {
+				return ios.JSON(out)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&purge, "purge", false, "delete the session files for good (no trash)")
+	return cmd
+}
