@@ -13,8 +13,8 @@ rm -rf "$TMPDIR" && mkdir -p "$TMPDIR"
 
 rm -rf "$T/sessions" "$T/expected" "$T/list" "$T/leaves.json"
 mkdir -p "$T/sessions" "$T/expected" "$T/list"
-FAIL=$T/expected/.failures.txt; : > "$FAIL"
 W=$(mktemp -d /tmp/arbor-corpus-XXXX)
+FAIL=$W/failures.txt; : > "$FAIL"
 
 # 1. pi-generated random sessions: gen OUTDIR SEED N writes N sessions s000..; session i uses rng(seed*7919+i)
 #    and 10..159 random operations.  Name: gen-s<seed>-<i>.
@@ -42,7 +42,7 @@ run() { # run OUTFILE CMD... ; keeps OUTFILE only when pi exits 0 within 10 s
   if [[ $rc -eq 0 ]]; then mv "$out.tmp" "$out"; rm -f "$out.err"
   else
     local why="exit $rc"; [[ $rc -eq 124 ]] && why="timeout after 10 s (hang)"
-    echo "$(basename "$out"): node pi.mjs $* -> $why; stderr: $(head -c 300 "$out.err" | tr '\n' ' ')" >> "$FAIL"
+    printf '%s\t%s\t%s\n' "$(basename "$out")" "node pi.mjs $*" "$why; stderr: $(head -c 300 "$out.err" | tr '\n\t' '  ')" >> "$FAIL"
     rm -f "$out.tmp" "$out.err"
   fi
 }
@@ -73,7 +73,7 @@ pistyle() { node -e '
   const fs=require("fs");const l=fs.readFileSync(process.argv[1],"utf8").split("\n").map(x=>{try{return JSON.parse(x)}catch{return null}}).find(x=>x&&x.type==="session");
   process.stdout.write(l?l.timestamp.replace(/[:.]/g,"-")+"_"+l.id+".jsonl":require("path").basename(process.argv[1]));' "$1"; }
 mkdir -p "$T/list/basic" "$T/list/damaged"
-for n in gen-s1-0 gen-s2-0 gen-s3-1 gen-s7-2 v1-basic v2-basic v3-edges v3-tree; do
+for n in gen-s1-1 gen-s1-2 gen-s3-1 gen-s7-2 v1-basic v2-basic v3-edges v3-tree; do
   cp "$T/sessions/$n.jsonl" "$T/list/basic/$(pistyle "$T/sessions/$n.jsonl")"
 done
 for n in dmg-no-header dmg-nothing-parses dmg-empty dmg-blank-lines dmg-header-only dmg-garbage-first dmg-torn-tail dmg-v4 dmg-reflush-dup; do
@@ -94,5 +94,17 @@ for g in "$W"/*.genexpected.json; do
     const i=r("info");if(G.info.leafId!==i.leafId||G.info.entries!==i.entries||G.info.name!==i.name)bad.push("info");
     if(bad.length)console.log("gen expected differs for "+n+": "+bad.join(","));' "$g" "$T/expected" "$n"
 done
+# expected files pi could not produce: {"<expected file name>": "<command> -> <why>"}
+node -e '
+  const fs=require("fs");const o={};
+  for(const l of fs.readFileSync(process.argv[1],"utf8").split("\n").filter(Boolean)){const [f,c,w]=l.split("\t");o[f]=c.replace(/^node pi.mjs /,"")+" -> "+w.trim();}
+  fs.writeFileSync(process.argv[2],JSON.stringify(o,null,2)+"\n");' "$FAIL" "$T/missing.json"
+# every session has every expected file unless missing.json lists it
+node -e '
+  const fs=require("fs");const T=process.argv[1];const miss=JSON.parse(fs.readFileSync(T+"/missing.json","utf8"));
+  const leaves=JSON.parse(fs.readFileSync(T+"/leaves.json","utf8"));
+  for(const f of fs.readdirSync(T+"/sessions")){const n=f.replace(/\.jsonl$/,"");
+    for(const k of ["context","context-"+leaves[n][0],"context-null","llm","tree","info","prepare","prepare-2000"]){
+      const e=n+"."+k+".json";if(!fs.existsSync(T+"/expected/"+e)&&!miss[e])console.log("MISSING "+e);}}' "$T"
 rm -rf "$W" "$TMPDIR"
-echo "failures:"; cat "$FAIL"
+echo "pi could not produce:"; cat "$T/missing.json"
