@@ -14,7 +14,7 @@
 //     by Append) and an older file's compaction are all moved back to the call.
 //   - Compactions are appended, never rewritten: Undo moves the leaf back to
 //     where it was before the last compaction on the branch, restoring the exact
-//     context it had, and the summarized entries stay in the tree (Covered).
+//     context it had, and the summarized entries stay in the tree (Covers).
 //   - Summarizers sit behind one interface: Mechanical, deterministic and
 //     offline (the default), and Model, which sends pi's prompts to any
 //     OpenAI-compatible chat-completions endpoint. A failed summary appends
