@@ -1,6 +1,9 @@
 package session
 
-import "bytes"
+import (
+	"bytes"
+	"encoding/binary"
+)
 
 // validJSON reports whether b holds exactly one JSON value, surrounded by optional
 // white space. It accepts what JSON.parse accepts on a line pi wrote: invalid UTF-8 is
@@ -75,6 +78,7 @@ func scanLiteral(b []byte, i int, lit string) (int, bool) {
 func scanString(b []byte, i int) (int, bool) {
 	i++
 	for {
+		i = skipPlain(b, i)
 		for i < len(b) && plainString[b[i]] {
 			i++
 		}
@@ -108,6 +112,23 @@ func scanString(b []byte, i int) (int, bool) {
 			return i, false
 		}
 	}
+}
+
+// skipPlain skips eight bytes at a time while none of them is a quote, a
+// backslash or a control character: message text is most of a session file,
+// and this is where loading spends its time.
+func skipPlain(b []byte, i int) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for ; i+8 <= len(b); i += 8 {
+		v := binary.LittleEndian.Uint64(b[i:])
+		q := v ^ ('"' * ones)
+		bs := v ^ ('\\' * ones)
+		// Each term has a high bit set iff some byte is < 0x20, == '"', == '\\'.
+		if ((v-0x20*ones)|(q-ones)|(bs-ones))&^(v|q|bs)&highs != 0 {
+			return i
+		}
+	}
+	return i
 }
 
 func isHex(c byte) bool {
