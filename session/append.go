@@ -355,10 +355,16 @@ func (c *Cursor) BranchWithSummary(id, summary string, details any, fromHook boo
 	})
 }
 
-// Name sets this cursor's name ("" clears it).
+// Name sets this cursor's name ("" clears it). Names are unique: a name that
+// another cursor holds, or that is another cursor's id, is refused.
 func (c *Cursor) Name(name string) error {
+	name = strings.TrimSpace(name)
 	_, err := c.l.locked(func() (*Entry, error) {
-		return c.l.marker(c.cid(), markerCursor, nil, []member{{"name", mustValue(strings.TrimSpace(name))}})
+		cid := c.cid()
+		if other := c.l.findCursor(name); name != "" && other != nil && other.id != cid {
+			return nil, fmt.Errorf("session: a cursor named %q exists already", name)
+		}
+		return c.l.marker(cid, markerCursor, nil, []member{{"name", mustValue(name)}})
 	})
 	return err
 }

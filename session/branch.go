@@ -17,7 +17,9 @@ func fromEntries(h Header, entries []*Entry) *Log {
 // Branched returns a new session holding only the path root→leafID (SPEC §6.1,
 // pi's createBranchedSession): label entries on the path are dropped and the
 // labels of path entries are re-emitted as new label entries after it, with
-// their original timestamps. Entries lose any cursor field: the new session is
+// their original timestamps, in the order pi's label map holds them. Unlike
+// pi's, the new session's context from its last path entry equals the old
+// one's from leafID: dropping a label re-links the entry after it. Entries lose any cursor field: the new session is
 // one line of work on its main cursor. opts set the new header (WithParent).
 func (l *Log) Branched(leafID string, opts ...HeaderOption) (*Log, error) {
 	l.mu.Lock()
@@ -26,19 +28,35 @@ func (l *Log) Branched(leafID string, opts ...HeaderOption) (*Log, error) {
 	if !ok {
 		return nil, fmt.Errorf("%w: %s", ErrNotFound, leafID)
 	}
+	if n.e.IsMarker() {
+		return nil, fmt.Errorf("%w: %s", ErrIsMarker, leafID)
+	}
 	nl := New(l.header.Cwd, opts...)
 	var path []*Entry
 	onPath := map[string]bool{}
-	for _, pn := range l.path(n) {
+	nodes := l.path(n)
+	// A compaction that keeps from a dropped label keeps from the entry after it,
+	// which gives the same context.
+	next := map[string]string{}
+	after := ""
+	for i := len(nodes) - 1; i >= 0; i-- {
+		if e := nodes[i].e; e.Type == TypeLabel {
+			next[e.ID] = after
+		} else {
+			after = e.ID
+		}
+	}
+	parent := ""
+	for _, pn := range nodes {
 		if pn.e.Type == TypeLabel {
 			continue
 		}
-		path = append(path, withoutCursor(pn.e))
+		// An entry whose parent was a dropped label hangs from the entry before
+		// it (pi leaves it pointing at the missing label, which cuts the branch
+		// off from its start).
+		path = append(path, rewrite(pn.e, parent, next))
 		onPath[pn.e.ID] = true
-	}
-	parent := ""
-	if len(path) > 0 {
-		parent = path[len(path)-1].ID
+		parent = pn.e.ID
 	}
 	used := func(id string) bool { return onPath[id] }
 	for _, target := range l.lorder {
@@ -75,16 +93,34 @@ func parentValue(id string) jsontext.Value {
 	return mustValue(id)
 }
 
-func withoutCursor(e *Entry) *Entry {
-	if e.Cursor == "" {
+// rewrite returns e for a branched session: without a cursor field, with the
+// given parent, and, for a compaction, with a firstKeptEntryId that named a
+// dropped label replaced as next says.
+func rewrite(e *Entry, parent string, next map[string]string) *Entry {
+	var kept string
+	if e.Type == TypeCompaction {
+		if id, ok := jsonString(e.rawValue("firstKeptEntryId")); ok {
+			kept = next[id]
+		}
+	}
+	if e.Cursor == "" && e.ParentID == parent && kept == "" {
 		return e
 	}
 	ms, err := objectMembers(e.raw)
 	if err != nil {
 		return e
 	}
+	ms = without(ms, "cursor")
+	for i := range ms {
+		switch {
+		case ms[i].name == "parentId":
+			ms[i].value = parentValue(parent)
+		case ms[i].name == "firstKeptEntryId" && kept != "":
+			ms[i].value = mustValue(kept)
+		}
+	}
 	ne := *e
-	ne.Cursor = ""
-	ne.setRaw(buildObject(without(ms, "cursor")))
+	ne.Cursor, ne.ParentID = "", parent
+	ne.setRaw(buildObject(ms))
 	return &ne
 }

@@ -136,7 +136,7 @@ type ContextMessage struct {
 }
 
 // MarshalJSON writes {"messages":[…],"thinkingLevel":…,"model":…}, each message as stored.
-func (c *Context) MarshalJSON() ([]byte, error) {
+func (c Context) MarshalJSON() ([]byte, error) {
 	var b bytes.Buffer
 	if err := c.WriteJSON(&b); err != nil {
 		return nil, err
@@ -145,7 +145,7 @@ func (c *Context) MarshalJSON() ([]byte, error) {
 }
 
 // WriteJSON streams the context's JSON to w without building it in memory first.
-func (c *Context) WriteJSON(w interface {
+func (c Context) WriteJSON(w interface {
 	Write([]byte) (int, error)
 	WriteString(string) (int, error)
 }) error {

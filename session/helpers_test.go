@@ -5,24 +5,30 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"testing"
 	"time"
 
 	"github.com/arborlog/arbor/session"
 )
 
+// tb is what the helpers need of a *testing.T or a *rapid.T.
+type tb interface {
+	Helper()
+	Fatal(args ...any)
+	Fatalf(format string, args ...any)
+}
+
 // userMsg and assistantMsg are the messages of pi's test helpers.
-func userMsg(t testing.TB, text string) session.Message {
+func userMsg(t tb, text string) session.Message {
 	t.Helper()
 	return mustMessage(t, fmt.Sprintf(`{"role":"user","content":%s,"timestamp":1700000000000}`, jsonQuote(text)))
 }
 
-func assistantMsg(t testing.TB, text string) session.Message {
+func assistantMsg(t tb, text string) session.Message {
 	t.Helper()
 	return mustMessage(t, fmt.Sprintf(`{"role":"assistant","content":[{"type":"text","text":%s}],"api":"anthropic-messages","provider":"anthropic","model":"claude-test","usage":{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"stop","timestamp":1700000000001}`, jsonQuote(text)))
 }
 
-func mustMessage(t testing.TB, raw string) session.Message {
+func mustMessage(t tb, raw string) session.Message {
 	t.Helper()
 	m, err := session.ParseMessage([]byte(raw))
 	if err != nil {
@@ -81,7 +87,7 @@ func stamp(id string) int {
 }
 
 // texts renders a context's messages as role:text, the way a person checks them.
-func texts(t testing.TB, ctx session.Context) []string {
+func texts(t tb, ctx session.Context) []string {
 	t.Helper()
 	var out []string
 	for _, m := range ctx.Messages {
@@ -120,7 +126,7 @@ func ids(es []*session.Entry) []string {
 }
 
 // contextJSON is the context as `arbor context --json` prints it.
-func contextJSON(t testing.TB, ctx session.Context) string {
+func contextJSON(t tb, ctx session.Context) string {
 	t.Helper()
 	b, err := ctx.MarshalJSON()
 	if err != nil {
@@ -138,7 +144,7 @@ func fixedClock() func() time.Time {
 	}
 }
 
-func must[T any](t testing.TB) func(T, error) T {
+func must[T any](t tb) func(T, error) T {
 	return func(v T, err error) T {
 		t.Helper()
 		if err != nil {
@@ -148,7 +154,7 @@ func must[T any](t testing.TB) func(T, error) T {
 	}
 }
 
-func check(t testing.TB, err error) {
+func check(t tb, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)

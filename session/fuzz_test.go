@@ -1,0 +1,267 @@
+package session
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+)
+
+// lineSeeds are lines as pi and arbor write them, and the odd shapes the full
+// decode exists for.
+var lineSeeds = []string{
+	`{"type":"session","version":3,"id":"0194a0b0-c0d0-7e0f-8a1b-2c3d4e5f6a7b","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}`,
+	`{"type":"session","id":"v1","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/p","provider":"anthropic","modelId":"m"}`,
+	`{"type":"message","id":"a1b2c3d4","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"hi","timestamp":1}}`,
+	`{"type":"message","id":"b","parentId":"a","timestamp":"t","cursor":"c0ffee00","message":{"role":"assistant","content":[{"type":"toolCall","id":"x","name":"read","arguments":{"path":"/a"}}]}}`,
+	`{"type":"custom","customType":"arbor.leaf","data":{"from":null},"id":"c","parentId":"b","timestamp":"t"}`,
+	`{"type":"custom","id":"c","parentId":"b","timestamp":"t","cursor":"c0ffee00","customType":"arbor.cursor","data":{"name":"x"}}`,
+	`{"type":"label","id":"d","parentId":"c","timestamp":"t","targetId":"a","label":"L"}`,
+	`{"type":"message","id":"a","parentId":null,"timestamp":"t","message":{"role":"user"},"id":"b"}`,
+	`{"type":"message","id":"a","parentId":null,"timestamp":"t","message":{"role":"user","role":"assistant"}}`,
+	`{"type":"message","id":"a","parentId":null,"timestamp":"t","message":{"role":"user"},"cursor":"late"}`,
+	`{"type":"message","\u0069d":"esc","parentId":null,"timestamp":"t","message":{"role":"user"}}`,
+	`  {"id":"x","type":"model_change","parentId":"p","provider":"a","modelId":"b"}  `,
+	"\r{\"type\":\"message\",\"id\":\"cr\",\"parentId\":null,\"timestamp\":\"t\",\"message\":{\"role\":\"user\"}}\r",
+	`{"type":"message","id":"é","parentId":null,"timestamp":"t","message":{"role":"us\u0065r"}}`,
+	"{\"type\":\"message\",\"id\":\"\xff\",\"parentId\":null,\"timestamp\":\"t\",\"message\":{\"role\":\"user\"}}",
+	`{"type":"message","id":"a","parentId":null,"timestamp":"t","message":"not an object"}`,
+	`{"type":5,"id":"a"}`, `{"id":"a"}`, `[1,2]`, `5`, `null`, `"str"`, `{`, `{"type":"message","id":"a"`, `{}`,
+	`{"a":[[[[{"b":-0.5e+10}]]]],"c":true,"d":false,"e":null}`, `{"a":01}`, `{"a":"\u12"}`, `{"a":1.}`, `{"a":-}`,
+}
+
+func addLineSeeds(f *testing.F) {
+	for _, s := range lineSeeds {
+		f.Add([]byte(s))
+	}
+}
+
+// FuzzValidJSON: the fast validator agrees with encoding/json on every input,
+// and scanLine (the validator the loader uses) agrees with both.
+func FuzzValidJSON(f *testing.F) {
+	addLineSeeds(f)
+	f.Add([]byte(" \t\n{} \r\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		want := json.Valid(b)
+		if got := validJSON(b); got != want {
+			t.Fatalf("validJSON(%q) = %v, encoding/json.Valid = %v", b, got, want)
+		}
+		if got := scanLine(b).ok; got != want {
+			t.Fatalf("scanLine(%q).ok = %v, encoding/json.Valid = %v", b, got, want)
+		}
+	})
+}
+
+// TestValidJSONDepth: nesting is bounded where encoding/json bounds it.
+func TestValidJSONDepth(t *testing.T) {
+	for _, depth := range []int{9999, 10000, 10001} {
+		for _, open := range []string{"[", `{"a":`} {
+			closer := map[string]string{"[": "]", `{"a":`: "}"}[open]
+			b := append(bytes.Repeat([]byte(open), depth), '1')
+			b = append(b, bytes.Repeat([]byte(closer), depth)...)
+			if got, want := validJSON(b), json.Valid(b); got != want {
+				t.Errorf("depth %d of %s: validJSON %v, encoding/json %v", depth, open, got, want)
+			}
+			if got, want := scanLine(b).ok, json.Valid(b); got != want {
+				t.Errorf("depth %d of %s: scanLine %v, encoding/json %v", depth, open, got, want)
+			}
+		}
+	}
+}
+
+// FuzzParseLine: parseLine (fast envelope or full decode) reads what a
+// reference decode with encoding/json reads, which is what JSON.parse reads:
+// for duplicate names the last one.
+func FuzzParseLine(f *testing.F) {
+	addLineSeeds(f)
+	f.Fuzz(func(t *testing.T, line []byte) {
+		if bytes.IndexByte(line, '\n') >= 0 {
+			return // a line never holds a newline
+		}
+		h, e, err := parseLine(line)
+		var ref map[string]any
+		trimmed := bytes.Trim(line, " \t\r")
+		if !json.Valid(trimmed) || json.Unmarshal(trimmed, &ref) != nil || ref == nil {
+			if err != errNotObject {
+				t.Fatalf("parseLine(%q): err %v, want errNotObject (not a JSON object)", line, err)
+			}
+			return
+		}
+		str := func(m map[string]any, k string) string { s, _ := m[k].(string); return s }
+		typ, ok := ref["type"].(string)
+		if !ok {
+			if err != errNoType {
+				t.Fatalf("parseLine(%q): err %v, want errNoType", line, err)
+			}
+			return
+		}
+		if err != nil {
+			t.Fatalf("parseLine(%q): %v", line, err)
+		}
+		if typ == typeHeader {
+			if h == nil || e != nil {
+				t.Fatalf("parseLine(%q): header %v entry %v, want a header", line, h, e)
+			}
+			got := [4]string{h.ID, h.Timestamp, h.Cwd, h.ParentSession}
+			want := [4]string{str(ref, "id"), str(ref, "timestamp"), str(ref, "cwd"), str(ref, "parentSession")}
+			if got != want {
+				t.Fatalf("parseLine(%q) header = %q, reference %q", line, got, want)
+			}
+			if hh, ok := ParseHeader(line); ok != (h.ID != "") || (ok && hh.ID != h.ID) {
+				t.Fatalf("ParseHeader(%q) = %v, %v", line, hh, ok)
+			}
+			return
+		}
+		if e == nil || h != nil {
+			t.Fatalf("parseLine(%q): header %v entry %v, want an entry", line, h, e)
+		}
+		msg, _ := ref["message"].(map[string]any)
+		got := [6]string{e.Type, e.ID, e.ParentID, e.Timestamp, e.Cursor, e.role}
+		want := [6]string{typ, str(ref, "id"), str(ref, "parentId"), str(ref, "timestamp"), str(ref, "cursor"), ""}
+		if typ == TypeMessage {
+			want[5] = str(msg, "role")
+		}
+		if got != want {
+			t.Fatalf("parseLine(%q) envelope = %q, reference %q", line, got, want)
+		}
+		wantCustom := ""
+		if typ == TypeCustom {
+			wantCustom = str(ref, "customType")
+		}
+		if e.custom != wantCustom {
+			t.Fatalf("parseLine(%q) customType = %q, reference %q", line, e.custom, wantCustom)
+		}
+		refMsg, hasMsg := ref["message"]
+		raw := e.messageRaw()
+		if (raw != nil) != hasMsg {
+			t.Fatalf("parseLine(%q) message %q, reference has message: %v", line, raw, hasMsg)
+		}
+		if hasMsg {
+			var gotMsg any
+			if err := json.Unmarshal(raw, &gotMsg); err != nil || !reflect.DeepEqual(gotMsg, refMsg) {
+				t.Fatalf("parseLine(%q) message %q, reference %v", line, raw, refMsg)
+			}
+		}
+		if !bytes.Equal(e.Raw(), bytes.Trim(line, " \t\r\n")) {
+			t.Fatalf("Raw() = %q, want the line %q", e.Raw(), line)
+		}
+		if pe, ok := ParseLine(line); !ok || pe.ID != e.ID {
+			t.Fatalf("ParseLine(%q) = %v, %v", line, pe, ok)
+		}
+	})
+}
+
+// FuzzLoad: any bytes load without a panic; every line that is an entry with
+// an id no other entry line has is loaded byte for byte; and loading what a
+// load serializes to gives the same file and the same context.
+func FuzzLoad(f *testing.F) {
+	for _, s := range lineSeeds {
+		f.Add([]byte(lineSeeds[0] + "\n" + s + "\n"))
+	}
+	f.Add([]byte(lineSeeds[0] + "\n" + lineSeeds[2] + "\n" + lineSeeds[3] + "\n" + lineSeeds[4] + "\n" + lineSeeds[5]))
+	f.Add([]byte(lineSeeds[1] + "\n" + `{"type":"message","timestamp":"t","message":{"role":"user","content":"x"}}` + "\n" +
+		`{"type":"compaction","timestamp":"t","summary":"s","firstKeptEntryIndex":1,"tokensBefore":3}` + "\n"))
+	files, _ := filepath.Glob(filepath.Join("testdata", "sessions", "*.jsonl"))
+	for _, name := range files {
+		if b, err := os.ReadFile(name); err == nil {
+			f.Add(b)
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		l := Load(data)
+		rep := l.Report()
+
+		if rep.Version >= 2 && rep.Version <= CurrentVersion {
+			// Without a version 1 migration, ids are the file's own.
+			count := map[string]int{}
+			var lines [][]byte
+			for _, ln := range bytes.Split(data, []byte("\n")) {
+				_, e, err := parseLine(ln)
+				if err != nil || e == nil || e.ID == "" {
+					continue
+				}
+				count[e.ID]++
+				lines = append(lines, bytes.Trim(ln, " \t\r"))
+			}
+			for _, ln := range lines {
+				_, e, _ := parseLine(ln)
+				if count[e.ID] != 1 {
+					continue
+				}
+				got := l.Entry(e.ID)
+				if got == nil {
+					t.Fatalf("entry %q of line %q was not loaded", e.ID, ln)
+				}
+				if e.role != "hookMessage" && !bytes.Equal(got.Raw(), ln) {
+					t.Fatalf("entry %q loaded as %q, line %q", e.ID, got.Raw(), ln)
+				}
+			}
+		}
+		checkTree(t, l)
+
+		s1 := serializeLog(l)
+		l2 := Load(s1)
+		if s2 := serializeLog(l2); !bytes.Equal(s1, s2) {
+			t.Fatalf("not stable:\nfirst  %q\nsecond %q", s1, s2)
+		}
+		c1, _ := l.Context().MarshalJSON()
+		c2, _ := l2.Context().MarshalJSON()
+		if !bytes.Equal(c1, c2) {
+			t.Fatalf("context changed on reload:\nfirst  %s\nsecond %s", c1, c2)
+		}
+	})
+}
+
+func serializeLog(l *Log) []byte {
+	var b bytes.Buffer
+	b.Write(l.Header().Raw())
+	b.WriteByte('\n')
+	for _, e := range l.Entries() {
+		b.Write(e.Raw())
+		b.WriteByte('\n')
+	}
+	return b.Bytes()
+}
+
+// checkTree asserts the index's invariants: every entry is reachable from
+// exactly one root exactly once, and each parent link is to a known entry
+// that the entry names as its parent.
+func checkTree(t testing.TB, l *Log) {
+	t.Helper()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	seen := map[*node]int{}
+	stack := append([]*node(nil), l.roots...)
+	for _, r := range l.roots {
+		if r.parent != nil {
+			t.Fatalf("root %s has a parent", r.e.ID)
+		}
+	}
+	for len(stack) > 0 {
+		n := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		seen[n]++
+		for _, c := range n.children {
+			if c.parent != n {
+				t.Fatalf("child %s of %s has parent link %v", c.e.ID, n.e.ID, c.parent)
+			}
+			if c.e.ParentID != n.e.ID {
+				t.Fatalf("child %s names parent %q, linked under %s", c.e.ID, c.e.ParentID, n.e.ID)
+			}
+			stack = append(stack, c)
+		}
+	}
+	if len(seen) != len(l.entries) {
+		t.Fatalf("%d entries reachable from the roots, %d indexed", len(seen), len(l.entries))
+	}
+	for n, k := range seen {
+		if k != 1 {
+			t.Fatalf("entry %s reached %d times", n.e.ID, k)
+		}
+		if l.byID[n.e.ID] != n {
+			t.Fatalf("entry %s is not the indexed one", n.e.ID)
+		}
+	}
+}
