@@ -232,8 +232,11 @@ func runCompact(ctx context.Context, o *compactOptions) error {
 		if err != nil {
 			return planError(err, s.Path())
 		}
-		if len(plan.MessagesToSummarize) == 0 && len(plan.TurnPrefixMessages) == 0 {
-			return fmt.Errorf("nothing to summarize in %s: the branch since the last compaction fits in --keep-recent-tokens %d; lower it to compact", s.Path(), o.keep)
+		// A plan that summarizes nothing is still worth appending when it
+		// moves an older compaction's cut: that repairs a context holding a
+		// tool result without its call.
+		if len(plan.MessagesToSummarize) == 0 && len(plan.TurnPrefixMessages) == 0 && plan.MovedFrom == "" {
+			return fmt.Errorf("nothing to summarize in %s: everything since the last compaction is kept (--keep-recent-tokens %d); lower it to compact", s.Path(), o.keep)
 		}
 		r, err := compaction.Summarize(ctx, plan, summ, o.instruct, o.reserve)
 		if err != nil {

@@ -123,6 +123,35 @@ func TestCompactErrors(t *testing.T) {
 	}
 }
 
+// pi keeps a tool result without its call after an extension's compaction;
+// compacting again repairs the context even with nothing new to summarize.
+func TestCompactRepairsOrphan(t *testing.T) {
+	f := copyFile(t, filepath.Join("..", "..", "compaction", "testdata", "pi", "sessions", "orphan-1.jsonl"), t.TempDir())
+	r := runArbor(t, "", "compact", f, "--dry-run", "--json")
+	if r.code != 0 || !strings.Contains(r.out, `"movedFrom":"`) {
+		t.Fatalf("plan: exit %d %s %s", r.code, r.out, r.err)
+	}
+	if r = runArbor(t, "", "compact", f); r.code != 0 {
+		t.Fatalf("compact: exit %d %s", r.code, r.err)
+	}
+	var ctx struct {
+		Messages []struct {
+			Role       string `json:"role"`
+			ToolCallID string `json:"toolCallId"`
+		} `json:"messages"`
+	}
+	if err := json.Unmarshal([]byte(contextJSON(t, f)), &ctx); err != nil {
+		t.Fatal(err)
+	}
+	var roles []string
+	for _, m := range ctx.Messages {
+		roles = append(roles, m.Role)
+	}
+	if want := "compactionSummary assistant toolResult toolResult"; strings.Join(roles, " ") != want {
+		t.Errorf("context %v, want %s", roles, want)
+	}
+}
+
 func TestCompactWithModel(t *testing.T) {
 	status := http.StatusOK
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

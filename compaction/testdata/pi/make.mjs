@@ -79,6 +79,24 @@ function chain(seed, turns, every, keep) {
   return sm.getSessionFile();
 }
 
+// A session where pi's own plan keeps a tool result without its call: an
+// extension's compaction kept from the tool result (pi #1764, #4570), and
+// nothing after it may start a context, so pi's cut falls back to that result.
+function orphan() {
+  const d = mkdtempSync(join(tmpdir(), "orphan-"));
+  const sm = SessionManager.create("/home/dev/orphan", d);
+  let t = Date.UTC(2026, 6, 2);
+  const usage = { input: 900, output: 40, cacheRead: 0, cacheWrite: 0, totalTokens: 940, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };
+  sm.appendMessage({ role: "user", content: "read both files", timestamp: (t += 1000) });
+  const calls = [{ type: "toolCall", id: "toolu_1", name: "read", arguments: { path: "a.go" } }, { type: "toolCall", id: "toolu_2", name: "read", arguments: { path: "b.go" } }];
+  sm.appendMessage({ role: "assistant", content: [{ type: "text", text: "Reading." }, ...calls], api: "anthropic-messages", provider: "anthropic", model: "claude-sonnet-4-5", usage, stopReason: "toolUse", timestamp: (t += 1000) });
+  sm.appendMessage({ role: "toolResult", toolCallId: "toolu_1", toolName: "read", content: [{ type: "text", text: "package a" }], isError: false, timestamp: (t += 1000) });
+  const r2 = sm.appendMessage({ role: "toolResult", toolCallId: "toolu_2", toolName: "read", content: [{ type: "text", text: "package b" }], isError: false, timestamp: (t += 1000) });
+  sm.appendCompaction("an extension's summary", r2, 940, { note: "not file lists" }, true);
+  sm.appendThinkingLevelChange("high");
+  return sm.getSessionFile();
+}
+
 function expect(file, name) {
   const sm = SessionManager.open(file, join(file, ".."));
   for (const keep of KEEPS) {
@@ -108,4 +126,5 @@ for (const [seed, turns, every, keep] of chains) {
   const file = chain(seed, turns, every, keep);
   renameSync(file, join(out, "sessions", `chain-${seed}.jsonl`));
 }
+renameSync(orphan(), join(out, "sessions", "orphan-1.jsonl"));
 for (const f of readdirSync(join(out, "sessions")).filter((f) => f.endsWith(".jsonl"))) expect(join(out, "sessions", f), f.replace(".jsonl", ""));
