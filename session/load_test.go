@@ -22,10 +22,10 @@ func TestMigrateV1(t *testing.T) {
 		``,
 		`{"type":"message","timestamp":"2025-01-01T00:00:02.000Z","message":{"role":"assistant","content":[{"type":"text","text":"r1"}],"provider":"anthropic","model":"m","timestamp":2}}`, // 2
 		`not json`,
-		`{"type":"message","timestamp":"2025-01-01T00:00:03.000Z","message":{"role":"user","content":"q2","timestamp":3}}`, // 3
+		`{"type":"message","timestamp":"2025-01-01T00:00:03.000Z","message":{"role":"user","content":"q2","timestamp":3}}`,                                                                  // 3
 		`{"type":"message","timestamp":"2025-01-01T00:00:04.000Z","message":{"role":"assistant","content":[{"type":"text","text":"r2"}],"provider":"anthropic","model":"m","timestamp":4}}`, // 4
-		`{"type":"compaction","timestamp":"2025-01-01T00:00:05.000Z","summary":"S","firstKeptEntryIndex":3,"tokensBefore":50}`,                                                         // 5
-		`{"type":"message","timestamp":"2025-01-01T00:00:06.000Z","message":{"role":"user","content":"q3","timestamp":6}}`,                                                               // 6
+		`{"type":"compaction","timestamp":"2025-01-01T00:00:05.000Z","summary":"S","firstKeptEntryIndex":3,"tokensBefore":50}`,                                                              // 5
+		`{"type":"message","timestamp":"2025-01-01T00:00:06.000Z","message":{"role":"user","content":"q3","timestamp":6}}`,                                                                  // 6
 	}, "\n") + "\n"
 
 	l := session.Load([]byte(file))
