@@ -107,12 +107,8 @@ func isDense(c byte) bool {
 
 // Message estimates what one context message costs once converted for a model.
 func (e *Estimator) Message(m session.ContextMessage) int {
-	msg, err := session.ParseMessage(m.Raw)
-	if err != nil {
-		return e.MessageTokens + e.Text(string(m.Raw), Code)
-	}
-	d, err := msg.Data()
-	if err != nil {
+	d, ok := data(m.Raw)
+	if !ok {
 		return e.MessageTokens + e.Text(string(m.Raw), Code)
 	}
 	return e.data(d, m.Raw)

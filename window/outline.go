@@ -51,13 +51,14 @@ func calls(msgs []session.ContextMessage) map[string]call {
 	return out
 }
 
+// data decodes a context message. It decodes once, straight into the struct:
+// the messages of a built context are already known to be JSON objects.
 func data(raw []byte) (session.MessageData, bool) {
-	m, err := session.ParseMessage(raw)
-	if err != nil {
+	var d session.MessageData
+	if err := unmarshal(raw, &d); err != nil || d.Role == "" {
 		return session.MessageData{}, false
 	}
-	d, err := m.Data()
-	return d, err == nil
+	return d, true
 }
 
 // Render returns m as a cursor renders it at level: outlined and summarized
@@ -224,6 +225,16 @@ func keyArg(tool string, args map[string]jsontext.Value) string {
 	return best
 }
 
+// strArg is str clipped for an outline's first line.
+// A short argument is kept exactly: a pattern's spaces matter.
+func strArg(args map[string]jsontext.Value, names ...string) string {
+	if s := str(args, names...); len(s) > 80 {
+		return clip(s, 80)
+	} else {
+		return s
+	}
+}
+
 func str(args map[string]jsontext.Value, names ...string) string {
 	for _, n := range names {
 		if v, ok := args[n]; ok && v.Kind() == '"' {
@@ -268,27 +279,27 @@ func toolHead(tool string, args map[string]jsontext.Value, text string, isError 
 	}
 	switch tool {
 	case "read", "read_file", "view", "cat":
-		return fmt.Sprintf("%s %s: %s", tool, str(args, "path", "file_path", "file"), status(plural(lines, "line")))
+		return fmt.Sprintf("%s %s: %s", tool, strArg(args, "path", "file_path", "file"), status(plural(lines, "line")))
 	case "edit", "edit_file", "write", "write_file", "multi_edit", "str_replace":
 		ok := "ok"
 		if c := str(args, "content"); c != "" {
 			ok = size(len(c))
 		}
-		return fmt.Sprintf("%s %s: %s", tool, str(args, "path", "file_path", "file"), status(ok))
+		return fmt.Sprintf("%s %s: %s", tool, strArg(args, "path", "file_path", "file"), status(ok))
 	case "ls", "list_dir", "list":
-		return fmt.Sprintf("%s %s: %s", tool, orDot(str(args, "path", "dir")), status(plural(lines, "entry")))
+		return fmt.Sprintf("%s %s: %s", tool, orDot(strArg(args, "path", "dir")), status(plural(lines, "entry")))
 	case "grep", "search", "rg":
 		n := lines
 		if strings.HasPrefix(strings.TrimSpace(text), "No matches") {
 			n = 0
 		}
-		return fmt.Sprintf("%s %q in %s: %s", tool, str(args, "pattern", "query"), orDot(str(args, "path")), status(plural(n, "match")))
+		return fmt.Sprintf("%s %q in %s: %s", tool, strArg(args, "pattern", "query"), orDot(strArg(args, "path")), status(plural(n, "match")))
 	case "find", "glob":
 		n := lines
 		if strings.HasPrefix(strings.TrimSpace(text), "No files") {
 			n = 0
 		}
-		return fmt.Sprintf("%s %q in %s: %s", tool, str(args, "pattern"), orDot(str(args, "path")), status(plural(n, "file")))
+		return fmt.Sprintf("%s %q in %s: %s", tool, strArg(args, "pattern"), orDot(strArg(args, "path")), status(plural(n, "file")))
 	case "bash", "run_command", "shell", "exec":
 		return fmt.Sprintf("%s %q: %s", tool, clip(str(args, "command", "cmd"), 60), runStatus(text, failed, code, lines))
 	}

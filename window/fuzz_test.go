@@ -1,0 +1,68 @@
+package window
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/arborlog/arbor/session"
+)
+
+// FuzzRender feeds tool output of any shape to the outliner: the result keeps
+// its role and pairing, is valid UTF-8 JSON, and is never longer than an
+// outline may be.
+func FuzzRender(f *testing.F) {
+	for _, seed := range []string{
+		"--- FAIL: TestX (0.00s)\nFAIL\n\nCommand exited with code 1",
+		"test result: FAILED. 2 passed; 1 failed; 0 ignored",
+		"Tests:       2 failed, 38 passed, 40 total",
+		"== 1 failed, 4 passed in 0.12s ==",
+		"\xff\xfe broken utf8 \xc3",
+		strings.Repeat("é", 300),
+		"",
+	} {
+		f.Add("bash", seed, true)
+		f.Add("read", seed, false)
+	}
+	f.Fuzz(func(t *testing.T, tool, text string, isError bool) {
+		raw := marshal(map[string]any{"role": "toolResult", "toolCallId": "c1", "toolName": tool, "content": []textBlock{{"text", text}}, "isError": isError})
+		m := session.ContextMessage{Role: session.RoleToolResult, Raw: raw}
+		cs := map[string]call{"c1": {name: tool, args: args("command", text, "path", text)}}
+		for _, lv := range []session.Level{session.Outlined, session.Summarized} {
+			r := Render(m, lv, "", cs)
+			d, ok := data(r.Raw)
+			if !ok || d.Role != session.RoleToolResult || d.ToolCallID != "c1" || d.IsError != isError {
+				t.Fatalf("%s: rendered %s", lv, r.Raw)
+			}
+			out := d.Content.Text("")
+			limit := summaryText
+			if lv == session.Outlined {
+				limit = 200 + outlineLines*(outlineLine+1)
+			}
+			if len(out) > limit+len(tool)+200 {
+				t.Fatalf("%s is %d bytes", lv, len(out))
+			}
+			if utf8.ValidString(text) && utf8.ValidString(tool) && !utf8.ValidString(out) {
+				t.Fatalf("%s cut a character: %q", lv, out)
+			}
+		}
+	})
+}
+
+// FuzzCutLines checks that a cut keeps whole lines or, failing that, whole characters.
+func FuzzCutLines(f *testing.F) {
+	f.Add("one\ntwo\nthree\n", 9)
+	f.Add("ééééé", 3)
+	f.Fuzz(func(t *testing.T, s string, n int) {
+		if n < 0 || !utf8.ValidString(s) {
+			return
+		}
+		got := cutLines(s, n)
+		if !strings.HasPrefix(s, got) || len(got) > max(n, 0) && len(s) > n {
+			t.Fatalf("cutLines(%q, %d) = %q", s, n, got)
+		}
+		if !utf8.ValidString(got) {
+			t.Fatalf("cut inside a character: %q", got)
+		}
+	})
+}
