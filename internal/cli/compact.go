@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/arborlog/arbor/compaction"
+	"github.com/arborlog/arbor/session"
 	"github.com/arborlog/arbor/session/jsonl"
 	"github.com/spf13/cobra"
 )
@@ -15,16 +16,18 @@ import (
 var _ = register(newCmdCompact)
 
 type compactOptions struct {
-	io       *IO
-	g        *Global
-	arg      string
-	keep     int
-	reserve  int
-	dryRun   bool
-	undo     bool
-	cursor   string
-	summary  summarizerFlags
-	instruct string
+	io        *IO
+	g         *Global
+	arg       string
+	keep      int
+	reserve   int
+	olderThan int // rho's compact_older_than: summarize the oldest this many tokens
+	window    int // compact only when the context exceeds window − reserve
+	dryRun    bool
+	undo      bool
+	cursor    string
+	summary   summarizerFlags
+	instruct  string
 }
 
 // summarizerFlags choose and configure a summarizer; compact and branch share them.
@@ -125,6 +128,8 @@ $ARBOR_API_KEY). If the model fails, nothing is appended.
 entries it replaced.`,
 		Example: `  arbor compact my-session --dry-run --json
   arbor compact my-session --keep-recent-tokens 8000
+  arbor compact my-session --older-than 50000
+  arbor compact my-session --window 200000   # only when over 200,000 − 16,384 tokens
   ARBOR_MODEL_BASE_URL=http://localhost:11434/v1 ARBOR_MODEL=qwen3 arbor compact my-session --instructions "keep the failing test names"
   arbor compact my-session --undo`,
 		Args: cobra.ExactArgs(1),
@@ -133,7 +138,10 @@ entries it replaced.`,
 			if o.undo && (o.dryRun || c.Flags().Changed("keep-recent-tokens") || c.Flags().Changed("summarizer") || o.instruct != "") {
 				return usagef("--undo takes no other compaction flags")
 			}
-			if o.keep < 0 || o.reserve < 0 {
+			if o.olderThan > 0 && c.Flags().Changed("keep-recent-tokens") {
+				return usagef("give --keep-recent-tokens or --older-than, not both")
+			}
+			if o.keep < 0 || o.reserve < 0 || o.olderThan < 0 || o.window < 0 {
 				return usagef("token counts cannot be negative")
 			}
 			switch {
@@ -147,6 +155,8 @@ entries it replaced.`,
 	}
 	cmd.Flags().IntVar(&o.keep, "keep-recent-tokens", compaction.DefaultSettings.KeepRecentTokens, "tokens of recent messages to keep as they are")
 	cmd.Flags().IntVar(&o.reserve, "reserve-tokens", compaction.DefaultSettings.ReserveTokens, "tokens reserved for the reply (bounds the model's summary)")
+	cmd.Flags().IntVar(&o.olderThan, "older-than", 0, "summarize the oldest this many tokens not yet summarized, instead of keeping the most recent --keep-recent-tokens")
+	cmd.Flags().IntVar(&o.window, "window", 0, "compact only if the context exceeds this window minus --reserve-tokens (pi's automatic trigger)")
 	cmd.Flags().BoolVar(&o.dryRun, "dry-run", false, "print the plan; summarize and write nothing")
 	cmd.Flags().BoolVar(&o.undo, "undo", false, "move the leaf back to before the last compaction on the branch")
 	cmd.Flags().StringVar(&o.cursor, "cursor", "", "compact this cursor's branch (id or name) instead of the active one")
@@ -157,6 +167,38 @@ entries it replaced.`,
 
 func (o *compactOptions) settings() compaction.Settings {
 	return compaction.Settings{Enabled: true, ReserveTokens: o.reserve, KeepRecentTokens: o.keep}
+}
+
+// plan makes the compaction plan for the branch ending at leaf.
+func (o *compactOptions) plan(l *session.Log, leaf string) (*compaction.Plan, error) {
+	if o.olderThan > 0 {
+		return compaction.PrepareOlderThan(l.Branch(leaf), o.olderThan)
+	}
+	return compaction.Prepare(l.Branch(leaf), o.settings())
+}
+
+// notNeeded is what `arbor compact --window` prints when the context fits.
+type notNeeded struct {
+	Compacted bool `json:"compacted"`
+	Tokens    int  `json:"tokens"`
+	Window    int  `json:"window"`
+	Reserve   int  `json:"reserve"`
+}
+
+// needed applies --window: it reports, and prints, when the context still fits.
+func (o *compactOptions) needed(l *session.Log, cursor string) (bool, error) {
+	if o.window == 0 {
+		return true, nil
+	}
+	need, est := compaction.NeedsCompaction(l.Cursor(cursor).Context().Messages, o.window, o.settings())
+	if need {
+		return true, nil
+	}
+	if o.g.JSON {
+		return false, o.io.JSON(notNeeded{Tokens: est.Tokens, Window: o.window, Reserve: o.reserve})
+	}
+	o.io.Printf("no compaction needed: the context holds about %d tokens, under %d − %d\n", est.Tokens, o.window, o.reserve)
+	return false, nil
 }
 
 func runCompactPlan(o *compactOptions) error {
@@ -171,9 +213,12 @@ func runCompactPlan(o *compactOptions) error {
 	if leaf == nil {
 		return fmt.Errorf("nothing to compact in %s: the branch is empty", path)
 	}
-	plan, err := compaction.Prepare(l.Branch(leaf.ID), o.settings())
+	if need, err := o.needed(l, o.cursor); !need || err != nil {
+		return err
+	}
+	plan, err := o.plan(l, leaf.ID)
 	if err != nil {
-		return planError(err, path)
+		return o.planError(err, path)
 	}
 	if o.g.JSON {
 		return o.io.JSON(plan)
@@ -182,9 +227,12 @@ func runCompactPlan(o *compactOptions) error {
 	return nil
 }
 
-func planError(err error, path string) error {
+func (o *compactOptions) planError(err error, path string) error {
 	if errors.Is(err, compaction.ErrNothingToCompact) {
 		return fmt.Errorf("nothing to compact in %s: the branch is empty or already ends in a compaction", path)
+	}
+	if errors.Is(err, compaction.ErrBelowThreshold) {
+		return fmt.Errorf("nothing to compact in %s: less than --older-than %d tokens before the leaf", path, o.olderThan)
 	}
 	return fmt.Errorf("compact %s: %w", path, err)
 }
@@ -219,6 +267,7 @@ func runCompact(ctx context.Context, o *compactOptions) error {
 		return err
 	}
 	var res compactResult
+	skipped := false
 	err = o.g.edit(o.io, o.arg, func(s *jsonl.Session) error {
 		c, err := cursorOrErr(s.Log, s.Path(), o.cursor)
 		if err != nil {
@@ -228,9 +277,13 @@ func runCompact(ctx context.Context, o *compactOptions) error {
 		if leaf == nil {
 			return fmt.Errorf("nothing to compact in %s: the branch is empty", s.Path())
 		}
-		plan, err := compaction.Prepare(s.Branch(leaf.ID), o.settings())
+		if need, err := o.needed(s.Log, c.ID()); !need || err != nil {
+			skipped = true
+			return err
+		}
+		plan, err := o.plan(s.Log, leaf.ID)
 		if err != nil {
-			return planError(err, s.Path())
+			return o.planError(err, s.Path())
 		}
 		// A plan that summarizes nothing is still worth appending when it
 		// moves an older compaction's cut: that repairs a context holding a
@@ -250,7 +303,7 @@ func runCompact(ctx context.Context, o *compactOptions) error {
 			Summarized: len(plan.MessagesToSummarize) + len(plan.TurnPrefixMessages), Summarizer: which, MovedFrom: plan.MovedFrom}
 		return nil
 	})
-	if err != nil {
+	if err != nil || skipped {
 		return err
 	}
 	if o.g.JSON {

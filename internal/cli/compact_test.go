@@ -217,3 +217,28 @@ func TestBranchSummarize(t *testing.T) {
 		t.Errorf("branch summary %s: parent %s fromId %s summary %.80q", e.ID, e.ParentID, bs.FromID, bs.Summary)
 	}
 }
+
+func TestCompactWindowAndOlderThan(t *testing.T) {
+	f := copyFile(t, chainSession, t.TempDir())
+	before, _ := os.ReadFile(f)
+	r := runArbor(t, "", "compact", f, "--window", "200000", "--json")
+	if r.code != 0 || r.out != `{"compacted":false,"tokens":40080,"window":200000,"reserve":16384}`+"\n" {
+		t.Errorf("under the window: exit %d %q %s", r.code, r.out, r.err)
+	}
+	if after, _ := os.ReadFile(f); string(after) != string(before) {
+		t.Error("a compaction that was not needed changed the file")
+	}
+	r = runArbor(t, "", "compact", f, "--older-than", "3000", "--keep-recent-tokens", "5")
+	if r.code != 2 {
+		t.Errorf("--older-than with --keep-recent-tokens: exit %d", r.code)
+	}
+	r = runArbor(t, "", "compact", f, "--older-than", "100000000")
+	if r.code != 1 || !strings.Contains(r.err, "less than --older-than 100000000 tokens") {
+		t.Errorf("threshold too high: exit %d %q", r.code, r.err)
+	}
+	r = runArbor(t, "", "compact", f, "--older-than", "3000", "--window", "50000", "--json")
+	var res compactResult
+	if err := json.Unmarshal([]byte(r.out), &res); err != nil || r.code != 0 || res.Summarized == 0 {
+		t.Fatalf("over the window: exit %d %s %s", r.code, r.out, r.err)
+	}
+}
