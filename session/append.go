@@ -63,14 +63,7 @@ func (l *Log) appendOn(cid, typ string, parent *string, fields []member) (*Entry
 	if e.Cursor != "" {
 		head = append(head, member{"cursor", mustValue(e.Cursor)})
 	}
-	e.setRaw(buildObject(append(head, fields...)))
-	if typ == TypeMessage {
-		var v struct {
-			Role string `json:"role"`
-		}
-		_ = unmarshal(e.messageRaw(), &v)
-		e.role = v.Role
-	}
+	e.setBuilt(buildObject(append(head, fields...)))
 	if l.store != nil {
 		if err := l.store.Write(e); err != nil {
 			return nil, err

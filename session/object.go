@@ -41,24 +41,29 @@ func objectMembers(raw []byte) ([]member, error) {
 
 // buildObject encodes members as one JSON object, values written as they are.
 func buildObject(ms []member) []byte {
-	var b bytes.Buffer
-	b.WriteByte('{')
+	n := 2
+	for _, m := range ms {
+		n += len(m.name) + len(m.value) + 4
+	}
+	b := make([]byte, 0, n)
+	b = append(b, '{')
 	for i, m := range ms {
 		if i > 0 {
-			b.WriteByte(',')
+			b = append(b, ',')
 		}
-		name, _ := marshal(m.name)
-		b.Write(name)
-		b.WriteByte(':')
-		b.Write(m.value)
+		b = appendQuoted(b, m.name)
+		b = append(b, ':')
+		b = append(b, m.value...)
 	}
-	b.WriteByte('}')
-	return b.Bytes()
+	return append(b, '}')
 }
 
 // mustValue encodes v as a JSON value; v is always one of this package's own
 // encodable values, so a failure is a programming error.
 func mustValue(v any) jsontext.Value {
+	if s, ok := v.(string); ok {
+		return quoted(s)
+	}
 	b, err := marshal(v)
 	if err != nil {
 		panic(fmt.Sprintf("session: encode %T: %v", v, err))
