@@ -129,7 +129,7 @@ func (Mechanical) Summarize(_ context.Context, r Request) (string, error) {
 			}
 			findings = append(findings, "- "+label+": "+clip(oneLine(f.Content.Text(" ")), maxFindingChars))
 		case session.RoleBranchSummary, session.RoleCompactionSummary:
-			earlier = append(earlier, stripFileLists(f.Summary))
+			earlier = append(earlier, strings.TrimPrefix(stripFileLists(f.Summary), BranchSummaryPreamble))
 		}
 	}
 

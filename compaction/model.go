@@ -170,7 +170,7 @@ func (m *Model) Summarize(ctx context.Context, r Request) (string, error) {
 		return "", fmt.Errorf("compaction: model %s at %s: %s", m.Model, url, cr.Error.Message)
 	}
 	if len(cr.Choices) == 0 || cr.Choices[0].Message.Content == nil || strings.TrimSpace(*cr.Choices[0].Message.Content) == "" {
-		return "", fmt.Errorf("compaction: model %s at %s: %w", m.Model, url, ErrEmptySummary)
+		return "", fmt.Errorf("%w from model %s at %s", ErrEmptySummary, m.Model, url)
 	}
 	return *cr.Choices[0].Message.Content, nil
 }

@@ -56,7 +56,7 @@ type Summarizer interface {
 }
 
 // ErrEmptySummary is returned when a summarizer produced no text.
-var ErrEmptySummary = errors.New("compaction: the summarizer returned an empty summary")
+var ErrEmptySummary = errors.New("compaction: empty summary")
 
 // Result is a compaction ready to append: pi's CompactionResult.
 type Result struct {
