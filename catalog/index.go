@@ -25,9 +25,13 @@ import (
 // the same function of the same file, so two processes racing to store a file
 // store the same thing.
 
+// The text index buffers 32 MB of terms in memory before it writes a segment
+// (hashsize): with SQLite's default of 1 MB, building the index spends half its
+// time merging small segments.
+
 // schemaVersion changes whenever the tables or the meaning of a stored fold
 // change; an index of another version is rebuilt.
-const schemaVersion = 2
+const schemaVersion = 4
 
 const busyTimeoutMS = 15000
 
@@ -44,10 +48,19 @@ CREATE TABLE files(
 	head_hash INTEGER NOT NULL,
 	fold BLOB NOT NULL,
 	listed INTEGER NOT NULL,
-	info BLOB NOT NULL,
+	id TEXT NOT NULL,
+	cwd TEXT NOT NULL,
+	name TEXT NOT NULL,
+	parent TEXT NOT NULL,
+	created INTEGER,
+	modified INTEGER,
+	messages INTEGER NOT NULL,
+	first TEXT NOT NULL,
+	entries INTEGER NOT NULL,
 	text_off INTEGER NOT NULL DEFAULT 0
 );
 CREATE VIRTUAL TABLE texts USING fts5(body, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 0');
+INSERT INTO texts(texts, rank) VALUES('hashsize', 33554432);
 `
 
 // Index is an open index file.
@@ -148,7 +161,9 @@ func removeIndex(path string) {
 	}
 }
 
-// row is one file's stored state.
+// row is one file's stored state. Only the key and the listing record are
+// loaded for every file; the fold (needed only to resume a file that grew) is
+// loaded for the files that changed (resume).
 type row struct {
 	fid     int64
 	textOff int64
@@ -160,7 +175,7 @@ func (x *Index) load(roots []string) (map[string]*row, error) {
 	out := map[string]*row{}
 	for _, root := range roots {
 		lo, hi := rootRange(root)
-		rows, err := x.db.Query(`SELECT fid, path, size, mtime, ino, off, tail_start, tail_hash, head_hash, fold, listed, info, text_off
+		rows, err := x.db.Query(`SELECT fid, path, size, mtime, ino, listed, id, cwd, name, parent, created, modified, messages, first, entries, text_off
 			FROM files WHERE path >= ? AND path < ?`, lo, hi)
 		if err != nil {
 			return nil, fmt.Errorf("catalog: index %s: %w", x.path, err)
@@ -168,16 +183,18 @@ func (x *Index) load(roots []string) (map[string]*row, error) {
 		for rows.Next() {
 			var r row
 			var path string
-			var ino, hash, head int64
-			var fold, info []byte
-			if err := rows.Scan(&r.fid, &path, &r.st.size, &r.st.mtimeNS, &ino, &r.st.off, &r.st.tailStart, &hash, &head, &fold, &r.st.listed, &info, &r.textOff); err != nil {
+			var ino int64
+			var created, modified sql.NullInt64
+			in := &r.st.info
+			if err := rows.Scan(&r.fid, &path, &r.st.size, &r.st.mtimeNS, &ino, &r.st.listed, &in.ID, &in.Cwd, &in.Name, &in.ParentSessionPath,
+				&created, &modified, &in.MessageCount, &in.FirstMessage, &in.EntryCount, &r.textOff); err != nil {
 				rows.Close()
 				return nil, fmt.Errorf("catalog: index %s: %w", x.path, err)
 			}
-			r.st.ino, r.st.tailHash, r.st.headHash = uint64(ino), uint64(hash), uint64(head)
-			if json.Unmarshal(fold, &r.st.sum) != nil || json.Unmarshal(info, &r.st.info) != nil {
-				continue // unreadable row: the file is read again
-			}
+			r.st.ino = uint64(ino)
+			in.Created = Time{ms: created.Int64, valid: created.Valid}
+			in.Modified = Time{ms: modified.Int64, valid: modified.Valid}
+			in.SizeBytes = r.st.size
 			out[path] = &r
 		}
 		if err := rows.Close(); err != nil {
@@ -186,6 +203,22 @@ func (x *Index) load(roots []string) (map[string]*row, error) {
 	}
 	return out, nil
 }
+
+// resume loads what reading a grown file on from where it stopped needs.
+// It reports false when the row is gone or unreadable: the file is read whole.
+func (x *Index) resume(r *row) bool {
+	var hash, head int64
+	var fold []byte
+	err := x.db.QueryRow("SELECT off, tail_start, tail_hash, head_hash, fold FROM files WHERE fid = ?", r.fid).
+		Scan(&r.st.off, &r.st.tailStart, &hash, &head, &fold)
+	if err != nil {
+		return false
+	}
+	r.st.tailHash, r.st.headHash = uint64(hash), uint64(head)
+	return json.Unmarshal(fold, &r.st.sum) == nil
+}
+
+func nullTime(t Time) sql.NullInt64 { return sql.NullInt64{Int64: t.ms, Valid: t.valid} }
 
 // rootRange is the range of paths under root, for a path >= lo AND path < hi query.
 func rootRange(root string) (string, string) {
@@ -206,10 +239,13 @@ func (x *Index) store(changed []*file, states []*state, old map[string]*row, gon
 		return nil, fmt.Errorf("catalog: index %s: %w", x.path, err)
 	}
 	defer tx.Rollback()
-	up, err := tx.Prepare(`INSERT INTO files(path, size, mtime, ino, off, tail_start, tail_hash, head_hash, fold, listed, info, text_off)
-		VALUES(?,?,?,?,?,?,?,?,?,?,?,0)
+	up, err := tx.Prepare(`INSERT INTO files(path, size, mtime, ino, off, tail_start, tail_hash, head_hash, fold, listed,
+			id, cwd, name, parent, created, modified, messages, first, entries, text_off)
+		VALUES(?,?,?,?,?,?,?,?,?,?, ?,?,?,?,?,?,?,?,?,0)
 		ON CONFLICT(path) DO UPDATE SET size=excluded.size, mtime=excluded.mtime, ino=excluded.ino, off=excluded.off,
-			tail_start=excluded.tail_start, tail_hash=excluded.tail_hash, head_hash=excluded.head_hash, fold=excluded.fold, listed=excluded.listed, info=excluded.info
+			tail_start=excluded.tail_start, tail_hash=excluded.tail_hash, head_hash=excluded.head_hash, fold=excluded.fold, listed=excluded.listed,
+			id=excluded.id, cwd=excluded.cwd, name=excluded.name, parent=excluded.parent, created=excluded.created,
+			modified=excluded.modified, messages=excluded.messages, first=excluded.first, entries=excluded.entries
 		RETURNING fid`)
 	if err != nil {
 		return nil, fmt.Errorf("catalog: index %s: %w", x.path, err)
@@ -226,10 +262,9 @@ func (x *Index) store(changed []*file, states []*state, old map[string]*row, gon
 			}
 		}
 		fold, _ := json.Marshal(&st.sum)
-		info := st.info
-		info.Path = ""
-		ib, _ := json.Marshal(&info)
-		if err := up.QueryRow(f.abs, st.size, st.mtimeNS, int64(st.ino), st.off, st.tailStart, int64(st.tailHash), int64(st.headHash), fold, st.listed, ib).Scan(&fids[i]); err != nil {
+		in := &st.info
+		if err := up.QueryRow(f.abs, st.size, st.mtimeNS, int64(st.ino), st.off, st.tailStart, int64(st.tailHash), int64(st.headHash), fold, st.listed,
+			in.ID, in.Cwd, in.Name, in.ParentSessionPath, nullTime(in.Created), nullTime(in.Modified), in.MessageCount, in.FirstMessage, in.EntryCount).Scan(&fids[i]); err != nil {
 			return nil, fmt.Errorf("catalog: index %s: %w", x.path, err)
 		}
 	}

@@ -158,7 +158,11 @@ func (c *Catalog) refresh(files []file, roots []string) ([]*state, []int64, erro
 				states[i] = &r.st
 				continue
 			}
-			prev = append(prev, &r.st)
+			if x.resume(r) {
+				prev = append(prev, &r.st)
+			} else {
+				prev = append(prev, nil)
+			}
 		} else {
 			prev = append(prev, nil)
 		}

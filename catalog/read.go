@@ -61,7 +61,7 @@ func summarize(f file, prev *state) (*state, error) {
 	if info, err := fh.Stat(); err == nil { // the file may have changed since the walk
 		st.size, st.mtimeNS, st.ino = info.Size(), info.ModTime().UnixNano(), inode(info)
 	}
-	if prev != nil && grewFrom(fh, prev, st) {
+	if prev != nil && grewFrom(fh, prev, st, r.buf) {
 		st.off, st.tailStart, st.tailHash, st.headHash, st.sum = prev.off, prev.tailStart, prev.tailHash, prev.headHash, prev.sum
 		st.resumed = true
 	}
@@ -105,9 +105,9 @@ func summarize(f file, prev *state) (*state, error) {
 		}
 	}
 	if st.off > 0 {
-		st.tailHash = hashRange(fh, st.tailStart, st.off)
+		st.tailHash = hashRange(fh, st.tailStart, st.off, buf)
 		if !st.resumed {
-			st.headHash = hashRange(fh, 0, min(st.off, headBytes))
+			st.headHash = hashRange(fh, 0, min(st.off, headBytes), buf)
 		}
 	}
 	final := st.sum
@@ -125,22 +125,28 @@ func summarize(f file, prev *state) (*state, error) {
 // grewFrom reports whether fh is prev's file with bytes appended: same inode,
 // longer, and the last line prev folded still in place. A file rewritten to the
 // same size is read again.
-func grewFrom(fh *os.File, prev, now *state) bool {
+func grewFrom(fh *os.File, prev, now *state, buf []byte) bool {
 	if prev.ino != now.ino || prev.off == 0 || now.size <= prev.size {
 		return false
 	}
-	return hashRange(fh, prev.tailStart, prev.off) == prev.tailHash && hashRange(fh, 0, min(prev.off, headBytes)) == prev.headHash
+	return hashRange(fh, prev.tailStart, prev.off, buf) == prev.tailHash && hashRange(fh, 0, min(prev.off, headBytes), buf) == prev.headHash
 }
 
 // headBytes is how much of a file's start is checked before resuming a read.
 const headBytes = 4096
 
-func hashRange(fh *os.File, from, to int64) uint64 {
-	h := crc64.New(crcTable)
-	if _, err := io.Copy(h, io.NewSectionReader(fh, from, to-from)); err != nil {
-		return 0
+// hashRange returns the crc64 of bytes [from, to) of fh, read through buf.
+func hashRange(fh *os.File, from, to int64, buf []byte) uint64 {
+	var crc uint64
+	for from < to {
+		n, err := fh.ReadAt(buf[:min(int64(len(buf)), to-from)], from)
+		crc = crc64.Update(crc, crcTable, buf[:n])
+		from += int64(n)
+		if err != nil && from < to {
+			return 0
+		}
 	}
-	return h.Sum64()
+	return crc
 }
 
 // progress reports how many of total files have been read.

@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"bytes"
+	"cmp"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -139,18 +140,30 @@ func (c *Catalog) indexTexts(es []entry) (int64, error) {
 	if len(jobs) == 0 {
 		return 0, nil
 	}
+	// FTS5 writes a segment whenever a rowid is not above the previous one, so
+	// rows go in ascending rowid order: by file id, then by offset.
+	slices.SortFunc(jobs, func(a, b *textJob) int { return cmp.Compare(a.e.fid, b.e.fid) })
 	// Workers extract text in order of the job list; the writer consumes jobs in
 	// that order, so at most a window of extracted files waits in memory.
 	ready := make([]chan struct{}, len(jobs))
 	for i := range ready {
 		ready[i] = make(chan struct{})
 	}
-	next := make(chan int, runtime.GOMAXPROCS(0))
+	// ahead bounds how many files workers extract before the writer consumes
+	// them, so memory stays small however many files there are.
+	ahead := make(chan struct{}, 4*runtime.GOMAXPROCS(0))
+	next := make(chan int)
+	stop := make(chan struct{})
 	go func() {
+		defer close(next)
 		for i := range jobs {
+			select {
+			case ahead <- struct{}{}:
+			case <-stop:
+				return
+			}
 			next <- i
 		}
-		close(next)
 	}()
 	var wg sync.WaitGroup
 	for range max(1, runtime.GOMAXPROCS(0)) {
@@ -165,6 +178,7 @@ func (c *Catalog) indexTexts(es []entry) (int64, error) {
 		}()
 	}
 	defer wg.Wait()
+	defer close(stop)
 	const batchBytes = 32 << 20
 	var tx *sql.Tx
 	var ins, upd *sql.Stmt
@@ -191,30 +205,27 @@ func (c *Catalog) indexTexts(es []entry) (int64, error) {
 	var batch, done int64
 	for i, j := range jobs {
 		<-ready[i]
+		<-ahead
 		if j.err != nil {
 			j.docs = nil
 			if !errors.Is(j.err, os.ErrNotExist) {
-				drain(ready[i+1:])
 				return done, j.err
 			}
 			continue
 		}
 		if tx == nil {
 			if err := begin(); err != nil {
-				drain(ready[i+1:])
 				return done, err
 			}
 		}
 		res, err := upd.Exec(j.to, j.e.fid, j.from)
 		if err != nil {
-			drain(ready[i+1:])
 			return done, err
 		}
 		if n, _ := res.RowsAffected(); n == 1 {
 			for _, d := range j.docs {
 				if _, err := ins.Exec(j.e.fid<<offsetBits|d.off, d.text); err != nil {
-					drain(ready[i+1:])
-					return done, err
+						return done, err
 				}
 			}
 		}
@@ -227,7 +238,6 @@ func (c *Catalog) indexTexts(es []entry) (int64, error) {
 		if batch >= batchBytes {
 			if err := tx.Commit(); err != nil {
 				tx = nil
-				drain(ready[i+1:])
 				return done, err
 			}
 			tx, batch = nil, 0
@@ -239,12 +249,6 @@ func (c *Catalog) indexTexts(es []entry) (int64, error) {
 		return done, err
 	}
 	return done, nil
-}
-
-func drain(rs []chan struct{}) {
-	for _, r := range rs {
-		<-r
-	}
 }
 
 // extract reads the complete lines of a file in [from, to) and returns the
