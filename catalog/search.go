@@ -225,7 +225,7 @@ func (c *Catalog) indexTexts(es []entry) (int64, error) {
 		if n, _ := res.RowsAffected(); n == 1 {
 			for _, d := range j.docs {
 				if _, err := ins.Exec(j.e.fid<<offsetBits|d.off, d.text); err != nil {
-						return done, err
+					return done, err
 				}
 			}
 		}
