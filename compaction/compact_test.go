@@ -49,7 +49,7 @@ func TestCompactThenUndo(t *testing.T) {
 	if b.l.Entry(e.ID) == nil {
 		t.Error("undo deleted the compaction")
 	}
-	if _, err := Undo(b.l, ""); !errors.Is(err, ErrNoCompaction) {
+	if _, err := Undo(b.l, session.MainCursor); !errors.Is(err, ErrNoCompaction) {
 		t.Errorf("second undo: %v, want ErrNoCompaction", err)
 	}
 }
@@ -273,5 +273,37 @@ func TestBranchMessages(t *testing.T) {
 	s, err := SummarizeBranch(context.Background(), nil, BranchOptions{})
 	if err != nil || s.Summary != "No content to summarize" {
 		t.Errorf("empty branch: %q, %v", s.Summary, err)
+	}
+}
+
+// Compacting and undoing another cursor leaves the active one alone.
+func TestCompactOtherCursor(t *testing.T) {
+	b := work(t)
+	id, err := b.l.Fork("review")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.user("main goes on")
+	mainContext := func() string {
+		c := b.l.Cursor(session.MainCursor).Context()
+		j, _ := c.MarshalJSON()
+		return string(j)
+	}
+	mainBefore := mainContext()
+	e, _, err := Compact(context.Background(), b.l, Options{Settings: tight.Settings, Cursor: "review"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Cursor != id || b.l.Cursor("review").Leaf().ID != e.ID {
+		t.Errorf("compaction %s on cursor %q, review's leaf %s", e.ID, e.Cursor, b.l.Cursor("review").Leaf().ID)
+	}
+	if mainContext() != mainBefore {
+		t.Error("compacting review changed main's context")
+	}
+	if _, err := Undo(b.l, "review"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Undo(b.l, session.MainCursor); !errors.Is(err, ErrNoCompaction) {
+		t.Errorf("main has no compaction: %v", err)
 	}
 }

@@ -2,6 +2,7 @@ package compaction
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -81,11 +82,17 @@ func TestPropertyCompactUndo(t *testing.T) {
 		before := contextBytes(t, b.l)
 		var e *session.Entry
 		var err error
-		if rapid.Bool().Draw(t, "callerCut") {
+		switch rapid.IntRange(0, 2).Draw(t, "how") {
+		case 0: // a caller's own cut
 			path := b.l.Branch("")
 			kept := rapid.SampledFrom(path).Draw(t, "firstKept")
 			e, err = Append(b.l, "", Result{Summary: "caller summary", FirstKeptEntryID: kept.ID, TokensBefore: 1})
-		} else {
+		case 1: // rho's compact_older_than
+			e, _, err = CompactOlderThan(context.Background(), b.l, rapid.IntRange(1, 500).Draw(t, "threshold"), Options{})
+			if errors.Is(err, ErrBelowThreshold) {
+				t.Skip("too little to compact")
+			}
+		default: // pi's plan
 			keep := rapid.IntRange(0, 3000).Draw(t, "keep")
 			e, _, err = Compact(context.Background(), b.l, Options{Settings: Settings{Enabled: true, ReserveTokens: 16384, KeepRecentTokens: keep}})
 		}
