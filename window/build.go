@@ -228,9 +228,10 @@ func (p *planner) pair() {
 	var out []*item
 	var open []string        // calls of the current assistant not yet answered
 	var head map[string]bool // calls of the current assistant
+	var ts jsontext.Value    // its timestamp
 	closeOpen := func() {
 		for _, id := range open {
-			out = append(out, p.closing(id))
+			out = append(out, p.closing(id, ts))
 		}
 		open, head = nil, nil
 	}
@@ -252,6 +253,7 @@ func (p *planner) pair() {
 			closeOpen()
 			d := it.data
 			head = map[string]bool{}
+			ts = timestampOf(it.orig.Raw)
 			for _, b := range d.Content.Blocks {
 				if b.Type == "toolCall" && b.ID != "" && !head[b.ID] {
 					head[b.ID] = true
@@ -271,11 +273,11 @@ func (p *planner) pair() {
 // NoResultText is the text of the error result that closes a tool call the log never answered.
 const NoResultText = "No result was recorded for this tool call: the session stopped before the tool finished."
 
-func (p *planner) closing(id string) *item {
+func (p *planner) closing(id string, ts jsontext.Value) *item {
 	c := p.calls[id]
 	raw := object([]member{
 		{"role", marshal(session.RoleToolResult)}, {"toolCallId", marshal(id)}, {"toolName", marshal(c.name)},
-		{"content", textContent(NoResultText)}, {"isError", marshal(true)},
+		{"content", textContent(NoResultText)}, {"isError", marshal(true)}, {"timestamp", ts},
 	})
 	m := session.ContextMessage{Role: session.RoleToolResult, Raw: raw}
 	return &item{msg: m, level: session.Full, stamped: session.Full, synth: true, tokens: p.est.Message(m), pos: -1}
@@ -426,7 +428,7 @@ func (p *planner) order() []*item {
 // leaveOut drops whole turns, oldest first, and puts one note where the first was.
 func (p *planner) leaveOut(res *Result, total int) int {
 	budget := p.o.Budget
-	noteTokens := p.est.Message(noteMessage(len(p.turns), len(p.items)))
+	noteTokens := p.est.Message(noteMessage(len(p.turns), len(p.items), nil))
 	firstOmitted := -1
 	for ti, t := range p.turns {
 		if total+noteTokens <= budget {
@@ -452,7 +454,7 @@ func (p *planner) leaveOut(res *Result, total int) int {
 	if res.LeftOut.Turns == 0 {
 		return total
 	}
-	m := noteMessage(res.LeftOut.Turns, res.LeftOut.Messages)
+	m := noteMessage(res.LeftOut.Turns, res.LeftOut.Messages, timestampOf(p.items[p.turns[firstOmitted].first].orig.Raw))
 	n := p.est.Message(m)
 	if total+n > budget && total <= budget {
 		// Without the note the rest fits: a fitting context beats an explained one.
@@ -464,10 +466,10 @@ func (p *planner) leaveOut(res *Result, total int) int {
 }
 
 // noteMessage is the one message that stands for the turns left out.
-func noteMessage(turns, msgs int) session.ContextMessage {
+func noteMessage(turns, msgs int, ts jsontext.Value) session.ContextMessage {
 	text := fmt.Sprintf("[%s (%s) left out here to fit the context window. The session still holds them; ask if you need them.]",
 		plural(turns, "earlier turn"), plural(msgs, "message"))
-	return session.ContextMessage{Role: session.RoleUser, Raw: object([]member{{"role", marshal(session.RoleUser)}, {"content", textContent(text)}})}
+	return session.ContextMessage{Role: session.RoleUser, Raw: object([]member{{"role", marshal(session.RoleUser)}, {"content", textContent(text)}, {"timestamp", ts}})}
 }
 
 func (p *planner) budgetError() error {

@@ -29,6 +29,15 @@
 // protected part fits; when it does not, Build fails with a *BudgetError that
 // gives the numbers.
 //
+// Large tool outputs can be kept out of the log in two ways, both through a
+// content-addressed blob store (package window/blob, $ARBOR_DIR/blobs for the
+// command): an agent calls BoundToolResult before appending a result, so the
+// log holds the first lines, a note and details.arborBlob {ref, bytes}; or
+// Build cuts an oversized result in the rendered context only, and writes the
+// full text to Options.Blobs, for results that stay in the context, so the
+// note's `arbor blob <ref>` works. Either way nothing is lost: the blob or the
+// log holds every byte.
+//
 // Token counts are estimates (Estimator): prose, code and tool output, and
 // images are counted at different rates, and Stats anchors the total on the
 // usage the provider reported for the last assistant message, as pi does.

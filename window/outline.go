@@ -228,11 +228,11 @@ func keyArg(tool string, args map[string]jsontext.Value) string {
 // strArg is str clipped for an outline's first line.
 // A short argument is kept exactly: a pattern's spaces matter.
 func strArg(args map[string]jsontext.Value, names ...string) string {
-	if s := str(args, names...); len(s) > 80 {
+	s := str(args, names...)
+	if len(s) > 80 {
 		return clip(s, 80)
-	} else {
-		return s
 	}
+	return s
 }
 
 func str(args map[string]jsontext.Value, names ...string) string {
