@@ -263,7 +263,7 @@ func fastEnvelope(b []byte) (*Entry, bool) {
 	if rest, ok = expect(rest, `{"type":"`); !ok {
 		return nil, false
 	}
-	if e.Type, rest, ok = simpleString(rest); !ok || e.Type == typeHeader {
+	if e.Type, rest, ok = knownString(rest); !ok || e.Type == typeHeader {
 		return nil, false
 	}
 	if rest, ok = expect(rest, `,"id":"`); !ok {
@@ -301,7 +301,7 @@ func fastEnvelope(b []byte) (*Entry, bool) {
 		if !has {
 			return nil, false
 		}
-		if e.role, _, ok = simpleString(r); !ok {
+		if e.role, _, ok = knownString(r); !ok {
 			return nil, false
 		}
 	}
@@ -314,6 +314,30 @@ func expect(b []byte, prefix string) ([]byte, bool) {
 		return b, false
 	}
 	return b[len(prefix):], true
+}
+
+// knownString is simpleString for entry types and roles: the usual values are
+// returned as constants, so loading does not allocate a copy of each per line.
+func knownString(b []byte) (string, []byte, bool) {
+	for i, c := range b {
+		if c != '"' {
+			continue
+		}
+		switch v := b[:i]; string(v) {
+		case TypeMessage:
+			return TypeMessage, b[i+1:], true
+		case RoleUser:
+			return RoleUser, b[i+1:], true
+		case RoleAssistant:
+			return RoleAssistant, b[i+1:], true
+		case RoleToolResult:
+			return RoleToolResult, b[i+1:], true
+		case TypeCustom:
+			return TypeCustom, b[i+1:], true
+		}
+		break
+	}
+	return simpleString(b)
 }
 
 // simpleString reads up to the closing quote of a string with no escapes.
