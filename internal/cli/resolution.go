@@ -73,28 +73,23 @@ func runResolution(o *resolutionOptions) error {
 	if e.IsMarker() {
 		return fmt.Errorf("entry %s in %s is an arbor marker, not part of the conversation", o.id, s.Path())
 	}
-	def := session.DefaultLevel(e)
-	if def == session.Attached && o.verb != "unpin" {
+	if session.DefaultLevel(e) == session.Attached && o.verb != "unpin" {
 		return fmt.Errorf("entry %s in %s is a %s entry, which never reaches the model; only messages, custom messages and summaries can be pinned or rendered shorter", o.id, s.Path(), e.Type)
 	}
 	c := s.Cursor(o.cursor)
 	if o.cursor != "" && !hasCursor(s.Log, c.ID()) {
 		return fmt.Errorf("no cursor %q in %s; 'arbor info %s' lists them", o.cursor, s.Path(), s.Path())
 	}
-	r := session.Resolution{Text: o.text}
-	switch o.verb {
-	case "pin":
-		r.Level = session.Pinned
-	case "unpin":
-		r.Level = def
-	case "outline":
-		r.Level = session.Outlined
-	case "summarize":
-		r.Level = session.Summarized
-	}
-	if err := c.SetResolution(e.ID, r); err != nil {
+	set := map[string]func(string) error{
+		"pin":       c.Pin,
+		"unpin":     c.Unpin,
+		"outline":   func(id string) error { return c.Outline(id, o.text) },
+		"summarize": func(id string) error { return c.Summarize(id, o.text) },
+	}[o.verb]
+	if err := set(e.ID); err != nil {
 		return fmt.Errorf("%s %s in %s: %w", o.verb, e.ID, s.Path(), err)
 	}
+	r, _ := c.Resolution(e.ID)
 	if err := s.Close(); err != nil {
 		return err
 	}
