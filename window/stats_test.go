@@ -146,6 +146,32 @@ func TestPhases(t *testing.T) {
 	l := load(t, "coding.jsonl")
 	s := Measure(l, l.Cursor(""), StatsOptions{})
 	p := s.PhaseTokens
+	// The fixture's tools, phased by hand: reading and searching explore,
+	// edits execute, go test after an edit verifies, the final reply concludes.
+	want := PhaseTokens{}
+	byCall := map[string]Phase{}
+	for _, m := range l.Context().Messages {
+		d, _ := data(m.Raw)
+		n := DefaultEstimator.Message(m)
+		switch m.Role {
+		case session.RoleUser:
+			want.Unclassified += n
+		case session.RoleAssistant:
+			ph := Conclusion
+			for _, b := range d.Content.Blocks {
+				if b.Type == "toolCall" {
+					ph = map[string]Phase{"read": Exploration, "grep": Exploration, "edit": Execution, "bash": Verification}[b.Name]
+					byCall[b.ID] = ph
+				}
+			}
+			want.add(ph, n)
+		case session.RoleToolResult:
+			want.add(byCall[d.ToolCallID], n)
+		}
+	}
+	if diff := cmp.Diff(want, p); diff != "" {
+		t.Errorf("phase tokens (-by hand +Measure):\n%s", diff)
+	}
 	if p.Exploration == 0 || p.Execution == 0 || p.Verification == 0 || p.Conclusion == 0 {
 		t.Errorf("phases %+v: every phase of a fix-and-test session should have tokens", p)
 	}
