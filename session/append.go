@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -388,14 +389,13 @@ func (l *Log) Fork(name string) (string, error) {
 		if from.leaf != nil {
 			parent = from.leaf.e.ID
 		}
-		active := l.active
+		// An arbor.cursor marker never changes the active cursor (see replay).
 		e, err := l.marker(id, markerCursor, &parent, data)
 		if err != nil {
 			delete(l.cursors, id)
-			l.corder = l.corder[:len(l.corder)-1]
+			l.corder = slices.DeleteFunc(l.corder, func(c string) bool { return c == id })
 			return nil, err
 		}
-		l.active = active
 		return e, nil
 	})
 	if err != nil {
