@@ -45,3 +45,25 @@ func (e *Entry) setBuilt(raw []byte) {
 	_ = unmarshal(msg, &v)
 	e.role = v.Role
 }
+
+// plainRole validates a message object in one pass and returns its role when
+// the role is the first member, a plain string, and not repeated (so no later
+// member overrides it, as JSON.parse would let it). Otherwise it reports false
+// and the caller decodes the message in full.
+func plainRole(raw []byte) (string, bool) {
+	i := skipSpace(raw, 0)
+	if i >= len(raw) || raw[i] != '{' {
+		return "", false
+	}
+	s := lineScan{plain: true}
+	end, ok := s.scanMessage(raw, i)
+	if !ok || !s.plain || skipSpace(raw, end) != len(raw) {
+		return "", false
+	}
+	rest, ok := expect(raw[i:], `{"role":"`)
+	if !ok {
+		return "", false
+	}
+	role, _, ok := simpleString(rest)
+	return role, ok && role != ""
+}

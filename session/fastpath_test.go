@@ -43,3 +43,47 @@ func TestAppendedRole(t *testing.T) {
 		}
 	}
 }
+
+// TestParseMessageFastPath: the one-pass role read agrees with the full decode,
+// and bad messages are still refused.
+func TestParseMessageFastPath(t *testing.T) {
+	for _, raw := range []string{
+		`{"role":"user"}`, `{"role":"user","role":"bash"}`, `{"role":"u\"x"}`, `{"role":""}`, `{"role":1}`,
+		`{"role":"user",}`, `{"role":"user"} x`, `{"role":"user","content":"\x"}`, `{"role":"user","content":"a` + "\x01" + `"}`,
+		`[{"role":"user"}]`, `{"content":{"role":"inner"}}`,
+	} {
+		fast, fastOK := plainRole([]byte(raw))
+		var v struct {
+			Role *string `json:"role"`
+		}
+		slowOK := validJSON([]byte(raw)) && unmarshal([]byte(raw), &v) == nil && v.Role != nil && *v.Role != ""
+		if fastOK && (!slowOK || fast != *v.Role) {
+			t.Errorf("%s: fast path read %q, full decode %v", raw, fast, v.Role)
+		}
+		m, err := ParseMessage([]byte(raw))
+		if (err == nil) != slowOK || (err == nil && m.Role != *v.Role) {
+			t.Errorf("%s: ParseMessage = %q, %v; full decode ok=%v", raw, m.Role, err, slowOK)
+		}
+	}
+}
+
+// FuzzParseMessage: ParseMessage (one-pass role read, else full decode) accepts
+// exactly the objects with a non-empty string role, and reads the role JSON.parse reads.
+func FuzzParseMessage(f *testing.F) {
+	for _, s := range []string{`{"role":"user","content":"hi"}`, `{"role":"user","role":"x"}`, `{"content":[],"role":"assistant"}`, `{"r\u006fle":"x"}`, ` {"role":"a"} `, `{"role":"a"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		var v struct {
+			Role *string `json:"role"`
+		}
+		ok := validJSON(raw) && unmarshal(raw, &v) == nil && v.Role != nil && *v.Role != ""
+		m, err := ParseMessage(raw)
+		if (err == nil) != ok {
+			t.Fatalf("%q: ParseMessage err = %v, full decode ok = %v", raw, err, ok)
+		}
+		if ok && m.Role != *v.Role {
+			t.Fatalf("%q: role %q, full decode %q", raw, m.Role, *v.Role)
+		}
+	})
+}

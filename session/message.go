@@ -31,6 +31,9 @@ var ErrNoRole = errors.New("session: message has no role")
 
 // ParseMessage checks that raw is a JSON object with a string role and keeps it as it is.
 func ParseMessage(raw []byte) (Message, error) {
+	if role, ok := plainRole(raw); ok {
+		return Message{Role: role, raw: raw}, nil
+	}
 	if !validJSON(raw) {
 		return Message{}, errors.New("session: message is not valid JSON")
 	}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/arborlog/arbor/session"
 )
@@ -188,4 +189,45 @@ func BenchmarkBareAppend(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkAlwaysVsBare alternates an Always append with a bare write+fsync
+// of a line of the same size, so both see the same disk at the same moment,
+// and reports each one's mean time and their ratio.
+func BenchmarkAlwaysVsBare(b *testing.B) {
+	dir := b.TempDir()
+	s, err := Open(filepath.Join(dir, "s.jsonl"), WithDurability(Always), Immediate())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	f, err := os.OpenFile(filepath.Join(dir, "bare.jsonl"), os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	m := user(b, benchText)
+	e, err := s.AppendMessage(m)
+	if err != nil {
+		b.Fatal(err)
+	}
+	line := append(append([]byte(nil), e.Raw()...), '\n')
+	var store, bare time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		if _, err := s.AppendMessage(m); err != nil {
+			b.Fatal(err)
+		}
+		t1 := time.Now()
+		if _, err := f.Write(line); err != nil {
+			b.Fatal(err)
+		}
+		if err := f.Sync(); err != nil {
+			b.Fatal(err)
+		}
+		store, bare = store+t1.Sub(t0), bare+time.Since(t1)
+	}
+	b.ReportMetric(float64(store.Nanoseconds())/float64(b.N), "store-ns/op")
+	b.ReportMetric(float64(bare.Nanoseconds())/float64(b.N), "bare-ns/op")
+	b.ReportMetric(float64(store)/float64(bare), "ratio")
 }
