@@ -1,0 +1,223 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// catalogHome isolates $ARBOR_DIR and pi's folder for one test.
+func catalogHome(t *testing.T) string {
+	t.Helper()
+	home := t.TempDir()
+	t.Setenv("ARBOR_DIR", home)
+	t.Setenv("PI_CODING_AGENT_DIR", filepath.Join(home, "pi"))
+	return home
+}
+
+// listFolder copies the committed pi listing folder into a temporary one.
+func listFolder(t *testing.T, name string) string {
+	t.Helper()
+	src := filepath.Join("..", "..", "testdata", "pi", "list", name)
+	files, _ := filepath.Glob(filepath.Join(src, "*.jsonl"))
+	if len(files) == 0 {
+		t.Skipf("no pi listing folder %s", src)
+	}
+	dir := t.TempDir()
+	for _, f := range files {
+		copyFile(t, f, dir)
+	}
+	return dir
+}
+
+// TestLsJSONEqualsPi compares `arbor ls --json --empty` with pi's list on the
+// committed folders (pi lists empty sessions too, hence --empty).
+func TestLsJSONEqualsPi(t *testing.T) {
+	catalogHome(t)
+	for _, name := range []string{"basic", "damaged"} {
+		dir := filepath.Join("..", "..", "testdata", "pi", "list", name)
+		b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "pi", "expected", "list-"+name+".json"))
+		if err != nil {
+			t.Skipf("no pi expectations: %v", err)
+		}
+		var want []map[string]any
+		json.Unmarshal(b, &want)
+		r := runArbor(t, "", "ls", "--session-dir", dir, "--json", "--empty")
+		if r.code != 0 {
+			t.Fatalf("exit %d: %s", r.code, r.err)
+		}
+		var got []map[string]any
+		if err := json.Unmarshal([]byte(r.out), &got); err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range got {
+			delete(m, "entryCount")
+			delete(m, "sizeBytes")
+			m["path"] = strings.TrimPrefix(m["path"].(string), "../../")
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s: arbor ls --json differs from pi's list (-pi +arbor):\n%s", name, diff)
+		}
+	}
+}
+
+func TestLsHidesEmptyAndShowsNames(t *testing.T) {
+	catalogHome(t)
+	dir := listFolder(t, "damaged")
+	r := runArbor(t, "", "ls", "--session-dir", dir)
+	if r.code != 0 || strings.Contains(r.out, "(no messages)") {
+		t.Errorf("ls shows an empty session or failed (%d): %s%s", r.code, r.out, r.err)
+	}
+	r = runArbor(t, "", "ls", "--session-dir", dir, "--empty")
+	if !strings.Contains(r.out, "(no messages)") {
+		t.Errorf("ls --empty does not show the header-only session:\n%s", r.out)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(r.out), "\n") {
+		if textWidth(line) > 100 {
+			t.Errorf("line wider than the 100 columns of a non-terminal: %q", line)
+		}
+	}
+	if r := runArbor(t, "", "ls", "--all", "--session-dir", dir); r.code != 2 {
+		t.Errorf("--all with --session-dir: exit %d, want 2", r.code)
+	}
+}
+
+func TestLookupErrors(t *testing.T) {
+	catalogHome(t)
+	dir := listFolder(t, "basic")
+	// pi's generated sessions share their first 8 id characters (UUID v7).
+	files, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+	last := filepath.Base(files[len(files)-1])
+	prefix := last[strings.IndexByte(last, '_')+1:][:8]
+	shared := 0
+	for _, f := range files {
+		if strings.Contains(filepath.Base(f), "_"+prefix) {
+			shared++
+		}
+	}
+	if shared < 2 {
+		t.Fatalf("the corpus has no shared id prefix (%s)", prefix)
+	}
+	r := runArbor(t, "", "info", "--session-dir", dir, prefix)
+	if r.code != 1 || !strings.Contains(r.err, fmt.Sprintf("matches %d sessions", shared)) || strings.Count(r.err, "\n") != 1 {
+		t.Errorf("ambiguous prefix: exit %d, stderr %q", r.code, r.err)
+	}
+	r = runArbor(t, "", "info", "--session-dir", dir, "tree shapes", "--json")
+	if r.code != 0 || !strings.Contains(r.out, `"id":"0194a0b0-c0d0-7e0f-8a1b-2c3d4e5f6a7b"`) {
+		t.Errorf("lookup by name: exit %d %s %s", r.code, r.out, r.err)
+	}
+	r = runArbor(t, "", "info", "--session-dir", dir, "0194c1a2")
+	if r.code != 0 {
+		t.Errorf("lookup by prefix: exit %d %s", r.code, r.err)
+	}
+	r = runArbor(t, "", "info", "--session-dir", dir, "no-such-session")
+	if r.code != 1 || !strings.Contains(r.err, `"no-such-session" is not a path, session id, id prefix or name`) {
+		t.Errorf("unknown: exit %d, stderr %q", r.code, r.err)
+	}
+}
+
+func TestLifecycleCommands(t *testing.T) {
+	home := catalogHome(t)
+	dir := listFolder(t, "basic")
+	id := "0194c1a2-7b3c-7d4e-8f50-617283940a1b"
+	path := filepath.Join(dir, "2026-02-02T11-00-00-000Z_"+id+".jsonl")
+	orig, _ := os.ReadFile(path)
+
+	if r := runArbor(t, "", "rename", "--session-dir", dir, id, "  edge cases  "); r.code != 0 {
+		t.Fatalf("rename: %d %s", r.code, r.err)
+	}
+	renamed, _ := os.ReadFile(path)
+	if !strings.HasPrefix(string(renamed), string(orig)) || !strings.Contains(string(renamed[len(orig):]), `"type":"session_info"`) ||
+		!strings.Contains(string(renamed[len(orig):]), `"name":"edge cases"`) {
+		t.Fatalf("rename did not append one session_info entry: %q", renamed[len(orig):])
+	}
+	if r := runArbor(t, "", "ls", "--session-dir", dir, "--json"); !strings.Contains(r.out, `"name":"edge cases"`) {
+		t.Errorf("ls does not show the new name")
+	}
+
+	if r := runArbor(t, "", "rm", "--session-dir", dir, "edge cases"); r.code != 0 {
+		t.Fatalf("rm: %d %s", r.code, r.err)
+	}
+	if _, err := os.Stat(path); err == nil {
+		t.Fatal("rm left the file in place")
+	}
+	if r := runArbor(t, "", "ls", "--session-dir", dir, "--json"); strings.Contains(r.out, id) {
+		t.Error("ls still lists a removed session")
+	}
+	if r := runArbor(t, "", "restore", "--list"); !strings.Contains(r.out, path) {
+		t.Errorf("restore --list: %s", r.out)
+	}
+	if r := runArbor(t, "", "restore", "edge cases"); r.code != 0 {
+		t.Fatalf("restore: %d %s", r.code, r.err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != string(renamed) {
+		t.Fatal("restore did not bring back the same bytes")
+	}
+	if r := runArbor(t, "", "restore", "edge cases"); r.code != 1 {
+		t.Errorf("restoring twice: exit %d", r.code)
+	}
+
+	if r := runArbor(t, "", "archive", "--session-dir", dir, id); r.code != 0 {
+		t.Fatalf("archive: %d %s", r.code, r.err)
+	}
+	if r := runArbor(t, "", "ls", "--session-dir", dir, "--json"); strings.Contains(r.out, id) {
+		t.Error("ls lists an archived session")
+	}
+	if r := runArbor(t, "", "ls", "--session-dir", dir, "--json", "--archived"); !strings.Contains(r.out, `"archived":true`) {
+		t.Error("ls --archived does not show it")
+	}
+	if r := runArbor(t, "", "unarchive", "--session-dir", dir, id); r.code != 0 {
+		t.Fatalf("unarchive: %d %s", r.code, r.err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != string(renamed) {
+		t.Fatal("archive/unarchive changed the session file")
+	}
+
+	if r := runArbor(t, "", "rm", "--purge", "--session-dir", dir, id); r.code != 0 {
+		t.Fatalf("rm --purge: %d %s", r.code, r.err)
+	}
+	if _, err := os.Stat(path); err == nil {
+		t.Error("rm --purge left the file")
+	}
+	if entries, _ := os.ReadDir(filepath.Join(home, "trash")); len(entries) != 0 {
+		t.Errorf("rm --purge used the trash: %v", entries)
+	}
+}
+
+func TestSearchAndLatestCommands(t *testing.T) {
+	catalogHome(t)
+	dir := listFolder(t, "basic")
+	r := runArbor(t, "", "search", "--session-dir", dir, "--json", "screenshot")
+	var hits []map[string]string
+	if err := json.Unmarshal([]byte(r.out), &hits); err != nil || r.code != 0 {
+		t.Fatalf("search --json: %v %d %s", err, r.code, r.err)
+	}
+	if len(hits) == 0 {
+		t.Fatal("no hit for a word of the first message")
+	}
+	for _, h := range hits {
+		for _, k := range []string{"path", "sessionId", "entryId", "role", "timestamp", "snippet"} {
+			if h[k] == "" {
+				t.Errorf("hit without %s: %v", k, h)
+			}
+		}
+		if !strings.Contains(strings.ToLower(h["snippet"]), "screenshot") {
+			t.Errorf("snippet %q does not show the match", h["snippet"])
+		}
+	}
+	if r := runArbor(t, "", "search", "--session-dir", dir, "&&"); r.code != 2 {
+		t.Errorf("a query without words: exit %d, want 2", r.code)
+	}
+	if r := runArbor(t, "", "search", "--session-dir", dir, "re:("); r.code != 2 {
+		t.Errorf("a bad regular expression: exit %d, want 2", r.code)
+	}
+	r = runArbor(t, "", "latest", "--session-dir", dir)
+	if r.code != 0 || !strings.HasSuffix(strings.TrimSpace(r.out), ".jsonl") {
+		t.Errorf("latest: %d %q %s", r.code, r.out, r.err)
+	}
+}
