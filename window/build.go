@@ -101,14 +101,17 @@ type Cut struct {
 // BudgetError is returned when even the protected part of a context does not fit.
 type BudgetError struct {
 	Budget    int
-	Protected int // tokens of pinned entries, the first and last requests and the last turn
-	Pinned    int // how many pinned entries
-	Last      int // tokens of the last turn
+	Protected int // tokens of everything below, and what their turns need
+	First     int // tokens of the first user request
+	Last      int // tokens of the last user request, when it is not the first
+	LastTurn  int // tokens of the last turn
+	Pinned    int // tokens of pinned entries
+	NPinned   int // how many pinned entries
 }
 
 func (e *BudgetError) Error() string {
-	return fmt.Sprintf("window: the context cannot fit %d tokens: what may not be left out needs %d (the last turn %d, %d pinned entries, the first and last requests); raise the budget or unpin entries",
-		e.Budget, e.Protected, e.Last, e.Pinned)
+	return fmt.Sprintf("window: the context cannot fit in %d tokens: what must stay needs %d (first request %d, last request %d, last turn %d, %d pinned entries %d); raise the budget or unpin entries",
+		e.Budget, e.Protected, e.First, e.Last, e.LastTurn, e.NPinned, e.Pinned)
 }
 
 // ErrBudget is matched by every *BudgetError.
@@ -474,22 +477,37 @@ func noteMessage(turns, msgs int, ts jsontext.Value) session.ContextMessage {
 
 func (p *planner) budgetError() error {
 	e := &BudgetError{Budget: p.o.Budget}
-	for _, t := range p.turns {
-		for _, it := range p.items[t.first : t.last+1] {
-			if it.omitted {
-				continue
+	firstUser, lastUser := -1, -1
+	for i, it := range p.items {
+		if it.msg.Role == session.RoleUser && !it.synth {
+			if firstUser < 0 {
+				firstUser = i
 			}
-			if it.keep {
-				e.Protected += it.tokens
-			}
-			if it.level == session.Pinned {
-				e.Pinned++
-			}
+			lastUser = i
 		}
 	}
+	lastTurn := -1
 	if n := len(p.turns); n > 0 {
-		for _, it := range p.items[p.turns[n-1].first : p.turns[n-1].last+1] {
+		lastTurn = n - 1
+	}
+	for i, it := range p.items {
+		if it.omitted {
+			continue
+		}
+		if it.keep || p.turns[it.turn].pinned {
+			e.Protected += it.tokens
+		}
+		switch {
+		case it.turn == lastTurn:
+			e.LastTurn += it.tokens
+		case i == firstUser:
+			e.First += it.tokens
+		case i == lastUser:
 			e.Last += it.tokens
+		}
+		if it.level == session.Pinned {
+			e.NPinned++
+			e.Pinned += it.tokens
 		}
 	}
 	return e

@@ -263,7 +263,7 @@ func TestContextBudget(t *testing.T) {
 		}
 	}
 
-	if _, errOut, code := windowRun(t, "context", path, "--budget", "10"); code != 1 || !strings.Contains(errOut, "cannot fit 10 tokens") {
+	if _, errOut, code := windowRun(t, "context", path, "--budget", "10"); code != 1 || !strings.Contains(errOut, "cannot fit in 10 tokens") {
 		t.Errorf("tiny budget: exit %d %s", code, errOut)
 	}
 	if _, _, code := windowRun(t, "context", path, "--explain"); code != 2 {
