@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -64,6 +65,7 @@ func BenchmarkRead(b *testing.B) {
 		path, size := benchFile(b, n, 100)
 		b.Run(fmt.Sprintf("entries=%d", n), func(b *testing.B) {
 			b.SetBytes(size)
+			defer reportCPU(b)()
 			for b.Loop() {
 				if _, err := Read(path); err != nil {
 					b.Fatal(err)
@@ -98,6 +100,7 @@ func BenchmarkReadBig(b *testing.B) {
 		b.Skip("no big session: node pi.mjs big /tmp/arbor-bench/big100.jsonl 100")
 	}
 	b.SetBytes(st.Size())
+	defer reportCPU(b)()
 	for b.Loop() {
 		l, err := Read(path)
 		if err != nil {
@@ -124,6 +127,7 @@ func BenchmarkContext(b *testing.B) {
 			b.Fatalf("context has %d messages, want %d", got, c.path)
 		}
 		b.Run(fmt.Sprintf("entries=%d/path=%d", c.n, c.path), func(b *testing.B) {
+			defer reportCPU(b)()
 			for b.Loop() {
 				_ = l.Context()
 			}
@@ -230,4 +234,22 @@ func BenchmarkAlwaysVsBare(b *testing.B) {
 	b.ReportMetric(float64(store.Nanoseconds())/float64(b.N), "store-ns/op")
 	b.ReportMetric(float64(bare.Nanoseconds())/float64(b.N), "bare-ns/op")
 	b.ReportMetric(float64(store)/float64(bare), "ratio")
+}
+
+// reportCPU reports the process's CPU time (every thread, user and system) per
+// operation: on a shared machine wall time measures the neighbours as much as
+// the code. Call as defer reportCPU(b)().
+func reportCPU(b *testing.B) func() {
+	start := cpuTime()
+	return func() {
+		b.ReportMetric(float64((cpuTime() - start).Nanoseconds())/float64(b.N), "cpu-ns/op")
+	}
+}
+
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
