@@ -242,7 +242,7 @@ func BenchmarkAlwaysVsBare(b *testing.B) {
 func reportCPU(b *testing.B) func() {
 	start := cpuTime()
 	return func() {
-		b.ReportMetric(float64((cpuTime() - start).Nanoseconds())/float64(b.N), "cpu-ns/op")
+		b.ReportMetric(float64((cpuTime()-start).Nanoseconds())/float64(b.N), "cpu-ns/op")
 	}
 }
 
