@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"sync"
 	"testing"
@@ -108,6 +109,20 @@ func TestIndexInvalidation(t *testing.T) {
 		}
 		if n != s.reads {
 			t.Errorf("%s: read %d files, want %d", s.name, n, s.reads)
+		}
+		// The text index follows: the same hits as scanning the files.
+		for _, word := range []string{"words", "first", "question", "half", "answer"} {
+			q, _ := ParseQuery(word)
+			got, err := c.Search(Scope{Dir: dir}, q, SearchOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			es, _ := c.scan(Scope{Dir: dir})
+			want, _ := c.searchFiles(es, q, SearchOptions{})
+			key := func(h Hit) string { return h.Path + " " + h.EntryID + " " + h.Snippet }
+			if diff := cmp.Diff(sortedKeys(want, key), sortedKeys(got, key)); diff != "" {
+				t.Errorf("%s: search %q differs from a scan of the files (-scan +index):\n%s", s.name, word, diff)
+			}
 		}
 		// A second process (a new catalog on the same index) sees the same.
 		c2 := Open(home)
@@ -283,4 +298,13 @@ func TestConcurrentProcesses(t *testing.T) {
 	if len(hits) != 200 {
 		t.Errorf("search found %d appended lines, want 200", len(hits))
 	}
+}
+
+func sortedKeys(hs []Hit, key func(Hit) string) []string {
+	out := make([]string, len(hs))
+	for i, h := range hs {
+		out[i] = key(h)
+	}
+	slices.Sort(out)
+	return out
 }
