@@ -149,23 +149,22 @@ func Build(ctx session.Context, o Options) (*Result, error) {
 
 // item is one message of the context while the planner works on it.
 type item struct {
-	msg      session.ContextMessage
-	orig     session.ContextMessage // as in the log: what outlines are made from
-	data     session.MessageData    // orig decoded
-	decoded  bool
-	level    session.Level // as stamped by the cursor, then as the planner leaves it
-	stamped  session.Level
-	text     string // the cursor's own outline or summary
-	tokens   int
-	pos      int  // index in the unfitted context
-	turn     int  // index of its turn
-	keep     bool // never downgraded: pinned, first or last request, last turn
-	omitted  bool
-	synth    bool
-	cut      *Cut // set when bound cut its output
-	full     string
-	byLevel  map[session.Level]rendered
-	answered []string // tool call ids, for assistant messages
+	msg     session.ContextMessage
+	orig    session.ContextMessage // as in the log: what outlines are made from
+	data    session.MessageData    // orig decoded
+	decoded bool
+	level   session.Level // as stamped by the cursor, then as the planner leaves it
+	stamped session.Level
+	text    string // the cursor's own outline or summary
+	tokens  int
+	pos     int  // index in the unfitted context
+	turn    int  // index of its turn
+	keep    bool // never downgraded: pinned, first or last request, last turn
+	omitted bool
+	synth   bool
+	cut     *Cut // set when bound cut its output
+	full    string
+	byLevel map[session.Level]rendered
 }
 
 type rendered struct {
@@ -203,7 +202,7 @@ func (p *planner) load(msgs []session.ContextMessage) {
 	for i, m := range msgs {
 		lv, text := p.level(m.Entry)
 		if m.Entry == nil || m.Entry.Type != session.TypeMessage && m.Entry.Type != session.TypeCustomMessage && m.Entry.Type != session.TypeBranchSummary && m.Entry.Type != session.TypeCompaction {
-			lv = session.Full // synthetic context messages have no entry of their own
+			lv = session.Full // only entries that reach the model carry a level
 		}
 		if lv == session.Compacted || lv == session.Attached {
 			continue
@@ -261,7 +260,6 @@ func (p *planner) pair() {
 				if b.Type == "toolCall" && b.ID != "" && !head[b.ID] {
 					head[b.ID] = true
 					open = append(open, b.ID)
-					it.answered = append(it.answered, b.ID)
 				}
 			}
 		default:

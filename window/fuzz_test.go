@@ -66,3 +66,21 @@ func FuzzCutLines(f *testing.F) {
 		}
 	})
 }
+
+// FuzzClassifier reads any phases file and classifies any command with it.
+func FuzzClassifier(f *testing.F) {
+	f.Add([]byte(`{"tools":{"my_tool":"execution"},"commands":{"bazel test":"verification"}}`), "cd x && bazel test //... | tee log")
+	f.Add([]byte(`{}`), "FOO=1 timeout 5 go test ./...")
+	f.Add([]byte(`{"commands":{"":"exploration"}}`), "")
+	f.Fuzz(func(t *testing.T, file []byte, cmd string) {
+		c, err := ParseClassifier(file)
+		if err != nil {
+			return
+		}
+		for _, edited := range []bool{false, true} {
+			if ph := c.Tool("bash", cmd, edited); !ph.valid() {
+				t.Fatalf("Tool(bash, %q) = %q", cmd, ph)
+			}
+		}
+	})
+}

@@ -66,20 +66,32 @@ func LoadClassifier(path string) (*Classifier, error) {
 	if err != nil {
 		return nil, fmt.Errorf("window: phases: %w", err)
 	}
+	c, err := ParseClassifier(b)
+	if err != nil {
+		return nil, fmt.Errorf("window: phases file %s: %w", path, err)
+	}
+	return c, nil
+}
+
+// ParseClassifier lays a JSON classifier over the defaults.
+func ParseClassifier(data []byte) (*Classifier, error) {
 	var over Classifier
-	if err := json.Unmarshal(b, &over); err != nil {
-		return nil, fmt.Errorf("window: phases file %s: %w (want {\"tools\":{\"name\":\"exploration\"},\"commands\":{\"go test\":\"verification\"}})", path, err)
+	if err := json.Unmarshal(data, &over); err != nil {
+		return nil, fmt.Errorf("%w (want {\"tools\":{\"name\":\"exploration\"},\"commands\":{\"go test\":\"verification\"}})", err)
 	}
 	c := DefaultClassifier()
 	for k, v := range over.Tools {
 		if !v.valid() {
-			return nil, fmt.Errorf("window: phases file %s: tool %q has unknown phase %q", path, k, v)
+			return nil, fmt.Errorf("tool %q has unknown phase %q (want exploration, execution, verification, conclusion or unclassified)", k, v)
 		}
 		c.Tools[k] = v
 	}
 	for k, v := range over.Commands {
 		if !v.valid() {
-			return nil, fmt.Errorf("window: phases file %s: command %q has unknown phase %q", path, k, v)
+			return nil, fmt.Errorf("command %q has unknown phase %q (want exploration, execution, verification, conclusion or unclassified)", k, v)
+		}
+		if len(strings.Fields(k)) == 0 {
+			return nil, fmt.Errorf("command %q has no words", k)
 		}
 		c.Commands[k] = v
 	}
