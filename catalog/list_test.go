@@ -3,6 +3,7 @@ package catalog
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -81,4 +82,51 @@ func piFields(t *testing.T, infos []Info) []map[string]any {
 		m["path"] = strings.TrimPrefix(m["path"].(string), "../")
 	}
 	return v
+}
+
+// piPeer returns the pi peer's pi.mjs, or skips when node or the peer is missing.
+func piPeer(t *testing.T) string {
+	t.Helper()
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("node is not installed")
+	}
+	p := os.Getenv("PI_PEER")
+	if p == "" {
+		p = "/tmp/peers/pi-0.73.1"
+	}
+	p = filepath.Join(p, "pi.mjs")
+	if _, err := os.Stat(p); err != nil {
+		t.Skipf("no pi peer at %s", p)
+	}
+	return p
+}
+
+// TestListEqualsPiLive has pi write random sessions and list them, and
+// compares arbor's listing of the same folder.
+func TestListEqualsPiLive(t *testing.T) {
+	pi := piPeer(t)
+	if testing.Short() {
+		t.Skip("runs node")
+	}
+	dir := t.TempDir()
+	if out, err := exec.Command("node", pi, "gen", dir, "11", "25").CombinedOutput(); err != nil {
+		t.Fatalf("pi gen: %v\n%s", err, out)
+	}
+	out, err := exec.Command("node", pi, "list", dir).Output()
+	if err != nil {
+		t.Fatalf("pi list: %v", err)
+	}
+	var want []map[string]any
+	if err := json.Unmarshal(out, &want); err != nil {
+		t.Fatal(err)
+	}
+	c := Open(t.TempDir())
+	defer c.Close()
+	got, err := c.List(Scope{Dir: dir}, ListOptions{Empty: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, piFields(t, got)); diff != "" {
+		t.Errorf("listing differs from pi's (-pi +arbor):\n%s", diff)
+	}
 }
