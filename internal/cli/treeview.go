@@ -44,6 +44,7 @@ type treeView struct {
 	onPath   map[string]bool
 	tags     map[*session.TreeNode][]string // names of the cursors whose leaf is this entry or hidden below it (only with several cursors)
 	calls    map[string]toolCall            // tool call id → the call, to name tool results
+	names    map[string]string              // cursor id → name
 	children map[*session.TreeNode][]*session.TreeNode
 	roots    []*session.TreeNode
 	shown    int
@@ -69,6 +70,7 @@ func newTreeView(roots []*session.TreeNode, l *session.Log, leaf *session.Entry,
 		calls:    map[string]toolCall{},
 		children: map[*session.TreeNode][]*session.TreeNode{},
 		tags:     map[*session.TreeNode][]string{},
+		names:    map[string]string{},
 	}
 	if leaf != nil {
 		for _, e := range l.Branch(leaf.ID) {
@@ -76,11 +78,11 @@ func newTreeView(roots []*session.TreeNode, l *session.Log, leaf *session.Entry,
 		}
 	}
 	cursorsAt := map[string][]string{}
-	if cs := l.Cursors(); len(cs) > 1 {
-		for _, c := range cs {
-			if c.Leaf != "" {
-				cursorsAt[c.Leaf] = append(cursorsAt[c.Leaf], cursorName(c))
-			}
+	cs := l.Cursors()
+	for _, c := range cs {
+		v.names[c.ID] = c.Name
+		if c.Leaf != "" && len(cs) > 1 {
+			cursorsAt[c.Leaf] = append(cursorsAt[c.Leaf], cursorName(c))
 		}
 	}
 	type item struct {
@@ -407,7 +409,11 @@ func (v *treeView) describe(ln *line, e *session.Entry) {
 	case session.TypeThinkingLevelChange:
 		ln.add(muted, "[thinking: "+f.ThinkingLevel+"]")
 	case session.TypeCustom:
-		ln.add(muted, "[custom: "+f.CustomType+"]")
+		if e.IsMarker() {
+			ln.add(muted, v.markerText(e))
+		} else {
+			ln.add(muted, "[custom: "+f.CustomType+"]")
+		}
 	case session.TypeLabel:
 		if f.Label == nil || *f.Label == "" {
 			ln.add(muted, "[label: (cleared)]")
@@ -423,6 +429,45 @@ func (v *treeView) describe(ln *line, e *session.Entry) {
 	default:
 		ln.add(muted, "["+e.Type+"]")
 	}
+}
+
+// markerText says what one of arbor's markers records (SPEC §6.2, §6.3).
+func (v *treeView) markerText(e *session.Entry) string {
+	var m struct {
+		Data struct {
+			Name   *string `json:"name"`
+			From   *string `json:"from"`
+			Target string  `json:"target"`
+			Level  string  `json:"level"`
+		} `json:"data"`
+	}
+	_ = e.Decode(&m)
+	cur := e.Cursor
+	if cur == "" {
+		cur = session.MainCursor
+	}
+	if name := v.names[cur]; name != "" {
+		cur = name
+	}
+	s := "[" + e.CustomType() + " @" + cur
+	switch e.CustomType() {
+	case "arbor.cursor":
+		if m.Data.Name != nil {
+			s += fmt.Sprintf(" named %q", *m.Data.Name)
+		}
+	case "arbor.leaf":
+		if e.ParentID == "" {
+			s += " cleared"
+		} else {
+			s += " moved here"
+		}
+		if m.Data.From != nil {
+			s += " from " + *m.Data.From
+		}
+	case "arbor.resolution":
+		s += " " + m.Data.Target + " " + m.Data.Level
+	}
+	return s + "]"
 }
 
 func (v *treeView) describeMessage(ln *line, e *session.Entry) {

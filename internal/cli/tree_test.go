@@ -1,0 +1,135 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/arborlog/arbor/session"
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestTreeGolden draws fixture sessions with every filter and compares the
+// drawings with testdata/tree/*.golden (go test -update rewrites them).
+func TestTreeGolden(t *testing.T) {
+	t.Setenv("NO_COLOR", "")
+	t.Setenv("HOME", "/nonexistent")
+	cases := []struct {
+		name string
+		file string
+		args []string
+	}{
+		{"refactor", "../../examples/refactor.jsonl", nil},
+		{"refactor-all", "../../examples/refactor.jsonl", []string{"--filter", "all"}},
+		{"refactor-no-tools", "../../examples/refactor.jsonl", []string{"--filter", "no-tools"}},
+		{"refactor-user", "../../examples/refactor.jsonl", []string{"--filter", "user"}},
+		{"refactor-labeled", "../../examples/refactor.jsonl", []string{"--filter", "labeled"}},
+		{"roots", "testdata/tree/roots.jsonl", nil},
+		{"roots-all", "testdata/tree/roots.jsonl", []string{"--filter", "all"}},
+		{"cursors", "testdata/tree/cursors.jsonl", nil},
+		{"cursors-all", "testdata/tree/cursors.jsonl", []string{"--filter", "all"}},
+		{"cursors-review", "testdata/tree/cursors.jsonl", []string{"--cursor", "review"}},
+		{"header-only", "testdata/tree/header-only.jsonl", nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := runArbor(t, "", append([]string{"tree", tc.file}, tc.args...)...)
+			if r.code != 0 || r.err != "" {
+				t.Fatalf("exit %d, stderr %q", r.code, r.err)
+			}
+			golden(t, filepath.Join("tree", tc.name+".golden"), r.out)
+		})
+	}
+}
+
+func TestTreeErrors(t *testing.T) {
+	dir := t.TempDir()
+	example, err := filepath.Abs("../../examples/refactor.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name    string
+		args    []string
+		code    int
+		errHas  string
+		outWant string
+	}{
+		{"bad filter", []string{"tree", "../../examples/refactor.jsonl", "--filter", "tools"}, 2, `--filter must be one of default, no-tools, user, labeled, all, not "tools"`, ""},
+		{"unknown cursor", []string{"tree", "../../examples/refactor.jsonl", "--cursor", "nope"}, 1, `no cursor "nope" in ` + example + `; 'arbor cursor ls ` + example + `' lists them`, ""},
+		{"missing file", []string{"tree", filepath.Join(dir, "gone.jsonl")}, 1, "gone.jsonl: no such session file", ""},
+		{"no argument", []string{"tree"}, 2, "accepts 1 arg(s), received 0", ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := runArbor(t, "", tc.args...)
+			if r.code != tc.code {
+				t.Errorf("exit %d, want %d (stderr %q)", r.code, tc.code, r.err)
+			}
+			if !strings.Contains(r.err, tc.errHas) {
+				t.Errorf("stderr %q lacks %q", r.err, tc.errHas)
+			}
+			if first := strings.SplitN(r.err, "\n", 2)[0]; !strings.HasPrefix(first, "arbor: ") {
+				t.Errorf("error line %q does not start with 'arbor: '", first)
+			}
+			if r.out != tc.outWant {
+				t.Errorf("stdout %q, want %q", r.out, tc.outWant)
+			}
+		})
+	}
+}
+
+// TestTreeJSONKeepsEveryEntry checks that the filters do not touch --json: it
+// lists every entry, markers included.
+func TestTreeJSONKeepsEveryEntry(t *testing.T) {
+	for _, filter := range []string{"default", "user"} {
+		r := runArbor(t, "", "tree", "testdata/tree/cursors.jsonl", "--json", "--filter", filter)
+		if r.code != 0 {
+			t.Fatalf("exit %d: %s", r.code, r.err)
+		}
+		var ids []string
+		var walk func(ns []reducedNode)
+		walk = func(ns []reducedNode) {
+			for _, n := range ns {
+				ids = append(ids, n.ID)
+				walk(n.Children)
+			}
+		}
+		walk(reduceTree(t, []byte(r.out)))
+		data, err := os.ReadFile("testdata/tree/cursors.jsonl")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := len(ids), session.Load(data).Len(); got != want {
+			t.Errorf("--filter %s: %d entries in --json, want %d", filter, got, want)
+		}
+	}
+}
+
+func TestLineRender(t *testing.T) {
+	ln := line{{dim, "abc  "}, {accent, "user: "}, {plain, "héllo wörld 漢字"}}
+	cases := []struct {
+		width int
+		color bool
+		want  string
+	}{
+		{100, false, "abc  user: héllo wörld 漢字"},
+		{27, false, "abc  user: héllo wörld 漢字"},
+		{26, false, "abc  user: héllo wörld 漢…"},
+		{25, false, "abc  user: héllo wörld …"},
+		{10, false, "abc  user…"},
+		{8, true, "\x1b[2mabc  \x1b[0m\x1b[36mus\x1b[0m…"},
+		{0, true, "\x1b[2mabc  \x1b[0m\x1b[36muser: \x1b[0mhéllo wörld 漢字"},
+	}
+	for _, tc := range cases {
+		if diff := cmp.Diff(tc.want, ln.render(tc.width, tc.color)); diff != "" {
+			t.Errorf("render(%d, %v) (-want +got):\n%s", tc.width, tc.color, diff)
+		}
+		if tc.width > 0 && !tc.color {
+			if w := textWidth(ln.render(tc.width, false)); w > tc.width {
+				t.Errorf("render(%d) is %d columns wide", tc.width, w)
+			}
+		}
+	}
+}
