@@ -4,8 +4,10 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/arborlog/arbor/session"
 	"github.com/go-json-experiment/json/jsontext"
@@ -199,28 +201,49 @@ func (p *planner) level(e *session.Entry) (session.Level, string) {
 }
 
 func (p *planner) load(msgs []session.ContextMessage) {
-	for i, m := range msgs {
-		lv, text := p.level(m.Entry)
-		if m.Entry == nil || m.Entry.Type != session.TypeMessage && m.Entry.Type != session.TypeCustomMessage && m.Entry.Type != session.TypeBranchSummary && m.Entry.Type != session.TypeCompaction {
-			lv = session.Full // only entries that reach the model carry a level
+	items := make([]*item, len(msgs))
+	// Decoding and counting dominate; messages are independent, so spread
+	// them over the cores. The order of items does not depend on the split.
+	workers := min(runtime.GOMAXPROCS(0), 1+len(msgs)/256)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := w; i < len(msgs); i += workers {
+				items[i] = p.item(i, msgs[i])
+			}
+		})
+	}
+	wg.Wait()
+	for _, it := range items {
+		if it != nil {
+			p.items = append(p.items, it)
 		}
-		if lv == session.Compacted || lv == session.Attached {
-			continue
-		}
-		it := &item{msg: m, orig: m, level: lv, stamped: lv, text: text, pos: i}
-		it.data, it.decoded = data(m.Raw)
-		switch {
-		case !it.decoded:
-			it.tokens = p.est.Message(m)
-		case lv == session.Outlined || lv == session.Summarized:
-			it.msg = render(m, it.data, lv, text, p.calls)
-			it.tokens = p.est.Message(it.msg)
-		default:
-			it.tokens = p.est.data(it.data, m.Raw)
-		}
-		p.items = append(p.items, it)
 	}
 	p.note = -1
+}
+
+// item decodes and counts one message at its stamped level; nil if the
+// cursor leaves it out (compacted, attached).
+func (p *planner) item(i int, m session.ContextMessage) *item {
+	lv, text := p.level(m.Entry)
+	if m.Entry == nil || m.Entry.Type != session.TypeMessage && m.Entry.Type != session.TypeCustomMessage && m.Entry.Type != session.TypeBranchSummary && m.Entry.Type != session.TypeCompaction {
+		lv = session.Full // only entries that reach the model carry a level
+	}
+	if lv == session.Compacted || lv == session.Attached {
+		return nil
+	}
+	it := &item{msg: m, orig: m, level: lv, stamped: lv, text: text, pos: i}
+	it.data, it.decoded = data(m.Raw)
+	switch {
+	case !it.decoded:
+		it.tokens = p.est.Message(m)
+	case lv == session.Outlined || lv == session.Summarized:
+		it.msg = render(m, it.data, lv, text, p.calls)
+		it.tokens = p.est.Message(it.msg)
+	default:
+		it.tokens = p.est.data(it.data, m.Raw)
+	}
+	return it
 }
 
 // pair makes every tool result follow the assistant message that called it:
@@ -376,12 +399,15 @@ func (p *planner) fit(res *Result) error {
 	from := map[*item]rendered{}
 	order := p.order()
 	for _, step := range []struct{ from, to session.Level }{{session.Full, session.Outlined}, {session.Outlined, session.Summarized}} {
-		for _, it := range order {
+		for j, it := range order {
 			if total <= budget {
 				break
 			}
 			if it.level != step.from || it.synth {
 				continue
+			}
+			if _, ok := it.byLevel[step.to]; !ok {
+				p.prefetch(order[j:min(len(order), j+prefetchBatch)], step.from, step.to)
 			}
 			r := p.at(it, step.to)
 			if r.tokens >= it.tokens {
@@ -409,6 +435,26 @@ func (p *planner) fit(res *Result) error {
 		return p.budgetError()
 	}
 	return nil
+}
+
+// prefetchBatch is how many renderings are made ahead, in parallel; at most
+// one batch is made and not used.
+const prefetchBatch = 256
+
+// prefetch renders a batch of candidates at lv on every core.
+func (p *planner) prefetch(batch []*item, from, lv session.Level) {
+	workers := min(runtime.GOMAXPROCS(0), 1+len(batch)/32)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := w; i < len(batch); i += workers {
+				if it := batch[i]; it.level == from && !it.synth {
+					p.at(it, lv)
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // order is the planner's order of candidates: oldest turn first, largest

@@ -131,3 +131,26 @@ func BenchmarkEstimate(b *testing.B) {
 		}
 	})
 }
+
+// TestBuildWithExact fits a context by exact counts (the planner renders on
+// several goroutines, so this also runs the tokenizer concurrently).
+func TestBuildWithExact(t *testing.T) {
+	c, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex := window.DefaultEstimator
+	ex.Exact = c
+	ctx := sessions(t)["long.jsonl"]
+	r, err := window.Build(ctx, window.Options{Budget: 5000, Estimator: &ex})
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := 0
+	for _, m := range r.Messages {
+		total += ex.Message(m.ContextMessage)
+	}
+	if total > 5000 || total != r.Tokens {
+		t.Errorf("exact count of the fitted context %d, planner says %d, budget 5000", total, r.Tokens)
+	}
+}
