@@ -55,6 +55,7 @@ type Message struct {
 	// the error results that close unanswered tool calls.
 	Synthetic bool
 	cut       bool
+	orig      session.MessageData // the message as logged, decoded (zero for synthetic ones)
 }
 
 // Result is a built context and what was done to make it.
@@ -570,7 +571,7 @@ func (p *planner) emit(res *Result) {
 		if it.omitted {
 			continue
 		}
-		res.Messages = append(res.Messages, Message{ContextMessage: it.msg, Level: it.level, Tokens: it.tokens, Synthetic: it.synth, cut: it.cut != nil && it.level == session.Full})
+		res.Messages = append(res.Messages, Message{ContextMessage: it.msg, Level: it.level, Tokens: it.tokens, Synthetic: it.synth, cut: it.cut != nil && it.level == session.Full, orig: it.data})
 		res.Tokens += it.tokens
 		if it.synth && it.msg.Role == session.RoleToolResult {
 			d, _ := data(it.msg.Raw)

@@ -240,14 +240,15 @@ func anchor(res *Result, path []*session.Entry, lastCompaction int) (string, int
 }
 
 func (u *APIUsage) add(e *session.Entry) {
-	msg, err := e.Message()
-	if err != nil {
+	var v struct {
+		Message struct {
+			Usage *session.Usage `json:"usage"`
+		} `json:"message"`
+	}
+	if unmarshal(e.Raw(), &v) != nil || v.Message.Usage == nil {
 		return
 	}
-	d, err := msg.Data()
-	if err != nil || d.Usage == nil {
-		return
-	}
+	d := v.Message
 	u.Input += d.Usage.Input
 	u.Output += d.Usage.Output
 	u.CacheRead += d.Usage.CacheRead
@@ -281,9 +282,9 @@ func (o StatsOptions) classify(res *Result, calls map[string]call) []Phase {
 	byCall := map[string]Phase{}
 	for i, m := range res.Messages {
 		out[i] = Unclassified
-		d, ok := data(m.Raw)
-		if !ok {
-			continue
+		d := m.orig
+		if m.Synthetic {
+			d, _ = data(m.Raw)
 		}
 		switch m.Role {
 		case session.RoleAssistant:
