@@ -358,9 +358,27 @@ func (c *Cursor) Name(name string) error {
 		if other := c.l.findCursor(name); name != "" && other != nil && other.id != cid {
 			return nil, fmt.Errorf("session: a cursor named %q exists already", name)
 		}
-		return c.l.marker(cid, markerCursor, nil, []member{{"name", mustValue(name)}})
+		e, err := c.l.marker(cid, markerCursor, nil, []member{{"name", mustValue(name)}})
+		if err != nil || cid == c.l.active {
+			return e, err
+		}
+		// The name marker sits under this cursor's leaf, but the active cursor
+		// is another: mark the active leaf again, so that the file's last line
+		// stays on the active branch, where pi (and a reopen) continue.
+		act := c.l.cursors[c.l.active]
+		return c.l.marker(act.id, markerLeaf, ptrTo(idOf(act.leaf)), []member{{"from", leafID(act.leaf)}})
 	})
 	return err
+}
+
+func ptrTo(s string) *string { return &s }
+
+// idOf returns n's entry id, or "" for no entry.
+func idOf(n *node) string {
+	if n == nil {
+		return ""
+	}
+	return n.e.ID
 }
 
 // CursorInfo describes one cursor of the roster.

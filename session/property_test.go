@@ -463,6 +463,14 @@ func checkInvariants(t *rapid.T, l *session.Log, m *model) {
 	if diff := cmp.Diff(m.order, gotCursors); diff != "" {
 		t.Fatalf("cursor roster (-want +got):\n%s", diff)
 	}
+	// pi, which ignores cursors, continues from the file's last line: that is
+	// the active cursor's context.
+	if es := l.Entries(); len(es) > 0 {
+		last := es[len(es)-1].ID
+		if pi, active := contextJSON(t, l.ContextAt(&last)), contextJSON(t, l.Context()); pi != active {
+			t.Fatalf("context from the last line %s:\n%s\nactive cursor %s:\n%s", last, pi, l.Active(), active)
+		}
+	}
 	if leaf := l.Leaf(); (leaf == nil) != (m.leaf[m.active] == "") || (leaf != nil && leaf.ID != m.leaf[m.active]) {
 		t.Fatalf("Leaf() = %v, want %q", leaf, m.leaf[m.active])
 	}
