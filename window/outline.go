@@ -264,7 +264,7 @@ func toolOutline(tool string, args map[string]jsontext.Value, text string, isErr
 func toolHead(tool string, args map[string]jsontext.Value, text string, isError bool) string {
 	lines := countLines(text)
 	failed, code := isError, 0
-	if m := exitRE.FindStringSubmatch(tail(text, 512)); m != nil {
+	if m := find(exitRE, "exit", tail(text, 512)); m != nil {
 		code, _ = strconv.Atoi(m[1])
 		failed = failed || code != 0
 	}
@@ -362,15 +362,31 @@ var (
 
 type testCount struct{ failed, total int }
 
+// find and findAll run a regular expression only where its anchor word
+// appears: most outputs have none, and outlines are made by the thousand.
+func find(re *regexp.Regexp, anchor, text string) []string {
+	if !strings.Contains(text, anchor) {
+		return nil
+	}
+	return re.FindStringSubmatch(text)
+}
+
+func findAll(re *regexp.Regexp, anchor, text string) [][]string {
+	if !strings.Contains(text, anchor) {
+		return nil
+	}
+	return re.FindAllStringSubmatch(text, -1)
+}
+
 func tests(text string) testCount {
 	full := text
 	text = tail(text, 4096) // runners print their summaries last
-	if m := jestRE.FindStringSubmatch(text); m != nil {
+	if m := find(jestRE, "Tests:", text); m != nil {
 		f, _ := strconv.Atoi(m[1])
 		t, _ := strconv.Atoi(m[2])
 		return testCount{f, t}
 	}
-	if ms := cargoRE.FindAllStringSubmatch(text, -1); ms != nil {
+	if ms := findAll(cargoRE, "test result:", text); ms != nil {
 		var c testCount
 		for _, m := range ms {
 			p, _ := strconv.Atoi(m[1])
