@@ -279,7 +279,11 @@ func toolHead(tool string, args map[string]jsontext.Value, text string, isError 
 	}
 	switch tool {
 	case "read", "read_file", "view", "cat":
-		return fmt.Sprintf("%s %s: %s", tool, strArg(args, "path", "file_path", "file"), status(plural(lines, "line")))
+		from := ""
+		if off, ok := args["offset"]; ok && off.Kind() == '0' {
+			from = " from line " + string(off)
+		}
+		return fmt.Sprintf("%s %s: %s", tool, strArg(args, "path", "file_path", "file"), status(plural(lines, "line")+from))
 	case "edit", "edit_file", "write", "write_file", "multi_edit", "str_replace":
 		ok := "ok"
 		if c := str(args, "content"); c != "" {

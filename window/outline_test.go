@@ -38,6 +38,7 @@ func TestToolOutline(t *testing.T) {
 		{"go test failed", "bash", args("command", "go test ./..."), goTest, true, true, `bash "go test ./...": failed (exit 1), 2 of 40 tests`},
 		{"go test outline keeps the failures", "bash", args("command", "go test ./..."), goTest, true, false,
 			"bash \"go test ./...\": failed (exit 1), 2 of 40 tests\n--- FAIL: TestB (0.00s)\n--- FAIL: TestC (0.00s)\nFAIL"},
+		{"read with offset", "read", map[string]jsontext.Value{"path": marshal("a.go"), "offset": marshal(200)}, "x\ny\n", false, true, "read a.go: 2 lines from line 200"},
 		{"read failed", "read", args("path", "a.go"), "ENOENT: no such file or directory, open 'a.go'", true, true, "read a.go: failed: ENOENT: no such file or directory, open 'a.go'"},
 		{"edit", "edit", args("path", "a.go", "oldText", "x", "newText", "y"), "Successfully replaced text in a.go.", false, true, "edit a.go: ok"},
 		{"write", "write", args("path", "a.go", "content", strings.Repeat("a", 2500)), "Successfully wrote 2500 bytes to a.go", false, true, "write a.go: 2.5 kB"},
