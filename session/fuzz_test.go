@@ -163,7 +163,8 @@ func FuzzLoad(f *testing.F) {
 	f.Add([]byte(lineSeeds[0] + "\n" + lineSeeds[2] + "\n" + lineSeeds[3] + "\n" + lineSeeds[4] + "\n" + lineSeeds[5]))
 	f.Add([]byte(lineSeeds[1] + "\n" + `{"type":"message","timestamp":"t","message":{"role":"user","content":"x"}}` + "\n" +
 		`{"type":"compaction","timestamp":"t","summary":"s","firstKeptEntryIndex":1,"tokensBefore":3}` + "\n"))
-	files, _ := filepath.Glob(filepath.Join("testdata", "sessions", "*.jsonl"))
+	f.Add(serializeLog(cursorSeed()))
+	files, _ := filepath.Glob(filepath.Join("testdata", "edges", "*.jsonl"))
 	for _, name := range files {
 		if b, err := os.ReadFile(name); err == nil {
 			f.Add(b)
@@ -206,12 +207,36 @@ func FuzzLoad(f *testing.F) {
 		if s2 := serializeLog(l2); !bytes.Equal(s1, s2) {
 			t.Fatalf("not stable:\nfirst  %q\nsecond %q", s1, s2)
 		}
-		c1, _ := l.Context().MarshalJSON()
-		c2, _ := l2.Context().MarshalJSON()
-		if !bytes.Equal(c1, c2) {
-			t.Fatalf("context changed on reload:\nfirst  %s\nsecond %s", c1, c2)
+		if a, b := l.Cursors(), l2.Cursors(); !reflect.DeepEqual(a, b) {
+			t.Fatalf("cursors changed on reload:\nfirst  %+v\nsecond %+v", a, b)
+		}
+		for _, c := range append(l.Cursors(), CursorInfo{}) { // {} : the active cursor
+			c1, _ := l.Cursor(c.ID).Context().MarshalJSON()
+			c2, _ := l2.Cursor(c.ID).Context().MarshalJSON()
+			if !bytes.Equal(c1, c2) {
+				t.Fatalf("cursor %q: context changed on reload:\nfirst  %s\nsecond %s", c.ID, c1, c2)
+			}
 		}
 	})
+}
+
+// cursorSeed is a session arbor wrote with every kind of marker.
+func cursorSeed() *Log {
+	l := New("/p", WithID("seed"), WithTimestamp("2026-01-01T00:00:00.000Z"))
+	u, _ := ParseMessage([]byte(`{"role":"user","content":"q","timestamp":1}`))
+	a, _ := ParseMessage([]byte(`{"role":"assistant","content":[{"type":"text","text":"a"}],"provider":"p","model":"m","timestamp":2}`))
+	e1, _ := l.AppendMessage(u)
+	l.AppendMessage(a)
+	w, _ := l.Fork("work")
+	l.Cursor(w).AppendMessage(u)
+	l.Cursor(w).SetResolution(e1.ID, Resolution{Level: Outlined, Text: "q…"})
+	l.BranchTo(e1.ID)
+	l.SetLabel(e1.ID, "start")
+	l.Cursor(w).Name("renamed")
+	x, _ := l.Fork("")
+	l.Cursor(x).Clear()
+	l.Switch(w)
+	return l
 }
 
 func serializeLog(l *Log) []byte {
