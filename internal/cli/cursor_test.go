@@ -81,8 +81,15 @@ func TestCursorEdits(t *testing.T) {
 		},
 		{
 			name: "rename", fixture: cursorsFixture, args: func(f string) []string { return []string{"cursor", "rename", f, "44558891", "docs", "--json"} },
-			out:   func(string) string { return `{"id":"44558891","name":"docs","leaf":"72a0b8e4","active":false}` + "\n" },
-			lines: 1,
+			out: func(string) string { return `{"id":"44558891","name":"docs","leaf":"72a0b8e4","active":false}` + "\n" },
+			// The name goes under 44558891's leaf, then main's leaf is marked
+			// again so pi, which continues from the last line, stays on main.
+			lines: 2,
+			check: func(t *testing.T, f string) {
+				if got := leafOf(t, f); got != "66ff1152" {
+					t.Errorf("active leaf %q after renaming another cursor, want main's 66ff1152", got)
+				}
+			},
 		},
 		{name: "duplicate name", fixture: cursorsFixture, args: func(f string) []string { return []string{"cursor", "new", f, "review"} }, code: 1, errHas: `"review" exists already`},
 		{name: "rename to a taken name", fixture: cursorsFixture, args: func(f string) []string { return []string{"cursor", "rename", f, "44558891", "review"} }, code: 1, errHas: `has a cursor named "review" already`},
