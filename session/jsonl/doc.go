@@ -24,4 +24,12 @@
 //     <file>.v<N>.bak for a migration) before any whole-file rewrite, and
 //     rewrites go through a temporary file, fsync, rename and a folder fsync.
 //     A file of a newer format version opens read-only.
+//   - Session.Repair applies those repairs at once, without an append (what
+//     `arbor fsck --repair` does).
+//
+// # Testing seams
+//
+// Every file operation of the store goes through FS and File (WithFS), so
+// tests make writes fail part-way, syncs fail and disks fill up, and record the
+// order of operations of a whole-file rewrite.
 package jsonl
