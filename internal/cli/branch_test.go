@@ -185,3 +185,29 @@ func TestBranchLocked(t *testing.T) {
 		t.Error("the refused command wrote to the file")
 	}
 }
+
+// TestBranchRepairsTornTail checks that a write to a file with a torn last
+// line moves the fragment aside first and says so (SPEC §8 "torn last line").
+func TestBranchRepairsTornTail(t *testing.T) {
+	src := "../../testdata/pi/sessions/dmg-torn-tail.jsonl"
+	f := copyFile(t, src, t.TempDir())
+	before, _ := os.ReadFile(f)
+	r := runArbor(t, "", "branch", f, "46bad6c8")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.err)
+	}
+	if !strings.Contains(r.err, f+".torn") {
+		t.Errorf("stderr %q does not tell where the torn line went", r.err)
+	}
+	torn, err := os.ReadFile(f + ".torn")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := bytes.LastIndexByte(before, '\n') + 1
+	if !bytes.Equal(torn, before[cut:]) {
+		t.Errorf("%s.torn holds %q, want the fragment %q", f, torn, before[cut:])
+	}
+	if got := leafOf(t, f); got != "46bad6c8" {
+		t.Errorf("leaf %q after the repair and the move, want 46bad6c8", got)
+	}
+}

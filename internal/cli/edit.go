@@ -8,13 +8,17 @@ import (
 )
 
 // edit opens a session for writing (taking its writer lock), runs f on it and
-// closes it.
+// closes it. Repairs the first append made to a damaged file are reported on
+// stderr, so a user learns that <file>.torn or <file>.bak now exists.
 func (g *Global) edit(ios *IO, arg string, f func(s *jsonl.Session) error) error {
 	s, err := g.open(arg)
 	if err != nil {
 		return err
 	}
 	err = f(s)
+	for _, r := range s.Repairs() {
+		ios.Warnf("%s", r)
+	}
 	if cerr := s.Close(); cerr != nil && err == nil {
 		err = fmt.Errorf("close %s: %w", s.Path(), cerr)
 	}
