@@ -124,7 +124,11 @@ func (e *BudgetError) Is(target error) bool { return target == ErrBudget }
 
 // Build renders ctx at the cursor's resolutions and, with a budget, fits it
 // (see the package comment). The log is never changed.
-func Build(ctx session.Context, o Options) (*Result, error) {
+func Build(ctx session.Context, o Options) (*Result, error) { return build(ctx, o, true) }
+
+// build is Build; early false turns off the shortcut of leaveOutEarly, so
+// tests can check that it changes nothing.
+func build(ctx session.Context, o Options, early bool) (*Result, error) {
 	est := o.Estimator
 	if est == nil {
 		est = &DefaultEstimator
@@ -139,7 +143,7 @@ func Build(ctx session.Context, o Options) (*Result, error) {
 	res := &Result{ThinkingLevel: ctx.ThinkingLevel, Model: ctx.Model, Budget: o.Budget}
 	if o.Budget > 0 {
 		p.bound()
-		if err := p.fit(res); err != nil {
+		if err := p.fit(res, early); err != nil {
 			return nil, err
 		}
 		if err := p.keepCut(res); err != nil {
@@ -160,6 +164,7 @@ type item struct {
 	stamped session.Level
 	text    string // the cursor's own outline or summary
 	tokens  int
+	initial int  // tokens before the planner changed anything
 	pos     int  // index in the unfitted context
 	turn    int  // index of its turn
 	keep    bool // never downgraded: pinned, first or last request, last turn
@@ -182,13 +187,14 @@ type turn struct {
 }
 
 type planner struct {
-	est     *Estimator
-	o       Options
-	calls   map[string]call
-	items   []*item
-	turns   []turn
-	note    int // item index of the left-out note, or -1
-	noteMsg rendered
+	est          *Estimator
+	o            Options
+	calls        map[string]call
+	items        []*item
+	turns        []turn
+	note         int // item index of the left-out note, or -1
+	noteMsg      rendered
+	firstOmitted int // turn index, or -1
 }
 
 func (p *planner) level(e *session.Entry) (session.Level, string) {
@@ -220,7 +226,7 @@ func (p *planner) load(msgs []session.ContextMessage) {
 			p.items = append(p.items, it)
 		}
 	}
-	p.note = -1
+	p.note, p.firstOmitted = -1, -1
 }
 
 // item decodes and counts one message at its stamped level; nil if the
@@ -393,49 +399,132 @@ func (p *planner) at(it *item, lv session.Level) rendered {
 }
 
 // fit downgrades, then leaves out turns, until the context fits the budget.
-func (p *planner) fit(res *Result) error {
+func (p *planner) fit(res *Result, early bool) error {
 	budget := p.o.Budget
+	for _, it := range p.items {
+		it.initial = it.tokens
+	}
 	total := p.total()
-	var changes []*item
-	from := map[*item]rendered{}
 	order := p.order()
-	for _, step := range []struct{ from, to session.Level }{{session.Full, session.Outlined}, {session.Outlined, session.Summarized}} {
-		for j, it := range order {
-			if total <= budget {
-				break
-			}
-			if it.level != step.from || it.synth {
-				continue
-			}
-			if _, ok := it.byLevel[step.to]; !ok {
-				p.prefetch(order[j:min(len(order), j+prefetchBatch)], step.from, step.to)
-			}
-			r := p.at(it, step.to)
-			if r.tokens >= it.tokens {
-				continue
-			}
-			if _, ok := from[it]; !ok {
-				from[it] = rendered{it.msg, it.tokens}
-				changes = append(changes, it)
-			}
-			total -= it.tokens - r.tokens
-			it.msg, it.tokens, it.level = r.msg, r.tokens, step.to
+	if early && total > budget && p.mustLeaveOut(order) {
+		total = p.leaveOutEarly(res)
+	} else {
+		total = p.downgrade(order, total)
+		if total > budget {
+			total = p.leaveOut(res, total)
 		}
 	}
-	if total > budget {
-		total = p.leaveOut(res, total)
-	}
-	slices.SortFunc(changes, func(a, b *item) int { return a.pos - b.pos })
-	for _, it := range changes {
-		if it.omitted {
-			continue
+	for _, it := range p.items {
+		if it.level != it.stamped && !it.omitted {
+			res.Changes = append(res.Changes, Change{EntryID: it.msg.Entry.ID, Role: it.msg.Role, From: it.stamped, To: it.level, Before: it.initial, After: it.tokens, Position: it.pos})
 		}
-		res.Changes = append(res.Changes, Change{EntryID: it.msg.Entry.ID, Role: it.msg.Role, From: it.stamped, To: it.level, Before: from[it].tokens, After: it.tokens, Position: it.pos})
 	}
 	if total > budget {
 		return p.budgetError()
 	}
 	return nil
+}
+
+// downgrade outlines candidates in order until the context fits, then
+// summarizes the outlined ones in the same order.
+func (p *planner) downgrade(order []*item, total int) int {
+	budget := p.o.Budget
+	for _, step := range []struct{ from, to session.Level }{{session.Full, session.Outlined}, {session.Outlined, session.Summarized}} {
+		for j, it := range order {
+			if total <= budget {
+				return total
+			}
+			if it.level != step.from {
+				continue
+			}
+			if _, ok := it.byLevel[step.to]; !ok {
+				p.prefetch(order[j:min(len(order), j+prefetchBatch)], step.from, step.to)
+			}
+			if r := p.at(it, step.to); r.tokens < it.tokens {
+				total -= it.tokens - r.tokens
+				it.msg, it.tokens, it.level = r.msg, r.tokens, step.to
+			}
+		}
+	}
+	return total
+}
+
+// lowest is what downgrade leaves a candidate at once it has run to the end:
+// outlined if that is smaller, then summarized if that is smaller still.
+func (p *planner) lowest(it *item) {
+	for _, step := range []struct{ from, to session.Level }{{session.Full, session.Outlined}, {session.Outlined, session.Summarized}} {
+		if it.level != step.from {
+			continue
+		}
+		if r := p.at(it, step.to); r.tokens < it.tokens {
+			it.msg, it.tokens, it.level = r.msg, r.tokens, step.to
+		}
+	}
+}
+
+// mustLeaveOut reports whether downgrading every candidate cannot be enough,
+// judged without rendering anything: every message costs at least its framing.
+func (p *planner) mustLeaveOut(order []*item) bool {
+	floor := 0
+	candidate := make(map[*item]bool, len(order))
+	for _, it := range order {
+		candidate[it] = true
+		floor += min(it.tokens, p.est.MessageTokens)
+	}
+	for _, it := range p.items {
+		if !candidate[it] {
+			floor += it.tokens
+		}
+	}
+	return floor > p.o.Budget
+}
+
+// leaveOutEarly gives the same result as downgrade followed by leaveOut when
+// turns must be left out anyway, without rendering the turns it leaves out:
+// the turns kept are the longest run of the newest that fits, each at its
+// lowest, which is exactly where leaving out oldest first would stop.
+func (p *planner) leaveOutEarly(res *Result) int {
+	budget := p.o.Budget
+	base := 0
+	var omittable []int
+	for ti, t := range p.turns {
+		if !t.keep && !t.pinned {
+			omittable = append(omittable, ti)
+			continue
+		}
+		base += p.lowestTurn(t)
+	}
+	limit := budget - p.est.Message(noteMessage(len(p.turns), len(p.items), nil)) - base
+	kept := 0 // of omittable, counted from the newest
+	for k := len(omittable) - 1; k >= 0; k-- {
+		n := p.lowestTurn(p.turns[omittable[k]])
+		if n > limit {
+			break
+		}
+		limit -= n
+		kept++
+	}
+	for _, ti := range omittable[:len(omittable)-kept] {
+		p.omit(res, ti)
+	}
+	return p.note_(res)
+}
+
+// lowestTurn brings a turn's candidates to their lowest and returns its tokens.
+func (p *planner) lowestTurn(t turn) int {
+	items := p.items[t.first : t.last+1]
+	var wg sync.WaitGroup
+	for _, it := range items {
+		if !it.keep && !it.synth {
+			wg.Go(func() { p.lowest(it) })
+		}
+	}
+	wg.Wait()
+	n := 0
+	for _, it := range items {
+		n += it.tokens
+	}
+	return n
 }
 
 // prefetchBatch is how many renderings are made ahead, in parallel; at most
@@ -477,7 +566,6 @@ func (p *planner) order() []*item {
 func (p *planner) leaveOut(res *Result, total int) int {
 	budget := p.o.Budget
 	noteTokens := p.est.Message(noteMessage(len(p.turns), len(p.items), nil))
-	firstOmitted := -1
 	for ti, t := range p.turns {
 		if total+noteTokens <= budget {
 			break
@@ -485,30 +573,46 @@ func (p *planner) leaveOut(res *Result, total int) int {
 		if t.keep || t.pinned {
 			continue
 		}
+		p.omit(res, ti)
 		for _, it := range p.items[t.first : t.last+1] {
-			it.omitted = true
 			total -= it.tokens
-			res.LeftOut.Messages++
-			res.LeftOut.Tokens += it.tokens
-			if it.msg.Entry != nil && !it.synth {
-				res.LeftOut.Entries = append(res.LeftOut.Entries, it.msg.Entry.ID)
-			}
-		}
-		res.LeftOut.Turns++
-		if firstOmitted < 0 {
-			firstOmitted = ti
 		}
 	}
+	return p.note_(res)
+}
+
+// omit leaves out one turn.
+func (p *planner) omit(res *Result, ti int) {
+	t := p.turns[ti]
+	for _, it := range p.items[t.first : t.last+1] {
+		it.omitted = true
+		res.LeftOut.Messages++
+		res.LeftOut.Tokens += it.initial
+		if it.msg.Entry != nil && !it.synth {
+			res.LeftOut.Entries = append(res.LeftOut.Entries, it.msg.Entry.ID)
+		}
+	}
+	res.LeftOut.Turns++
+	if p.firstOmitted < 0 {
+		p.firstOmitted = ti
+	}
+}
+
+// note_ places the note about the turns left out, unless the rest fits only
+// without it, and returns the total.
+func (p *planner) note_(res *Result) int {
+	total := p.total()
 	if res.LeftOut.Turns == 0 {
 		return total
 	}
-	m := noteMessage(res.LeftOut.Turns, res.LeftOut.Messages, timestampOf(p.items[p.turns[firstOmitted].first].orig.Raw))
+	first := p.turns[p.firstOmitted].first
+	m := noteMessage(res.LeftOut.Turns, res.LeftOut.Messages, timestampOf(p.items[first].orig.Raw))
 	n := p.est.Message(m)
-	if total+n > budget && total <= budget {
+	if total+n > p.o.Budget && total <= p.o.Budget {
 		// Without the note the rest fits: a fitting context beats an explained one.
 		return total
 	}
-	p.note = p.turns[firstOmitted].first
+	p.note = first
 	p.noteMsg = rendered{m, n}
 	return total + n
 }

@@ -295,56 +295,7 @@ func TestTwoCursorsResolveOneEntryDifferently(t *testing.T) {
 // and checks the planner's promises for a random budget.
 func TestPlannerProperties(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		l := session.New("/p")
-		units := rapid.IntRange(1, 40).Draw(t, "units")
-		calls := 0
-		text := func(label string) string {
-			n := rapid.IntRange(0, 3000).Draw(t, label)
-			var b strings.Builder
-			for b.Len() < n {
-				b.WriteString(rapid.SampledFrom([]string{"word ", "func f() {}\n", "émoji ✓ ", "\n", "x := []int{1, 2}\n"}).Draw(t, label+"w"))
-			}
-			return b.String()
-		}
-		for u := range units {
-			switch rapid.IntRange(0, 4).Draw(t, "kind") {
-			case 0, 1:
-				appendData(t, l, map[string]any{"role": "user", "content": text("user"), "timestamp": u})
-			case 2:
-				k := rapid.IntRange(0, 3).Draw(t, "calls")
-				content := []any{map[string]any{"type": "text", "text": text("reply")}}
-				var ids []string
-				for range k {
-					calls++
-					id := fmt.Sprintf("call%d", calls)
-					ids = append(ids, id)
-					content = append(content, map[string]any{"type": "toolCall", "id": id, "name": rapid.SampledFrom([]string{"read", "bash", "edit", "mcp"}).Draw(t, "tool"), "arguments": map[string]any{"path": "a/b.go", "command": "go test ./..."}})
-				}
-				appendData(t, l, map[string]any{"role": "assistant", "content": content, "stopReason": "toolUse", "timestamp": u})
-				for i, id := range ids {
-					if u == units-1 && i == len(ids)-1 && rapid.Bool().Draw(t, "crash") {
-						break // a crash before the last result
-					}
-					appendData(t, l, map[string]any{"role": "toolResult", "toolCallId": id, "toolName": "bash", "content": []any{map[string]any{"type": "text", "text": text("result")}}, "isError": rapid.Bool().Draw(t, "err"), "timestamp": u})
-				}
-			case 3:
-				appendData(t, l, map[string]any{"role": "bashExecution", "command": "ls", "output": text("bash"), "exitCode": 0, "cancelled": false, "truncated": false, "timestamp": u})
-			case 4:
-				if _, err := l.AppendCustomMessage("note", session.TextContent(text("custom")), true, nil); err != nil {
-					t.Fatal(err)
-				}
-			}
-		}
-		ctx := l.Context()
-		res := map[string]session.Resolution{}
-		for _, m := range ctx.Messages {
-			switch rapid.IntRange(0, 9).Draw(t, "stamp") {
-			case 0:
-				res[m.Entry.ID] = session.Resolution{Level: session.Pinned}
-			case 1:
-				res[m.Entry.ID] = session.Resolution{Level: session.Outlined}
-			}
-		}
+		ctx, res := randomContext(t, 1, 40, 3000)
 		budget := rapid.IntRange(1, 20000).Draw(t, "budget")
 		o := Options{Budget: budget, Resolutions: res, ResultShare: 1}
 		r, err := Build(ctx, o)
@@ -511,4 +462,86 @@ func explainJSON(r *Result) string {
 		b.WriteString("\n")
 	}
 	return b.String() + r.Explain()
+}
+
+// randomContext draws a session and a cursor's stamps.
+func randomContext(t *rapid.T, minUnits, maxUnits, maxText int) (session.Context, map[string]session.Resolution) {
+	l := session.New("/p")
+	units := rapid.IntRange(minUnits, maxUnits).Draw(t, "units")
+	calls := 0
+	text := func(label string) string {
+		n := rapid.IntRange(0, maxText).Draw(t, label)
+		var b strings.Builder
+		for b.Len() < n {
+			b.WriteString(rapid.SampledFrom([]string{"word ", "func f() {}\n", "émoji ✓ ", "\n", "x := []int{1, 2}\n"}).Draw(t, label+"w"))
+		}
+		return b.String()
+	}
+	for u := range units {
+		switch rapid.IntRange(0, 4).Draw(t, "kind") {
+		case 0, 1:
+			appendData(t, l, map[string]any{"role": "user", "content": text("user"), "timestamp": u})
+		case 2:
+			k := rapid.IntRange(0, 3).Draw(t, "calls")
+			content := []any{map[string]any{"type": "text", "text": text("reply")}}
+			var ids []string
+			for range k {
+				calls++
+				id := fmt.Sprintf("call%d", calls)
+				ids = append(ids, id)
+				content = append(content, map[string]any{"type": "toolCall", "id": id, "name": rapid.SampledFrom([]string{"read", "bash", "edit", "mcp"}).Draw(t, "tool"), "arguments": map[string]any{"path": "a/b.go", "command": "go test ./..."}})
+			}
+			appendData(t, l, map[string]any{"role": "assistant", "content": content, "stopReason": "toolUse", "timestamp": u})
+			for i, id := range ids {
+				if u == units-1 && i == len(ids)-1 && rapid.Bool().Draw(t, "crash") {
+					break // a crash before the last result
+				}
+				appendData(t, l, map[string]any{"role": "toolResult", "toolCallId": id, "toolName": "bash", "content": []any{map[string]any{"type": "text", "text": text("result")}}, "isError": rapid.Bool().Draw(t, "err"), "timestamp": u})
+			}
+		case 3:
+			appendData(t, l, map[string]any{"role": "bashExecution", "command": "ls", "output": text("bash"), "exitCode": 0, "cancelled": false, "truncated": false, "timestamp": u})
+		case 4:
+			if _, err := l.AppendCustomMessage("note", session.TextContent(text("custom")), true, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	ctx := l.Context()
+	res := map[string]session.Resolution{}
+	for _, m := range ctx.Messages {
+		switch rapid.IntRange(0, 9).Draw(t, "stamp") {
+		case 0:
+			res[m.Entry.ID] = session.Resolution{Level: session.Pinned}
+		case 1:
+			res[m.Entry.ID] = session.Resolution{Level: session.Outlined}
+		}
+	}
+	return ctx, res
+}
+
+// TestLeaveOutEarlyChangesNothing checks the shortcut for contexts that must
+// lose turns against the planner without it.
+func TestLeaveOutEarlyChangesNothing(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		ctx, res := randomContext(t, 100, 400, 300)
+		budget := rapid.IntRange(1, 2000).Draw(t, "budget")
+		o := Options{Budget: budget, Resolutions: res}
+		fast, ferr := build(ctx, o, true)
+		slow, serr := build(ctx, o, false)
+		if (ferr == nil) != (serr == nil) {
+			t.Fatalf("early %v, without %v", ferr, serr)
+		}
+		if ferr != nil {
+			if diff := cmp.Diff(serr.Error(), ferr.Error()); diff != "" {
+				t.Fatal(diff)
+			}
+			return
+		}
+		if diff := cmp.Diff(explainJSON(slow), explainJSON(fast)); diff != "" {
+			t.Fatalf("(-without +early):\n%s", diff)
+		}
+		if diff := cmp.Diff(slow.LeftOut, fast.LeftOut); diff != "" {
+			t.Fatal(diff)
+		}
+	})
 }
