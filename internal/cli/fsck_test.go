@@ -188,6 +188,25 @@ func TestFsckErrors(t *testing.T) {
 		})
 	}
 
+	t.Run("a newer format version is sound but read-only", func(t *testing.T) {
+		v4 := filepath.Join(dir, "v4.jsonl")
+		data := fsckLines(strings.Replace(fsckHdr, `"version":3`, `"version":4`, 1), fsckU1)
+		if err := os.WriteFile(v4, []byte(data), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		res := runArbor(t, "", "fsck", v4, "--json")
+		if res.code != 0 || !strings.Contains(res.out, `"ok":true`) || !strings.Contains(res.out, `"readOnly":true`) || !strings.Contains(res.out, `"version":4`) {
+			t.Errorf("exit %d, %s %s", res.code, res.out, res.err)
+		}
+		res = runArbor(t, "", "fsck", v4, "--repair")
+		if res.code != 1 || !strings.Contains(res.err, "version 4") || !strings.Contains(res.err, v4) {
+			t.Errorf("repair of a newer version: exit %d, stderr %q", res.code, res.err)
+		}
+		if b, _ := os.ReadFile(v4); string(b) != data {
+			t.Error("the file changed")
+		}
+	})
+
 	t.Run("repair while another writer holds the session", func(t *testing.T) {
 		s, err := jsonl.Open(path)
 		if err != nil {
