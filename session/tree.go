@@ -2,6 +2,7 @@ package session
 
 import (
 	"bytes"
+	"math"
 	"slices"
 	"time"
 )
@@ -41,20 +42,87 @@ func (l *Log) Tree() []*TreeNode {
 		n := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		kids := slices.Clone(n.children)
-		slices.SortStableFunc(kids, func(a, b *node) int { return compareTime(a.e.Timestamp, b.e.Timestamp) })
+		sortByTime(kids)
 		nodes[n].Children = build(kids)
 		stack = append(stack, kids...)
 	}
 	return roots
 }
 
-func compareTime(a, b string) int {
-	ta, ea := time.Parse(time.RFC3339Nano, a)
-	tb, eb := time.Parse(time.RFC3339Nano, b)
-	if ea != nil || eb != nil {
-		return 0 // JavaScript's comparator yields NaN: the order stays as it was
+// sortByTime orders children as pi's getTree does: Array.prototype.sort with
+// the comparator new Date(a).getTime() - new Date(b).getTime(). With valid
+// timestamps that is a stable sort by millisecond. A timestamp JavaScript
+// cannot parse makes the comparator NaN, which V8 reads as 0: "equal" to
+// everything, an inconsistent order whose outcome depends on V8's algorithm.
+// For the lists V8 sorts without merging (fewer than 64) this is that
+// algorithm: one natural run, then binary insertion.
+func sortByTime(ns []*node) {
+	if len(ns) < 2 {
+		return
 	}
-	return ta.Compare(tb)
+	ms := make(map[*node]float64, len(ns))
+	valid := true
+	for _, n := range ns {
+		ms[n] = jsTime(n.e.Timestamp)
+		valid = valid && !math.IsNaN(ms[n])
+	}
+	cmp := func(a, b *node) float64 {
+		if d := ms[a] - ms[b]; !math.IsNaN(d) {
+			return d
+		}
+		return 0 // V8 reads a NaN from the comparator as 0
+	}
+	if valid || len(ns) >= 64 {
+		slices.SortStableFunc(ns, func(a, b *node) int {
+			switch d := cmp(a, b); {
+			case d < 0:
+				return -1
+			case d > 0:
+				return 1
+			}
+			return 0
+		})
+		return
+	}
+	// V8's CountAndMakeRun: an ascending (order >= 0) or strictly descending
+	// (order < 0) run, reversed if descending.
+	run := 2
+	desc := cmp(ns[1], ns[0]) < 0
+	for i := 2; i < len(ns); i++ {
+		o := cmp(ns[i], ns[i-1])
+		if desc && o >= 0 || !desc && o < 0 {
+			break
+		}
+		run++
+	}
+	if desc {
+		slices.Reverse(ns[:run])
+	}
+	// V8's BinaryInsertionSort of the rest.
+	for start := run; start < len(ns); start++ {
+		pivot := ns[start]
+		left, right := 0, start
+		for left < right {
+			mid := left + (right-left)/2
+			if cmp(pivot, ns[mid]) < 0 {
+				right = mid
+			} else {
+				left = mid + 1
+			}
+		}
+		copy(ns[left+1:start+1], ns[left:start])
+		ns[left] = pivot
+	}
+}
+
+// jsTime is new Date(ts).getTime() for the ISO-8601 forms timestamps take; NaN
+// for anything else.
+func jsTime(ts string) float64 {
+	t, err := time.Parse(time.RFC3339Nano, ts)
+	if err != nil {
+		return math.NaN()
+	}
+	return float64(t.UnixMilli())
 }
 
 // WriteJSON writes the node as {"entry":…,"children":[…],"label":…,"labelTimestamp":…}.
