@@ -507,7 +507,7 @@ func (p *planner) leaveOutEarly(res *Result) int {
 	for _, ti := range omittable[:len(omittable)-kept] {
 		p.omit(res, ti)
 	}
-	return p.note_(res)
+	return p.placeNote(res)
 }
 
 // lowestTurn brings a turn's candidates to their lowest and returns its tokens.
@@ -578,7 +578,7 @@ func (p *planner) leaveOut(res *Result, total int) int {
 			total -= it.tokens
 		}
 	}
-	return p.note_(res)
+	return p.placeNote(res)
 }
 
 // omit leaves out one turn.
@@ -598,9 +598,9 @@ func (p *planner) omit(res *Result, ti int) {
 	}
 }
 
-// note_ places the note about the turns left out, unless the rest fits only
+// placeNote places the note about the turns left out, unless the rest fits only
 // without it, and returns the total.
-func (p *planner) note_(res *Result) int {
+func (p *planner) placeNote(res *Result) int {
 	total := p.total()
 	if res.LeftOut.Turns == 0 {
 		return total
