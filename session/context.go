@@ -6,7 +6,6 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/go-json-experiment/json/jsontext"
 )
@@ -333,11 +332,11 @@ func omitEmpty(ms []member) []member {
 
 // jsMillis is new Date(ts).getTime() as JSON: null for a time JavaScript cannot parse.
 func jsMillis(ts string) jsontext.Value {
-	t, err := time.Parse(time.RFC3339Nano, ts)
-	if err != nil {
+	ms := jsTime(ts)
+	if math.IsNaN(ms) {
 		return jsontext.Value("null")
 	}
-	return mustValue(t.UnixMilli())
+	return mustValue(int64(ms))
 }
 
 // ForModel converts a context's messages into what a model accepts (pi's
