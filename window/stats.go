@@ -19,16 +19,16 @@ type Stats struct {
 	// UsageAnchor is the assistant message whose reported usage EstimatedUsed
 	// starts from ("" when every message was estimated).
 	UsageAnchor    string `json:"usageAnchor,omitempty"`
-	MessageCount   int    `json:"messageCount"`
-	EntryCount     int    `json:"entryCount"`
-	PathEntryCount int    `json:"pathEntryCount"`
+	MessageCount   int    `json:"messageCount"`   // messages in the rendered context
+	EntryCount     int    `json:"entryCount"`     // entries in the file, on every branch, arbor's markers not counted
+	PathEntryCount int    `json:"pathEntryCount"` // entries from the root to the cursor's leaf, markers not counted
 
 	RoleTokens       RoleTokens       `json:"roleTokens"`
 	ResolutionTokens ResolutionTokens `json:"resolutionTokens"`
 	PhaseTokens      PhaseTokens      `json:"phaseTokens"`
 
-	CompactionTokens    int `json:"compactionTokens"`
-	CompactedEntryCount int `json:"compactedEntryCount"`
+	CompactionTokens    int `json:"compactionTokens"`    // the compaction summary in the context
+	CompactedEntryCount int `json:"compactedEntryCount"` // path entries a compaction or the cursor left out
 
 	APIUsage APIUsage `json:"apiUsage"`
 }
