@@ -31,6 +31,9 @@ func TestTreeGolden(t *testing.T) {
 		{"cursors-all", "testdata/tree/cursors.jsonl", []string{"--filter", "all"}},
 		{"cursors-review", "testdata/tree/cursors.jsonl", []string{"--cursor", "review"}},
 		{"header-only", "testdata/tree/header-only.jsonl", nil},
+		// An entry whose parent is a marker hangs from the marker's parent.
+		{"marker-parent", "testdata/tree/marker-parent.jsonl", nil},
+		{"marker-parent-all", "testdata/tree/marker-parent.jsonl", []string{"--filter", "all"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

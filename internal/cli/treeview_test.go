@@ -1,0 +1,202 @@
+package cli
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/arborlog/arbor/session"
+	"pgregory.net/rapid"
+)
+
+// checkTreeView asserts what every drawing of a log must satisfy, whatever the
+// filter: each shown entry drawn once; each hangs from its nearest shown
+// ancestor that is not a marker; the leaf mark on the nearest shown entry at
+// or above the leaf; every row within the width.
+func checkTreeView(t interface {
+	Helper()
+	Fatalf(string, ...any)
+	Errorf(string, ...any)
+}, l *session.Log, filter treeFilter) {
+	t.Helper()
+	roots := l.Tree()
+	leaf := l.Leaf()
+	v := newTreeView(roots, l, leaf, filter)
+
+	parent := map[*session.TreeNode]*session.TreeNode{}
+	var all []*session.TreeNode
+	stack := append([]*session.TreeNode(nil), roots...)
+	for len(stack) > 0 {
+		n := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		all = append(all, n)
+		for _, c := range n.Children {
+			parent[c] = n
+			stack = append(stack, c)
+		}
+	}
+	if v.total != l.Len() || len(all) != l.Len() {
+		t.Fatalf("view counts %d entries, tree %d, log %d", v.total, len(all), l.Len())
+	}
+	if filter == filterAll && v.shown != v.total {
+		t.Errorf("--filter all shows %d of %d entries", v.shown, v.total)
+	}
+	lines := v.lines()
+	if len(lines) != v.shown {
+		t.Fatalf("%d rows for %d shown entries", len(lines), v.shown)
+	}
+	seen := map[string]bool{}
+	for _, ln := range lines {
+		id := strings.TrimSpace(ln[1].text)
+		if seen[id] {
+			t.Errorf("entry %s drawn twice", id)
+		}
+		seen[id] = true
+		if w := textWidth(ln.render(60, false)); w > 60 {
+			t.Errorf("row of %s is %d columns at width 60", id, w)
+		}
+	}
+
+	// The expected parent of a shown entry: walk up the real tree.
+	hangsFrom := map[*session.TreeNode]*session.TreeNode{}
+	for p, kids := range v.children {
+		for _, k := range kids {
+			hangsFrom[k] = p
+		}
+	}
+	for _, n := range all {
+		if !v.visible(n) {
+			if seen[n.Entry.ID] {
+				t.Errorf("hidden entry %s is drawn", n.Entry.ID)
+			}
+			continue
+		}
+		if !seen[n.Entry.ID] {
+			t.Errorf("shown entry %s is not drawn", n.Entry.ID)
+		}
+		var want *session.TreeNode
+		for a := parent[n]; a != nil; a = parent[a] {
+			if v.visible(a) && !a.Entry.IsMarker() {
+				want = a
+				break
+			}
+		}
+		if got := hangsFrom[n]; got != want {
+			t.Errorf("entry %s hangs from %v, want its nearest shown ancestor %v", n.Entry.ID, idOfNode(got), idOfNode(want))
+		}
+	}
+	if leaf != nil {
+		var want *session.TreeNode
+		for _, n := range all {
+			if n.Entry.ID == leaf.ID {
+				for a := n; a != nil; a = parent[a] {
+					if v.visible(a) {
+						want = a
+						break
+					}
+				}
+			}
+		}
+		if v.leafMark != want {
+			t.Errorf("leaf %s marked on %v, want %v", leaf.ID, idOfNode(v.leafMark), idOfNode(want))
+		}
+	}
+}
+
+func idOfNode(n *session.TreeNode) string {
+	if n == nil {
+		return "(top)"
+	}
+	return n.Entry.ID
+}
+
+// TestTreeViewProperties builds random sessions (every kind of entry, branch
+// moves, resets, cursors, labels) and checks the drawing of each with every
+// filter.
+func TestTreeViewProperties(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		l := session.New("/home/dev/p")
+		var ids []string
+		add := func(e *session.Entry, err error) {
+			if err != nil {
+				t.Fatalf("append: %v", err)
+			}
+			ids = append(ids, e.ID)
+		}
+		text := func(s string) session.Content {
+			return session.Content{Blocks: []session.Block{{Type: "text", Text: s}}}
+		}
+		steps := rapid.IntRange(0, 40).Draw(t, "steps")
+		for range steps {
+			switch rapid.IntRange(0, 11).Draw(t, "op") {
+			case 0:
+				m, _ := session.NewMessage(session.MessageData{Role: session.RoleUser, Content: session.TextContent(rapid.StringN(0, 30, -1).Draw(t, "text"))})
+				add(l.AppendMessage(m))
+			case 1:
+				m, _ := session.NewMessage(session.MessageData{Role: session.RoleAssistant, Content: text("ok"), StopReason: "stop"})
+				add(l.AppendMessage(m))
+			case 2: // an assistant message that only calls a tool, then its result
+				id := "call_" + rapid.StringMatching(`[a-z]{4}`).Draw(t, "call")
+				m, _ := session.NewMessage(session.MessageData{Role: session.RoleAssistant, StopReason: rapid.SampledFrom([]string{"toolUse", "error", "aborted"}).Draw(t, "stop"),
+					Content: session.Content{Blocks: []session.Block{{Type: "toolCall", ID: id, Name: "read", Arguments: []byte(`{"path":"a.go"}`)}}}})
+				add(l.AppendMessage(m))
+				r, _ := session.NewMessage(session.MessageData{Role: session.RoleToolResult, ToolCallID: id, ToolName: "read", Content: text("package a")})
+				add(l.AppendMessage(r))
+			case 3:
+				add(l.AppendModelChange("anthropic", "claude-sonnet-4-5"))
+			case 4:
+				add(l.AppendThinkingLevelChange("high"))
+			case 5:
+				add(l.AppendCustom("ext.state", map[string]int{"n": 1}))
+			case 6:
+				add(l.SetName(rapid.SampledFrom([]string{"", "name"}).Draw(t, "name")))
+			case 7:
+				if len(ids) > 0 {
+					add(l.SetLabel(rapid.SampledFrom(ids).Draw(t, "label target"), rapid.SampledFrom([]string{"", "x", "y"}).Draw(t, "label")))
+				}
+			case 8:
+				if len(ids) > 0 {
+					if id := rapid.SampledFrom(ids).Draw(t, "branch to"); !l.Entry(id).IsMarker() {
+						if err := l.BranchTo(id); err != nil {
+							t.Fatal(err)
+						}
+					}
+				}
+			case 9:
+				if err := l.ResetLeaf(); err != nil {
+					t.Fatal(err)
+				}
+			case 10:
+				if _, err := l.Fork(""); err != nil {
+					t.Fatal(err)
+				}
+			case 11:
+				cs := l.Cursors()
+				if err := l.Switch(rapid.SampledFrom(cs).Draw(t, "switch").ID); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		for _, f := range treeFilters {
+			checkTreeView(t, l, f)
+		}
+	})
+}
+
+// FuzzTreeView draws whatever loads: no panic, and the same invariants.
+func FuzzTreeView(f *testing.F) {
+	for _, p := range []string{example, "testdata/tree/cursors.jsonl", "testdata/tree/roots.jsonl", "testdata/tree/marker-parent.jsonl",
+		"../../testdata/pi/sessions/dmg-cycle.jsonl", "../../testdata/pi/sessions/dmg-dup-ids.jsonl", "../../testdata/pi/sessions/v3-edges.jsonl"} {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		l := session.Load(data)
+		for _, filter := range treeFilters {
+			checkTreeView(t, l, filter)
+		}
+	})
+}
