@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"regexp/syntax"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Query is a parsed search: either words and phrases that must all occur in
@@ -13,6 +15,8 @@ import (
 type Query struct {
 	Terms []Term         // every term must match
 	Regex *regexp.Regexp // re:<pattern>, case-insensitive; Terms is then empty
+
+	needs []string // lower-case ASCII strings every match of Regex contains
 }
 
 // Term is a word or a quoted phrase, as the tokens it matches in order. A word
@@ -41,7 +45,7 @@ func ParseQuery(s string) (Query, error) {
 		if err != nil {
 			return Query{}, fmt.Errorf("catalog: bad regular expression %q: %w", pat, err)
 		}
-		return Query{Regex: re}, nil
+		return Query{Regex: re, needs: literals(pat)}, nil
 	}
 	var q Query
 	for _, w := range splitQuery(s) {
@@ -149,6 +153,49 @@ func (t Term) matchAt(ts []tokenSpan, i int) bool {
 				return false
 			}
 		} else if got != tok {
+			return false
+		}
+	}
+	return true
+}
+
+// literals returns strings that every match of the regular expression must
+// contain, lower-cased, for a cheap test of a raw line before the line is
+// decoded and the expression runs. Only literals whose case-insensitive matches
+// are all ASCII are returned ('k' and 's' also match the Kelvin sign and the
+// long s), and none holding a character JSON may escape (", \, / and control
+// characters): in a line without \u escapes such a literal appears as it is.
+func literals(pattern string) []string {
+	re, err := syntax.Parse("(?i)"+pattern, syntax.Perl)
+	if err != nil {
+		return nil
+	}
+	re = re.Simplify()
+	var parts []*syntax.Regexp
+	switch re.Op {
+	case syntax.OpLiteral:
+		parts = []*syntax.Regexp{re}
+	case syntax.OpConcat:
+		parts = re.Sub
+	default:
+		return nil
+	}
+	var out []string
+	for _, p := range parts {
+		if p.Op != syntax.OpLiteral || len(p.Rune) < 3 {
+			continue
+		}
+		lit := strings.ToLower(string(p.Rune))
+		if plainASCII(lit) {
+			out = append(out, lit)
+		}
+	}
+	return out
+}
+
+func plainASCII(s string) bool {
+	for _, c := range []byte(s) {
+		if c >= utf8.RuneSelf || c < 0x20 || c == 'k' || c == 's' || c == '"' || c == '\\' || c == '/' {
 			return false
 		}
 	}

@@ -19,6 +19,7 @@ type member struct {
 	parent     int32 // index of the depth-1 member this one is inside; -1 at depth 1
 	key        span  // the key without its quotes
 	keyEscaped bool
+	nullElem   bool // the value is an array with a null element
 	val        span // the whole value, quotes included for strings
 }
 
@@ -30,6 +31,8 @@ type line struct {
 	members []member
 	object  bool // the line is a JSON object (else some other JSON value)
 	null    bool // the line is the JSON literal null
+
+	arrayNull bool // the array scanned last had a null element
 }
 
 // scanLine validates b as exactly one JSON value surrounded by optional JSON
@@ -247,7 +250,9 @@ func (l *line) object_(i, depth int, parent int32) (int, bool) {
 			return i, false
 		}
 		if idx >= 0 {
-			l.members[idx].val = span{int32(vs), int32(i)}
+			m := &l.members[idx]
+			m.val = span{int32(vs), int32(i)}
+			m.nullElem = b[vs] == '[' && l.arrayNull
 		}
 		i = skipWS(b, i)
 		if i >= len(b) {
@@ -271,10 +276,13 @@ func (l *line) array(i, depth int) (int, bool) {
 	b := l.b
 	i = skipWS(b, i+1)
 	if i < len(b) && b[i] == ']' {
+		l.arrayNull = false
 		return i + 1, true
 	}
+	null := false
 	for {
 		var ok bool
+		null = null || (i < len(b) && b[i] == 'n')
 		if i, ok = l.value(i, depth, -1); !ok {
 			return i, false
 		}
@@ -286,6 +294,7 @@ func (l *line) array(i, depth int) (int, bool) {
 		case ',':
 			i = skipWS(b, i+1)
 		case ']':
+			l.arrayNull = null
 			return i + 1, true
 		default:
 			return i, false
@@ -310,6 +319,18 @@ func (l *line) field(parent int32, key string) (span, bool) {
 		return span{}, false
 	}
 	return l.members[found].val, true
+}
+
+// member returns the last member named key inside parent, or nil.
+func (l *line) member(parent int32, key string) *member {
+	var found *member
+	for i := range l.members {
+		m := &l.members[i]
+		if m.parent == parent && l.keyIs(m, key) {
+			found = m
+		}
+	}
+	return found
 }
 
 // fieldIndex is field for a depth-1 member, returning its index (to look inside it).

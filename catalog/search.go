@@ -419,10 +419,19 @@ func scanFile(e *entry, q Query) ([]Hit, error) {
 	}
 	var hits []Hit
 	var l line
+	var lower []byte
 	for len(data) > 0 {
 		n := bytes.IndexByte(data, '\n')
 		if n < 0 {
 			n = len(data)
+		}
+		if len(q.needs) > 0 && !bytes.Contains(data[:n], []byte(`\u`)) {
+			// Without \u escapes, the text's ASCII appears in the line as it is.
+			lower = asciiLower(lower[:0], data[:n])
+			if !containsAll(lower, q.needs) {
+				data = data[min(n+1, len(data)):]
+				continue
+			}
 		}
 		if l.scan(data[:n]) {
 			if t := entryText(&l); t != "" {
@@ -437,6 +446,25 @@ func scanFile(e *entry, q Query) ([]Hit, error) {
 		data = data[n+1:]
 	}
 	return hits, nil
+}
+
+func asciiLower(dst, b []byte) []byte {
+	for _, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		dst = append(dst, c)
+	}
+	return dst
+}
+
+func containsAll(b []byte, needs []string) bool {
+	for _, n := range needs {
+		if !bytes.Contains(b, []byte(n)) {
+			return false
+		}
+	}
+	return true
 }
 
 // snippetWidth is about how many characters of text a snippet shows.

@@ -322,3 +322,20 @@ func FuzzParseQuery(f *testing.F) {
 		}
 	})
 }
+
+func TestRegexLiterals(t *testing.T) {
+	tests := map[string][]string{
+		"leak .moji rm":   {"moji rm"},
+		"FLOCK":           nil, // k also matches the Kelvin sign
+		"panic: .*nil":    {"panic: ", "nil"},
+		"a|b":             nil,
+		"ab":              nil, // too short to help
+		"foo/bar":         nil,
+		"tree[0-9]+ heap": {"tree", " heap"},
+	}
+	for pat, want := range tests {
+		if diff := cmp.Diff(want, literals(pat)); diff != "" {
+			t.Errorf("literals(%q) (-want +got):\n%s", pat, diff)
+		}
+	}
+}

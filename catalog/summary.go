@@ -202,10 +202,11 @@ func (s *summary) message(l *line) {
 	if !ok {
 		return
 	}
-	content, hasContent := l.field(mi, "content")
-	if !hasContent || (role != "user" && role != "assistant") {
+	cm := l.member(mi, "content")
+	if cm == nil || (role != "user" && role != "assistant") {
 		return
 	}
+	content := cm.val
 	// Last activity: message.timestamp when it is a number, else the entry's.
 	if ts, ok := l.field(mi, "timestamp"); ok {
 		if f, ok := l.num(ts); ok {
@@ -223,10 +224,11 @@ func (s *summary) message(l *line) {
 text:
 	// pi extracts the text of every user and assistant message (for its search),
 	// so content that is not a string or an array of objects makes it drop the file.
+	if c := l.b[content.start]; c != '"' && (c != '[' || cm.nullElem) {
+		s.Drop = true // not a string, not an array, or an array holding null
+		return
+	}
 	if s.First != "" || role != "user" {
-		if !textExtractable(l.b, content) {
-			s.Drop = true
-		}
 		return
 	}
 	t, ok := jsText(l.b, content)
