@@ -44,7 +44,11 @@ func (p *planner) bound() {
 		keep := int(float64(limit) * p.est.CodeBytesPerToken)
 		for range 8 {
 			text := cutLines(full, keep)
-			m := p.withOutput(it.msg, d, text+cutNote(text, full, *c))
+			note := cutNote(text, full, *c)
+			if d.ToolName == "read" || d.ToolName == "read_file" {
+				note = strings.TrimSuffix(note, ".]") + fmt.Sprintf("; or read the file again from line %d.]", countLines(text)+1)
+			}
+			m := p.withOutput(it.msg, d, text+note)
 			n := p.est.Message(m)
 			c.Kept = len(text)
 			it.msg, it.tokens, it.cut, it.full = m, n, c, full
