@@ -32,7 +32,8 @@ func newCmdCursorLs(ios *IO, g *Global) *cobra.Command {
 	return &cobra.Command{
 		Use:   "ls <session>",
 		Short: "List a session's cursors",
-		Long: `List a session's cursors: the active one marked *, then id, name and leaf.
+		Long: `List a session's cursors: the active one marked *, then id, name (if it has
+one) and leaf.
 --json prints [{"id","name","leaf","active"}] (leaf "" before the first entry).`,
 		Example: `  arbor cursor ls my-session
   arbor cursor ls my-session --json`,
@@ -47,11 +48,7 @@ func newCmdCursorLs(ios *IO, g *Global) *cobra.Command {
 				return ios.JSON(cs)
 			}
 			for _, c := range cs {
-				mark := " "
-				if c.Active {
-					mark = "*"
-				}
-				ios.Printf("%s %-8s  %-16s  leaf %s\n", mark, c.ID, cursorName(c), orNone(c.Leaf))
+				ios.Printf("%s\n", cursorRow(c))
 			}
 			return nil
 		},
@@ -190,6 +187,15 @@ The name is recorded as an arbor.cursor marker under the cursor's leaf.`,
 	}
 	cmd.Flags().BoolVar(&clear, "clear", false, "remove the cursor's name")
 	return cmd
+}
+
+// cursorRow is one cursor for a person: * when active, id, name, leaf.
+func cursorRow(c session.CursorInfo) string {
+	mark := " "
+	if c.Active {
+		mark = "*"
+	}
+	return fmt.Sprintf("%s %-8s  %-16s  leaf %s", mark, c.ID, c.Name, orNone(c.Leaf))
 }
 
 func cursorInfo(l *session.Log, id string) session.CursorInfo {

@@ -14,9 +14,9 @@ const cursorsFixture = "testdata/tree/cursors.jsonl"
 
 func TestCursorLs(t *testing.T) {
 	r := runArbor(t, "", "cursor", "ls", cursorsFixture)
-	want := "* main      main              leaf 66ff1152\n" +
+	want := "* main                        leaf 66ff1152\n" +
 		"  30e8aee4  review            leaf 454ab463\n" +
-		"  44558891  44558891          leaf 72a0b8e4\n"
+		"  44558891                    leaf 72a0b8e4\n"
 	if diff := cmp.Diff(want, r.out); diff != "" || r.code != 0 {
 		t.Errorf("exit %d, stdout (-want +got):\n%s", r.code, diff)
 	}

@@ -57,15 +57,7 @@ listed too ('arbor fsck' says more).`,
 				ios.Printf("parent    %s\n", info.ParentSession)
 			}
 			for _, cur := range info.Cursors {
-				mark := " "
-				if cur.Active {
-					mark = "*"
-				}
-				name := cur.Name
-				if name == "" && cur.ID == session.MainCursor {
-					name = "main"
-				}
-				ios.Printf("cursor  %s %s %-20s leaf %s\n", mark, cur.ID, name, orNone(cur.Leaf))
+				ios.Printf("cursor    %s\n", cursorRow(cur))
 			}
 			if info.Damage != nil {
 				ios.Printf("damage    %s\n", damageSummary(info.Damage))
