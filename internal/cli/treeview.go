@@ -8,6 +8,7 @@ import (
 	"unicode"
 
 	"github.com/arborlog/arbor/session"
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // treeFilter names the entries a tree view shows, after pi's tree selector.
@@ -45,6 +46,7 @@ type treeView struct {
 	tags     map[*session.TreeNode][]string // names of the cursors whose leaf is this entry or hidden below it (only with several cursors)
 	calls    map[string]toolCall            // tool call id → the call, to name tool results
 	names    map[string]string              // cursor id → name
+	msgs     map[*session.Entry]*msgView
 	children map[*session.TreeNode][]*session.TreeNode
 	roots    []*session.TreeNode
 	shown    int
@@ -71,6 +73,7 @@ func newTreeView(roots []*session.TreeNode, l *session.Log, leaf *session.Entry,
 		children: map[*session.TreeNode][]*session.TreeNode{},
 		tags:     map[*session.TreeNode][]string{},
 		names:    map[string]string{},
+		msgs:     map[*session.Entry]*msgView{},
 	}
 	if leaf != nil {
 		for _, e := range l.Branch(leaf.ID) {
@@ -155,17 +158,18 @@ func (v *treeView) noteCalls(e *session.Entry) {
 	if e.Role() != session.RoleAssistant {
 		return
 	}
-	d, ok := messageData(e)
+	m, ok := v.message(e)
 	if !ok {
 		return
 	}
-	for _, b := range d.Content.Blocks {
+	for _, b := range m.content.Blocks {
 		if b.Type == "toolCall" && b.ID != "" {
 			v.calls[b.ID] = parseCall(b)
 		}
 	}
 }
 
+// messageData decodes the whole message of a message entry.
 func messageData(e *session.Entry) (session.MessageData, bool) {
 	m, err := e.Message()
 	if err != nil {
@@ -173,6 +177,39 @@ func messageData(e *session.Entry) (session.MessageData, bool) {
 	}
 	d, err := m.Data()
 	return d, err == nil
+}
+
+// msgView is what the tree shows of a message. A tool result's content, often
+// most of a session's bytes, is skipped rather than decoded.
+type msgView struct {
+	Role         string         `json:"role"`
+	Content      jsontext.Value `json:"content"`
+	StopReason   string         `json:"stopReason"`
+	ErrorMessage string         `json:"errorMessage"`
+	ToolCallID   string         `json:"toolCallId"`
+	ToolName     string         `json:"toolName"`
+	IsError      bool           `json:"isError"`
+	Command      string         `json:"command"`
+
+	content session.Content // decoded for every role but toolResult
+}
+
+// message decodes a message entry once; ok is false when it is unreadable.
+func (v *treeView) message(e *session.Entry) (*msgView, bool) {
+	if m, ok := v.msgs[e]; ok {
+		return m, m != nil
+	}
+	var w struct {
+		Message msgView `json:"message"`
+	}
+	m := &w.Message
+	if e.Decode(&w) != nil {
+		m = nil
+	} else if m.Role != session.RoleToolResult && len(m.Content) > 0 {
+		_ = json.Unmarshal(m.Content, &m.content)
+	}
+	v.msgs[e] = m
+	return m, m != nil
 }
 
 // visible applies the filter to one entry.
@@ -194,7 +231,7 @@ func (v *treeView) visible(n *session.TreeNode) bool {
 		return false
 	}
 	if e.Role() == session.RoleAssistant && (v.leaf == nil || e.ID != v.leaf.ID) {
-		if d, ok := messageData(e); ok && !hasText(d.Content) && !failed(d) {
+		if m, ok := v.message(e); ok && !hasText(m.content) && !failed(m.StopReason) {
 			return false
 		}
 	}
@@ -215,8 +252,8 @@ func hasText(c session.Content) bool {
 
 // failed reports an assistant message that ended other than by stopping or
 // calling a tool: an error, an abort, or running out of output tokens.
-func failed(d session.MessageData) bool {
-	return d.StopReason != "" && d.StopReason != "stop" && d.StopReason != "toolUse"
+func failed(stopReason string) bool {
+	return stopReason != "" && stopReason != "stop" && stopReason != "toolUse"
 }
 
 // style is how a span of a line is coloured on a terminal.
@@ -471,7 +508,7 @@ func (v *treeView) markerText(e *session.Entry) string {
 }
 
 func (v *treeView) describeMessage(ln *line, e *session.Entry) {
-	d, ok := messageData(e)
+	d, ok := v.message(e)
 	if !ok {
 		ln.add(failure, "[unreadable message]")
 		return
@@ -479,10 +516,10 @@ func (v *treeView) describeMessage(ln *line, e *session.Entry) {
 	switch d.Role {
 	case session.RoleUser:
 		ln.add(accent, "user: ")
-		ln.add(plain, contentText(d.Content))
+		ln.add(plain, contentText(d.content))
 	case session.RoleAssistant:
 		ln.add(success, "assistant: ")
-		switch text := contentText(d.Content); {
+		switch text := contentText(d.content); {
 		case text != "":
 			ln.add(plain, text)
 		case d.StopReason == "aborted":
@@ -518,9 +555,9 @@ func (v *treeView) describeMessage(ln *line, e *session.Entry) {
 
 // callsText names the tool calls of an assistant message without text (shown
 // only when it is the leaf, or with --filter all).
-func (v *treeView) callsText(d session.MessageData) string {
+func (v *treeView) callsText(d *msgView) string {
 	var names []string
-	for _, b := range d.Content.Blocks {
+	for _, b := range d.content.Blocks {
 		if b.Type == "toolCall" {
 			names = append(names, parseCall(b).String())
 		}

@@ -200,3 +200,21 @@ func FuzzTreeView(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkTreeView draws a 1 MB pi session (106 entries, large tool results)
+// as `arbor tree` does, from the loaded log to the rendered rows.
+func BenchmarkTreeView(b *testing.B) {
+	data, err := os.ReadFile("../../testdata/pi/sessions/big-1mb.jsonl")
+	if err != nil {
+		b.Fatal(err)
+	}
+	l := session.Load(data)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		v := newTreeView(l.Tree(), l, l.Leaf(), filterDefault)
+		for _, ln := range v.lines() {
+			_ = ln.render(100, false)
+		}
+	}
+}
