@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -289,4 +290,57 @@ func checkTree(t testing.TB, l *Log) {
 			t.Fatalf("entry %s is not the indexed one", n.e.ID)
 		}
 	}
+}
+
+// FuzzMessageData: decoding any message never panics, and its content reads
+// as encoding/json reads it: a string, or the text of its text blocks.
+func FuzzMessageData(f *testing.F) {
+	f.Add([]byte(`{"role":"user","content":"hi"}`))
+	f.Add([]byte(`{"role":"assistant","content":[{"type":"text","text":"a"},{"type":"toolCall","id":"x","name":"n","arguments":{}},{"type":"text","text":"b"}],"usage":{"input":1}}`))
+	f.Add([]byte(`{"role":"bashExecution","command":"ls","exitCode":null,"cancelled":1}`))
+	f.Add([]byte(`{"role":"user","content":[5,"x",{"type":"text"}]}`))
+	f.Add([]byte(`{"role":"user","timestamp":"not a number","content":"still read"}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		m, err := ParseMessage(b)
+		if err != nil {
+			return
+		}
+		d, err := m.Data()
+		if err != nil {
+			t.Fatalf("Data() of %s: %v", b, err)
+		}
+		var ref map[string]json.RawMessage // case-sensitive names, as in JavaScript
+		if json.Unmarshal(b, &ref) != nil {
+			return
+		}
+		if r, ok := ref["role"]; ok {
+			var role string
+			if json.Unmarshal(r, &role) == nil && d.Role != role {
+				t.Fatalf("role %q read as %q", role, d.Role)
+			}
+		}
+		content := ref["content"]
+		var s string
+		if json.Unmarshal(content, &s) == nil {
+			if !d.Content.IsString || d.Content.String != s {
+				t.Fatalf("content %q read as %+v", s, d.Content)
+			}
+			return
+		}
+		var blocks []json.RawMessage
+		if json.Unmarshal(content, &blocks) != nil {
+			return
+		}
+		var texts []string
+		for _, raw := range blocks {
+			var blk map[string]any // case-sensitive names, as in JavaScript
+			if json.Unmarshal(raw, &blk) == nil && blk["type"] == "text" {
+				text, _ := blk["text"].(string)
+				texts = append(texts, text)
+			}
+		}
+		if got, want := d.Content.Text("\x00"), strings.Join(texts, "\x00"); got != want {
+			t.Fatalf("text of %s = %q, want %q", content, got, want)
+		}
+	})
 }

@@ -448,6 +448,11 @@ func TestMessageAccessors(t *testing.T) {
 	}
 	var v map[string]any
 	check(t, json.Unmarshal(m.Raw(), &v))
+	// A field of an unexpected type does not hide the others.
+	odd := mustMessage(t, `{"role":"user","timestamp":"yesterday","content":[{"type":"text","text":"still read","id":5}]}`)
+	if d, err := odd.Data(); err != nil || d.Content.Text("") != "still read" {
+		t.Errorf("Data() = %+v, %v", d, err)
+	}
 	if _, err := session.ParseMessage([]byte(`{"content":"no role"}`)); err == nil {
 		t.Error("ParseMessage accepted a message without a role")
 	}

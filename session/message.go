@@ -65,8 +65,18 @@ func (m Message) Raw() []byte { return m.raw }
 // Data decodes the message's fields.
 func (m Message) Data() (MessageData, error) {
 	var d MessageData
-	if err := unmarshal(m.raw, &d); err != nil {
+	if err := unmarshal(m.raw, &d); err == nil {
+		return d, nil
+	}
+	// A field of an unexpected type: read the others one by one, as a
+	// JavaScript reader would carry on past it.
+	d = MessageData{}
+	ms, err := objectMembers(m.raw)
+	if err != nil {
 		return d, fmt.Errorf("session: decode %s message: %w", m.Role, err)
+	}
+	for _, mb := range ms {
+		_ = unmarshal(buildObject([]member{mb}), &d)
 	}
 	return d, nil
 }
@@ -156,13 +166,40 @@ func (c *Content) UnmarshalJSON(b []byte) error {
 			return err
 		}
 		for _, r := range raws {
-			var blk Block
-			if r.Kind() == '{' && unmarshal(r, &blk) == nil {
+			if blk, ok := parseBlock(r); ok {
 				c.Blocks = append(c.Blocks, blk)
 			}
 		}
 	}
 	return nil
+}
+
+// parseBlock reads a content block field by field, so that a field of an
+// unexpected type (which JavaScript would carry along) leaves the others readable.
+func parseBlock(r jsontext.Value) (Block, bool) {
+	if r.Kind() != '{' {
+		return Block{}, false
+	}
+	var blk Block
+	if unmarshal(r, &blk) == nil {
+		return blk, true
+	}
+	var v struct {
+		Type      jsontext.Value `json:"type"`
+		Text      jsontext.Value `json:"text"`
+		Thinking  jsontext.Value `json:"thinking"`
+		Data      jsontext.Value `json:"data"`
+		MimeType  jsontext.Value `json:"mimeType"`
+		ID        jsontext.Value `json:"id"`
+		Name      jsontext.Value `json:"name"`
+		Arguments jsontext.Value `json:"arguments"`
+	}
+	if unmarshal(r, &v) != nil {
+		return Block{}, false
+	}
+	str := func(v jsontext.Value) string { s, _ := jsonString(v); return s }
+	return Block{Type: str(v.Type), Text: str(v.Text), Thinking: str(v.Thinking), Data: str(v.Data),
+		MimeType: str(v.MimeType), ID: str(v.ID), Name: str(v.Name), Arguments: v.Arguments}, true
 }
 
 // MarshalJSON writes the string or the block list.
