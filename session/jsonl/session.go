@@ -183,7 +183,7 @@ func Open(path string, opts ...Option) (*Session, error) {
 	switch {
 	case l.ReadOnly() != nil:
 		// A newer format: readable, never written, so no lock is needed either.
-		l.SetReadOnly(fmt.Errorf("jsonl: %s: %w", path, l.ReadOnly()))
+		l.SetReadOnly(fmt.Errorf("%s: %w", path, l.ReadOnly()))
 		lock.release()
 		st.lock = nil
 		st.header = l.Header().Raw()
