@@ -58,6 +58,9 @@ func TestIndexInvalidation(t *testing.T) {
 		{"finish torn line", func(t *testing.T, _ string, ws []*sessionWriter) {
 			appendBytes(t, ws[1].path, ` done","timestamp":1800000000000}}`+"\n")
 		}, 1},
+		{"complete last line without its newline", func(t *testing.T, _ string, ws []*sessionWriter) {
+			appendBytes(t, ws[7].path, `{"type":"message","id":"ffff0002","parentId":null,"timestamp":"2026-03-09T00:00:00.000Z","message":{"role":"user","content":"no newline","timestamp":1900000000000}}`)
+		}, 1},
 		{"truncate", func(t *testing.T, _ string, ws []*sessionWriter) {
 			b, _ := os.ReadFile(ws[2].path)
 			lines := bytes.SplitAfter(b, []byte("\n"))
@@ -307,4 +310,31 @@ func sortedKeys(hs []Hit, key func(Hit) string) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// TestUnterminatedLastLine: pi parses a last line that lacks its newline, so it
+// counts; the line is not part of the fold the index resumes from.
+func TestUnterminatedLastLine(t *testing.T) {
+	dir := t.TempDir()
+	w := newSession(t, dir, "0195bbbb-0000-7000-8000-000000000002", "/p")
+	w.user("one")
+	w.user("two")
+	appendBytes(t, w.path, `{"type":"message","id":"x3","parentId":null,"timestamp":"2026-03-09T00:00:00.000Z","message":{"role":"user","content":"three","timestamp":1900000000000}}`)
+	c := Open(t.TempDir())
+	defer c.Close()
+	for range 2 { // cold, then from the index
+		got, err := c.List(Scope{Dir: dir}, ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 1 || got[0].MessageCount != 3 || got[0].FirstMessage != "one" || got[0].Modified.String() != "2030-03-17T17:46:40.000Z" {
+			t.Fatalf("listing %+v; want 3 messages, first \"one\", modified by the last line", got)
+		}
+	}
+	appendBytes(t, w.path, "\n")
+	w.user("four")
+	got, _ := c.List(Scope{Dir: dir}, ListOptions{})
+	if got[0].MessageCount != 4 {
+		t.Errorf("after the line was finished and another appended: %d messages, want 4", got[0].MessageCount)
+	}
 }

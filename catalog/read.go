@@ -71,6 +71,7 @@ func summarize(f file, prev *state) (*state, error) {
 	buf := r.buf
 	have := 0 // bytes of an unfinished line at the start of buf
 	pos := st.off
+	headDone := st.resumed
 	for {
 		if have == len(buf) { // one line longer than the buffer
 			nb := make([]byte, 2*len(buf))
@@ -86,10 +87,17 @@ func summarize(f file, prev *state) (*state, error) {
 			used = i + 1
 		}
 		if used > 0 {
+			// The last complete line is in this chunk: hash it now, and the
+			// file's first bytes when this chunk starts the file.
+			start := 0
 			if j := bytes.LastIndexByte(chunk[:used-1], '\n'); j >= 0 {
-				st.tailStart = pos + int64(j) + 1
-			} else {
-				st.tailStart = st.off
+				start = j + 1
+			}
+			st.tailStart = pos + int64(start)
+			st.tailHash = crc64.Checksum(chunk[start:used], crcTable)
+			if pos == 0 && used >= headBytes {
+				st.headHash = crc64.Checksum(chunk[:headBytes], crcTable)
+				headDone = true
 			}
 			pos += int64(used)
 			st.off = pos
@@ -97,18 +105,15 @@ func summarize(f file, prev *state) (*state, error) {
 		} else {
 			have = len(chunk)
 		}
-		if err == io.EOF {
-			break
+		if err == io.EOF || (err == nil && pos+int64(have) >= st.size) {
+			break // as much as the stat said is read: no need to ask for the EOF
 		}
 		if err != nil {
 			return nil, fmt.Errorf("read %s: %w", f.path, err)
 		}
 	}
-	if st.off > 0 {
-		st.tailHash = hashRange(fh, st.tailStart, st.off, buf)
-		if !st.resumed {
-			st.headHash = hashRange(fh, 0, min(st.off, headBytes), buf)
-		}
+	if st.off > 0 && !headDone {
+		st.headHash = hashRange(fh, 0, min(st.off, headBytes), make([]byte, headBytes))
 	}
 	final := st.sum
 	if have > 0 && final.Phase != phaseOther && !final.Drop {

@@ -371,6 +371,20 @@ func (l *line) num(s span) (float64, bool) {
 	if len(v) == 0 || (v[0] != '-' && (v[0] < '0' || v[0] > '9')) {
 		return 0, false
 	}
+	if len(v) <= 15 { // a whole number of up to 15 digits (every Unix ms time) is exact
+		n := int64(0)
+		digits := true
+		for _, c := range v {
+			if c < '0' || c > '9' {
+				digits = false
+				break
+			}
+			n = n*10 + int64(c-'0')
+		}
+		if digits {
+			return float64(n), true
+		}
+	}
 	f, err := strconv.ParseFloat(string(v), 64)
 	if err != nil { // out of range: JSON.parse gives ±Infinity
 		return math.Inf(int(1 - 2*boolInt(v[0] == '-'))), true

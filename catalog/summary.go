@@ -194,22 +194,32 @@ func (s *summary) message(l *line) {
 		s.Drop = true
 		return
 	}
-	mv := l.raw(l.members[mi].val)
-	if mv[0] != '{' {
+	if l.b[l.members[mi].val.start] != '{' {
 		return // not an object: no role, skipped
 	}
-	role, ok := l.str(mustField(l, mi, "role"))
-	if !ok {
+	// One pass over the message's members; the last of duplicate names wins.
+	var role, content, ts *member
+	for i := int(mi) + 1; i < len(l.members) && l.members[i].parent == mi; i++ {
+		m := &l.members[i]
+		switch {
+		case l.keyIs(m, "role"):
+			role = m
+		case l.keyIs(m, "content"):
+			content = m
+		case l.keyIs(m, "timestamp"):
+			ts = m
+		}
+	}
+	if role == nil || content == nil {
 		return
 	}
-	cm := l.member(mi, "content")
-	if cm == nil || (role != "user" && role != "assistant") {
+	r, ok := l.str(role.val)
+	if !ok || (r != "user" && r != "assistant") {
 		return
 	}
-	content := cm.val
 	// Last activity: message.timestamp when it is a number, else the entry's.
-	if ts, ok := l.field(mi, "timestamp"); ok {
-		if f, ok := l.num(ts); ok {
+	if ts != nil {
+		if f, ok := l.num(ts.val); ok {
 			s.Activity = math.Max(s.Activity, f)
 			goto text
 		}
@@ -224,14 +234,14 @@ func (s *summary) message(l *line) {
 text:
 	// pi extracts the text of every user and assistant message (for its search),
 	// so content that is not a string or an array of objects makes it drop the file.
-	if c := l.b[content.start]; c != '"' && (c != '[' || cm.nullElem) {
+	if c := l.b[content.val.start]; c != '"' && (c != '[' || content.nullElem) {
 		s.Drop = true // not a string, not an array, or an array holding null
 		return
 	}
-	if s.First != "" || role != "user" {
+	if s.First != "" || r != "user" {
 		return
 	}
-	t, ok := jsText(l.b, content)
+	t, ok := jsText(l.b, content.val)
 	if !ok {
 		s.Drop = true
 		return
