@@ -42,10 +42,10 @@ survives a restart; pi, which ignores markers, continues from the last line,
 which is the same entry. --root moves to before the first entry (the next
 message starts a new root). --cursor moves another cursor, which then becomes
 the active one.`,
-		Example: `  arbor branch examples/refactor.jsonl 5b0c2e71
+		Example: `  arbor branch examples/refactor.jsonl e1b8045d
   arbor branch my-session --root
-  arbor branch my-session 5b0c2e71 --cursor review --json
-  arbor branch my-session 5b0c2e71 --summarize`,
+  arbor branch my-session e1b8045d --cursor review --json
+  arbor branch my-session e1b8045d --summarize`,
 		Args: cobra.RangeArgs(1, 2),
 		RunE: func(c *cobra.Command, args []string) error {
 			o.arg = args[0]

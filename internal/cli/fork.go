@@ -36,7 +36,7 @@ and the original is left as it was. Prints the new file's path.
 
 The leaf is the active cursor's unless --leaf or --cursor names another.`,
 		Example: `  arbor fork examples/refactor.jsonl
-  arbor fork my-session --leaf 5b0c2e71
+  arbor fork examples/refactor.jsonl --leaf e1b8045d
   arbor fork my-session --cursor review --json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {

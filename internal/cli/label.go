@@ -32,8 +32,8 @@ func newCmdLabel(ios *IO, g *Global) *cobra.Command {
 in [brackets] and 'arbor tree --filter labeled' lists labeled entries. The
 label is recorded as a label entry, so the last one for an entry wins.
 Without a label (or with --clear) the entry's label is cleared.`,
-		Example: `  arbor label examples/refactor.jsonl 5b0c2e71 "first attempt"
-  arbor label my-session 5b0c2e71 --clear`,
+		Example: `  arbor label examples/refactor.jsonl e1b8045d "asks which fix"
+  arbor label my-session e1b8045d --clear`,
 		Args: cobra.RangeArgs(2, 3),
 		RunE: func(c *cobra.Command, args []string) error {
 			o.arg, o.target = args[0], args[1]
