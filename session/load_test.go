@@ -457,3 +457,24 @@ func TestMessageAccessors(t *testing.T) {
 		t.Error("ParseMessage accepted a message without a role")
 	}
 }
+
+func TestLabelValuesAsPiReplaysThem(t *testing.T) {
+	label := func(id, target, value string) string {
+		return `{"type":"label","id":"` + id + `","parentId":null,"timestamp":"2026-01-01T00:00:09.000Z","targetId":"` + target + `"` + value + `}`
+	}
+	for _, tc := range []struct {
+		name, value, want string
+	}{
+		{"string", `,"label":"x"`, "x"},
+		{"missing clears", ``, ""},
+		{"empty clears", `,"label":""`, ""},
+		{"null clears", `,"label":null`, ""},
+		{"zero clears", `,"label":0`, ""},
+		{"a number is kept", `,"label":5`, "5"},
+	} {
+		l := session.Load(fileOf(msgLine("a", "", "user", "A"), label("l1", "a", `,"label":"old"`), label("l2", "a", tc.value)))
+		if got := l.Label("a"); got != tc.want {
+			t.Errorf("%s: Label = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}

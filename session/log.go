@@ -391,12 +391,21 @@ func (l *Log) replay(n *node) {
 	e := n.e
 	switch e.Type {
 	case TypeLabel:
+		// As pi replays them: a label that is not truthy clears, any other sets
+		// (a label that is not a string is kept as JavaScript would print it).
 		var v struct {
-			TargetID string `json:"targetId"`
-			Label    string `json:"label"`
+			TargetID jsontext.Value `json:"targetId"`
+			Label    jsontext.Value `json:"label"`
 		}
-		if unmarshal(e.raw, &v) == nil {
-			l.setLabel(v.TargetID, v.Label, e.Timestamp)
+		if unmarshal(e.raw, &v) != nil {
+			break
+		}
+		if target, ok := jsonString(v.TargetID); ok {
+			label := ""
+			if truthy(v.Label) {
+				label = jsTemplate(v.Label)
+			}
+			l.setLabel(target, label, e.Timestamp)
 		}
 	case TypeSessionInfo:
 		var v struct {
