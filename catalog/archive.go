@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"github.com/gofrs/flock"
@@ -44,8 +45,8 @@ func (c *Catalog) archived() (map[string]bool, error) {
 func (c *Catalog) readArchive() (archiveFile, error) {
 	var a archiveFile
 	b, err := os.ReadFile(c.archivePath())
-	if errors.Is(err, fs.ErrNotExist) {
-		return a, nil
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+		return a, nil // no archive (or no usable home): nothing is archived
 	}
 	if err != nil {
 		return a, fmt.Errorf("catalog: read %s: %w", c.archivePath(), err)

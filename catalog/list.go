@@ -10,8 +10,9 @@ import (
 // Catalog finds the sessions of one arbor home ($ARBOR_DIR): it keeps the index
 // there, and the trash and archive records. The zero value is not usable; call Open.
 type Catalog struct {
-	home string
-	idx  *Index
+	home   string
+	idx    *Index
+	idxErr error // why the index could not be opened
 	// Progress, when set, is told how many of the files that must be read have
 	// been read, while an index is being built or brought up to date.
 	Progress func(done, total int)
@@ -41,6 +42,7 @@ func (c *Catalog) index() *Index {
 	if c.idx == nil {
 		x, err := openIndex(IndexPath(c.home))
 		if err != nil {
+			c.idxErr = err
 			return nil
 		}
 		c.idx = x

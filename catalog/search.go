@@ -89,7 +89,7 @@ func (c *Catalog) Update(s Scope, rebuild bool) (UpdateStats, error) {
 	}
 	st.Sessions = len(es)
 	if c.idx == nil {
-		return st, fmt.Errorf("catalog: cannot write the index in %s", c.home)
+		return st, fmt.Errorf("catalog: cannot open the index in %s (%v); set ARBOR_DIR to a writable folder", c.home, c.idxErr)
 	}
 	n, err := c.indexTexts(es)
 	if n > st.BytesRead {
