@@ -90,6 +90,11 @@ func openIndex(path string) (*Index, error) {
 }
 
 func tryOpenIndex(path string) (*Index, error) {
+	// The index holds the sessions' text: create it private (SQLite gives its
+	// -wal and -shm files the database file's permissions).
+	if f, err := os.OpenFile(path, os.O_RDONLY|os.O_CREATE, 0o600); err == nil {
+		f.Close()
+	}
 	dsn := "file:" + path + "?_pragma=busy_timeout(" + fmt.Sprint(busyTimeoutMS) + ")&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate"
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
