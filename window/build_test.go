@@ -523,8 +523,8 @@ func randomContext(t *rapid.T, minUnits, maxUnits, maxText int) (session.Context
 // lose turns against the planner without it.
 func TestLeaveOutEarlyChangesNothing(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		ctx, res := randomContext(t, 100, 400, 300)
-		budget := rapid.IntRange(1, 2000).Draw(t, "budget")
+		ctx, res := randomContext(t, 50, 200, 200)
+		budget := rapid.IntRange(1, 1200).Draw(t, "budget")
 		o := Options{Budget: budget, Resolutions: res}
 		fast, ferr := build(ctx, o, true)
 		slow, serr := build(ctx, o, false)
