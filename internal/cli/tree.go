@@ -98,14 +98,14 @@ func runTree(o *treeOptions) error {
 	case v.total == 0:
 		foot.add(muted, "no entries yet")
 	case leaf == nil:
-		foot.add(muted, fmt.Sprintf("no leaf: cursor %s is before the first entry", cursorLabel(l, cursor)))
+		foot.add(muted, fmt.Sprintf("cursor %s has no leaf (before the first entry)", cursorLabel(l, cursor)))
 	default:
 		foot.add(muted, fmt.Sprintf("› leaf %s (cursor %s)", leaf.ID, cursorLabel(l, cursor)))
 	}
 	if v.total > 0 {
 		foot.add(muted, fmt.Sprintf(" · %d of %d entries shown", v.shown, v.total))
 		if filter != filterAll && v.shown < v.total {
-			foot.add(muted, " (--filter all shows every entry)")
+			foot.add(muted, ", --filter all shows the rest")
 		}
 	}
 	w.WriteString(foot.render(width, color) + "\n")

@@ -34,6 +34,8 @@ func TestTreeGolden(t *testing.T) {
 		// An entry whose parent is a marker hangs from the marker's parent.
 		{"marker-parent", "testdata/tree/marker-parent.jsonl", nil},
 		{"marker-parent-all", "testdata/tree/marker-parent.jsonl", []string{"--filter", "all"}},
+		// The cursor was cleared: nothing is on its path.
+		{"cleared", "testdata/tree/cleared.jsonl", nil},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
