@@ -136,7 +136,7 @@ func build(ctx session.Context, o Options, early bool) (*Result, error) {
 	if o.ResultShare <= 0 {
 		o.ResultShare = 0.25
 	}
-	p := &planner{est: est, o: o, calls: calls(ctx.Messages)}
+	p := &planner{est: est, o: o, calls: CallsOf(ctx.Messages)}
 	p.load(ctx.Messages)
 	p.pair()
 	p.group()
@@ -189,7 +189,7 @@ type turn struct {
 type planner struct {
 	est          *Estimator
 	o            Options
-	calls        map[string]call
+	calls        Calls
 	items        []*item
 	turns        []turn
 	note         int // item index of the left-out note, or -1

@@ -415,7 +415,7 @@ func protectedTokens(ctx session.Context, res map[string]session.Resolution) int
 	for _, m := range mustKeep(ctx, res) {
 		keep[m.Entry.ID] = true
 	}
-	cs := calls(ctx.Messages)
+	cs := CallsOf(ctx.Messages)
 	est := &DefaultEstimator
 	n := 0
 	for _, t := range turnsOf(ctx) {

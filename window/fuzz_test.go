@@ -27,7 +27,7 @@ func FuzzRender(f *testing.F) {
 	f.Fuzz(func(t *testing.T, tool, text string, isError bool) {
 		raw := marshal(map[string]any{"role": "toolResult", "toolCallId": "c1", "toolName": tool, "content": []textBlock{{"text", text}}, "isError": isError})
 		m := session.ContextMessage{Role: session.RoleToolResult, Raw: raw}
-		cs := map[string]call{"c1": {name: tool, args: args("command", text, "path", text)}}
+		cs := Calls{"c1": {name: tool, args: args("command", text, "path", text)}}
 		for _, lv := range []session.Level{session.Outlined, session.Summarized} {
 			r := Render(m, lv, "", cs)
 			d, ok := data(r.Raw)

@@ -29,9 +29,13 @@ type call struct {
 	args map[string]jsontext.Value
 }
 
-// calls indexes the tool calls of a context by id.
-func calls(msgs []session.ContextMessage) map[string]call {
-	out := map[string]call{}
+// Calls indexes the tool calls of a context by id: outlines of tool results
+// name the call's tool and key argument.
+type Calls map[string]call
+
+// CallsOf indexes the tool calls of msgs.
+func CallsOf(msgs []session.ContextMessage) Calls {
+	out := Calls{}
 	for _, m := range msgs {
 		if m.Role != session.RoleAssistant {
 			continue
@@ -64,7 +68,9 @@ func data(raw []byte) (session.MessageData, bool) {
 // Render returns m as a cursor renders it at level: outlined and summarized
 // messages keep their role, tool-call ids and tool calls; text, when set,
 // replaces the generated outline or summary. Full and pinned return m as is.
-func Render(m session.ContextMessage, level session.Level, text string, calls map[string]call) session.ContextMessage {
+// calls (CallsOf the whole context) lets a tool result's outline name its
+// call's argument; nil leaves that out.
+func Render(m session.ContextMessage, level session.Level, text string, calls Calls) session.ContextMessage {
 	if level != session.Outlined && level != session.Summarized {
 		return m
 	}
@@ -76,7 +82,7 @@ func Render(m session.ContextMessage, level session.Level, text string, calls ma
 }
 
 // render is Render on a message already decoded as d.
-func render(m session.ContextMessage, d session.MessageData, level session.Level, text string, calls map[string]call) session.ContextMessage {
+func render(m session.ContextMessage, d session.MessageData, level session.Level, text string, calls Calls) session.ContextMessage {
 	sum := level == session.Summarized
 	out := m
 	switch d.Role {

@@ -82,7 +82,7 @@ func TestRenderGolden(t *testing.T) {
 	for _, name := range []string{"coding.jsonl", "dangling.jsonl"} {
 		l := load(t, name)
 		ctx := l.Context()
-		cs := calls(ctx.Messages)
+		cs := CallsOf(ctx.Messages)
 		var b strings.Builder
 		for _, m := range ctx.Messages {
 			for _, lv := range []session.Level{session.Outlined, session.Summarized} {

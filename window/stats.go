@@ -149,7 +149,7 @@ func Measure(l *session.Log, c *session.Cursor, o StatsOptions) Stats {
 		}
 	}
 
-	phases := o.classify(res, calls(ctx.Messages))
+	phases := o.classify(res, CallsOf(ctx.Messages))
 	sum := 0
 	for i, m := range res.Messages {
 		sum += m.Tokens
@@ -276,7 +276,7 @@ func (p *PhaseTokens) add(ph Phase, n int) {
 // classify gives each built message a phase: a tool call and its result the
 // phase of the call, an assistant reply without tool calls Conclusion, and
 // requests and summaries Unclassified.
-func (o StatsOptions) classify(res *Result, calls map[string]call) []Phase {
+func (o StatsOptions) classify(res *Result, calls Calls) []Phase {
 	out := make([]Phase, len(res.Messages))
 	edited := false
 	byCall := map[string]Phase{}
