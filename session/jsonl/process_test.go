@@ -48,7 +48,7 @@ func childMain(mode string, args []string) int {
 		}
 		// Bounded, so the file stays small enough to check after every kill;
 		// then wait for the kill.
-		for i := 0; i < 1000; i++ {
+		for i := 0; i < 300; i++ {
 			m := user(nil, "u"+strconv.Itoa(i))
 			if i%2 == 1 {
 				m = assistant(nil, "a"+strconv.Itoa(i))
