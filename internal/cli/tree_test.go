@@ -127,6 +127,11 @@ func TestLineRender(t *testing.T) {
 		{8, true, "\x1b[2mabc  \x1b[0m\x1b[36mus\x1b[0m…"},
 		{0, true, "\x1b[2mabc  \x1b[0m\x1b[36muser: \x1b[0mhéllo wörld 漢字"},
 	}
+	// Text from a file cannot carry escape sequences or reorder the line.
+	evil := line{{plain, "a\x1b[2Jb\u202Ec\x07"}}
+	if got, want := evil.render(0, true), "a\uFFFD[2Jb\uFFFDc\uFFFD"; got != want {
+		t.Errorf("render kept control characters: %q, want %q", got, want)
+	}
 	for _, tc := range cases {
 		if diff := cmp.Diff(tc.want, ln.render(tc.width, tc.color)); diff != "" {
 			t.Errorf("render(%d, %v) (-want +got):\n%s", tc.width, tc.color, diff)
