@@ -45,7 +45,9 @@ func newCmdResolution(ios *IO, g *Global, verb string) *cobra.Command {
 
 The change is recorded as an arbor.resolution marker on the cursor (the active
 one, or --cursor), so it survives a restart and other cursors are not affected.
-pi ignores these markers and still sees every entry in full.`,
+pi ignores these markers and still sees every entry in full. Like any write,
+the marker goes under that cursor's leaf: the file's last line is then on that
+cursor's branch, so it becomes the active cursor and pi continues from there.`,
 		Example: fmt.Sprintf("  arbor %s my-session 3fa2b9c1\n  arbor %s 0195f1c2 3fa2b9c1 --cursor experiment", verb, verb),
 		Args:    cobra.ExactArgs(2),
 		RunE: func(c *cobra.Command, args []string) error {
