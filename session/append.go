@@ -358,16 +358,28 @@ func (c *Cursor) Name(name string) error {
 		if other := c.l.findCursor(name); name != "" && other != nil && other.id != cid {
 			return nil, fmt.Errorf("session: a cursor named %q exists already", name)
 		}
+		active := c.l.active
 		e, err := c.l.marker(cid, markerCursor, nil, []member{{"name", mustValue(name)}})
-		if err != nil || cid == c.l.active {
-			return e, err
+		if err != nil {
+			return nil, err
 		}
-		// The name marker sits under this cursor's leaf, but the active cursor
-		// is another: mark the active leaf again, so that the file's last line
-		// stays on the active branch, where pi (and a reopen) continue.
-		act := c.l.cursors[c.l.active]
-		return c.l.marker(act.id, markerLeaf, ptrTo(idOf(act.leaf)), []member{{"from", leafID(act.leaf)}})
+		return e, c.l.keepActive(active)
 	})
+	return err
+}
+
+// keepActive follows a marker written through another cursor than active, the
+// one that was active before it. Such a marker sits under its own cursor's
+// leaf; marking active's leaf again keeps the file's last line on the active
+// branch, where pi and a reopen continue, so that naming a cursor or setting
+// its resolutions does not switch to it. The caller holds l.mu.
+func (l *Log) keepActive(active string) error {
+	last := l.entries[len(l.entries)-1]
+	if cursorID(last) == active {
+		return nil
+	}
+	act := l.cursors[active]
+	_, err := l.marker(active, markerLeaf, ptrTo(idOf(act.leaf)), []member{{"from", leafID(act.leaf)}})
 	return err
 }
 

@@ -478,3 +478,34 @@ func TestLabelValuesAsPiReplaysThem(t *testing.T) {
 		}
 	}
 }
+
+// TestMetadataOnAnotherCursorKeepsActive: naming another cursor or setting its
+// resolutions does not switch to it, in memory, on reopen, or for pi (which
+// continues from the file's last line).
+func TestMetadataOnAnotherCursorKeepsActive(t *testing.T) {
+	l := session.New("/p")
+	a := must[*session.Entry](t)(l.AppendMessage(userMsg(t, "a")))
+	w, err := l.Fork("w")
+	check(t, err)
+	must[*session.Entry](t)(l.Cursor(w).AppendMessage(userMsg(t, "on w")))
+	check(t, l.Switch(session.MainCursor))
+	before := contextJSON(t, l.Context())
+	check(t, l.Cursor(w).Name("renamed"))
+	check(t, l.Cursor(w).SetResolution(a.ID, session.Resolution{Level: session.Summarized, Text: "a."}))
+	r := reopen(l)
+	last := r.Entries()[r.Len()-1].ID
+	for name, got := range map[string]string{
+		"active":         l.Active(),
+		"active, reopen": r.Active(),
+	} {
+		if got != session.MainCursor {
+			t.Errorf("%s = %s, want main", name, got)
+		}
+	}
+	if got := contextJSON(t, r.ContextAt(&last)); got != before {
+		t.Errorf("pi's context from the last line %s, want main's %s", got, before)
+	}
+	if res, ok := r.Cursor("renamed").Resolution(a.ID); !ok || res.Level != session.Summarized {
+		t.Errorf("resolution on w after reopen: %+v %v", res, ok)
+	}
+}

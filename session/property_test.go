@@ -299,9 +299,7 @@ func (s *machine) SetResolution(t *rapid.T) {
 	if s.m.res[id] == nil {
 		s.m.res[id] = map[string]session.Resolution{}
 	}
-	s.m.res[id][target] = r
-	// A resolution marker is the cursor's last entry: its leaf stays, it becomes active.
-	s.m.active = id
+	s.m.res[id][target] = r // the cursor's leaf stays, and the active cursor too
 }
 
 func (s *machine) Reopen(t *rapid.T) {

@@ -50,7 +50,8 @@ func DefaultLevel(e *Entry) Level {
 	return Attached
 }
 
-// SetResolution stamps an entry with a level for this cursor (persisted as a marker).
+// SetResolution stamps an entry with a level for this cursor (persisted as a
+// marker). It does not change which cursor is active.
 func (c *Cursor) SetResolution(target string, r Resolution) error {
 	if !r.Level.Valid() {
 		return fmt.Errorf("session: unknown resolution level %q (want full, outlined, summarized, pinned, compacted or attached)", r.Level)
@@ -67,7 +68,12 @@ func (c *Cursor) SetResolution(target string, r Resolution) error {
 		if r.Text != "" {
 			data = append(data, member{"text", mustValue(r.Text)})
 		}
-		return c.l.marker(c.cid(), markerResolution, nil, data)
+		active := c.l.active
+		e, err := c.l.marker(c.cid(), markerResolution, nil, data)
+		if err != nil {
+			return nil, err
+		}
+		return e, c.l.keepActive(active)
 	})
 	return err
 }
