@@ -63,3 +63,14 @@ func golden(t *testing.T, name, got string) {
 		t.Errorf("%s differs (-want +got):\n%s", path, diff)
 	}
 }
+
+// TestHelp checks that each of these commands explains itself with an example
+// and exits 0.
+func TestHelp(t *testing.T) {
+	for _, cmd := range [][]string{{"tree"}, {"branch"}, {"label"}, {"name"}, {"fork"}, {"info"}, {"cursor"}, {"cursor", "ls"}, {"cursor", "new"}, {"cursor", "switch"}, {"cursor", "rename"}} {
+		r := runArbor(t, "", append(cmd, "--help")...)
+		if r.code != 0 || !strings.Contains(r.out, "Examples:\n  arbor "+cmd[0]) || !strings.Contains(r.out, "Usage:") {
+			t.Errorf("arbor %s --help: exit %d, no usage or example:\n%s", strings.Join(cmd, " "), r.code, r.out)
+		}
+	}
+}
