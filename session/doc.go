@@ -33,7 +33,11 @@
 // setting an entry's resolution for a cursor, append arbor marker entries
 // (custom entries with customType arbor.leaf, arbor.cursor, arbor.resolution),
 // so the state survives a restart while pi, which ignores them, still builds the
-// same context from the file's last line.
+// same context from the file's last line. The active cursor is the one that
+// wrote the last line: appending or moving through a cursor makes it active;
+// forking, naming a cursor or setting its resolutions does not (a marker
+// written through another cursor is followed by one that marks the active
+// leaf again).
 //
 // A Log does no I/O: appends go through its Store; package session/jsonl
 // provides the file store.
