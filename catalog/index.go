@@ -63,8 +63,8 @@ CREATE VIRTUAL TABLE texts USING fts5(body, content='', contentless_delete=1, to
 INSERT INTO texts(texts, rank) VALUES('hashsize', 33554432);
 `
 
-// Index is an open index file.
-type Index struct {
+// indexFile is an open index.
+type indexFile struct {
 	db   *sql.DB
 	path string
 }
@@ -74,7 +74,7 @@ func IndexPath(home string) string { return filepath.Join(home, "index.db") }
 
 // openIndex opens (creating when needed) the index at path. A file that is not
 // a usable index of this version is replaced silently.
-func openIndex(path string) (*Index, error) {
+func openIndex(path string) (*indexFile, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("catalog: index folder: %w", err)
 	}
@@ -89,7 +89,7 @@ func openIndex(path string) (*Index, error) {
 	return tryOpenIndex(path)
 }
 
-func tryOpenIndex(path string) (*Index, error) {
+func tryOpenIndex(path string) (*indexFile, error) {
 	// The index holds the sessions' text: create it private (SQLite gives its
 	// -wal and -shm files the database file's permissions).
 	if f, err := os.OpenFile(path, os.O_RDONLY|os.O_CREATE, 0o600); err == nil {
@@ -103,7 +103,7 @@ func tryOpenIndex(path string) (*Index, error) {
 	// One connection: the writes of one process are serial anyway, and a single
 	// connection keeps the FTS tables' caches warm between statements.
 	db.SetMaxOpenConns(1)
-	x := &Index{db: db, path: path}
+	x := &indexFile{db: db, path: path}
 	if err := x.migrate(); err != nil {
 		db.Close()
 		return nil, err
@@ -111,7 +111,7 @@ func tryOpenIndex(path string) (*Index, error) {
 	return x, nil
 }
 
-func (x *Index) migrate() error {
+func (x *indexFile) migrate() error {
 	var v int
 	if err := x.db.QueryRow("PRAGMA user_version").Scan(&v); err != nil {
 		return fmt.Errorf("catalog: index %s: %w", x.path, err)
@@ -145,8 +145,8 @@ func (x *Index) migrate() error {
 	return tx.Commit()
 }
 
-// Close closes the index.
-func (x *Index) Close() error { return x.db.Close() }
+// close closes the index.
+func (x *indexFile) close() error { return x.db.Close() }
 
 // isDamage reports whether err means the index file is not a usable database.
 func isDamage(err error) bool {
@@ -176,7 +176,7 @@ type row struct {
 }
 
 // load returns the stored state of every file under roots, by absolute path.
-func (x *Index) load(roots []string) (map[string]*row, error) {
+func (x *indexFile) load(roots []string) (map[string]*row, error) {
 	out := map[string]*row{}
 	for _, root := range roots {
 		lo, hi := rootRange(root)
@@ -211,7 +211,7 @@ func (x *Index) load(roots []string) (map[string]*row, error) {
 
 // resume loads what reading a grown file on from where it stopped needs.
 // It reports false when the row is gone or unreadable: the file is read whole.
-func (x *Index) resume(r *row) bool {
+func (x *indexFile) resume(r *row) bool {
 	var hash, head int64
 	var fold []byte
 	err := x.db.QueryRow("SELECT off, tail_start, tail_hash, head_hash, fold FROM files WHERE fid = ?", r.fid).
@@ -233,7 +233,7 @@ func rootRange(root string) (string, string) {
 
 // store saves the states of changed files and forgets files that no longer
 // exist under roots. A file read from its start loses its text index rows.
-func (x *Index) store(changed []*file, states []*state, old map[string]*row, gone []string) ([]int64, error) {
+func (x *indexFile) store(changed []*file, states []*state, old map[string]*row, gone []string) ([]int64, error) {
 	fids := make([]int64, len(changed))
 	if len(changed) == 0 && len(gone) == 0 {
 		return fids, nil

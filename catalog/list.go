@@ -8,10 +8,11 @@ import (
 )
 
 // Catalog finds the sessions of one arbor home ($ARBOR_DIR): it keeps the index
-// there, and the trash and archive records. The zero value is not usable; call Open.
+// there, and the trash and archive records. The zero value is not usable; call
+// Open. A Catalog is for one goroutine; several processes may share a home.
 type Catalog struct {
 	home   string
-	idx    *Index
+	idx    *indexFile
 	idxErr error // why the index could not be opened
 	// Progress, when set, is told how many of the files that must be read have
 	// been read, while an index is being built or brought up to date.
@@ -32,13 +33,13 @@ func (c *Catalog) Close() error {
 	if c.idx == nil {
 		return nil
 	}
-	err := c.idx.Close()
+	err := c.idx.close()
 	c.idx = nil
 	return err
 }
 
 // index opens the index, or returns nil when there is none to be had.
-func (c *Catalog) index() *Index {
+func (c *Catalog) index() *indexFile {
 	if c.idx == nil {
 		x, err := openIndex(IndexPath(c.home))
 		if err != nil {
@@ -215,7 +216,7 @@ func (c *Catalog) refresh(files []file, roots []string) ([]*state, []int64, erro
 
 func (c *Catalog) dropIndex() {
 	if c.idx != nil {
-		c.idx.Close()
+		c.idx.close()
 		c.idx = nil
 	}
 	removeIndex(IndexPath(c.home))

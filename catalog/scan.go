@@ -321,18 +321,6 @@ func (l *line) field(parent int32, key string) (span, bool) {
 	return l.members[found].val, true
 }
 
-// member returns the last member named key inside parent, or nil.
-func (l *line) member(parent int32, key string) *member {
-	var found *member
-	for i := range l.members {
-		m := &l.members[i]
-		if m.parent == parent && l.keyIs(m, key) {
-			found = m
-		}
-	}
-	return found
-}
-
 // fieldIndex is field for a depth-1 member, returning its index (to look inside it).
 func (l *line) fieldIndex(key string) int32 {
 	found := int32(-1)

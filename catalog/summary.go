@@ -241,43 +241,18 @@ text:
 	if s.First != "" || r != "user" {
 		return
 	}
-	t, ok := jsText(l.b, content.val)
-	if !ok {
-		s.Drop = true
-		return
-	}
-	s.First = t
+	s.First = jsText(l.b, content.val)
 }
 
 func isNull(v []byte) bool { return len(v) == 4 && string(v) == "null" }
 
-// textExtractable reports whether pi's extractTextContent would not throw.
-func textExtractable(b []byte, content span) bool {
-	v := b[content.start:content.end]
-	switch v[0] {
-	case '"':
-		return true
-	case '[':
-		ok := true
-		elements(b, content, func(e span) {
-			if b[e.start] == 'n' {
-				ok = false // block.type on null throws
-			}
-		})
-		return ok
-	}
-	return false
-}
-
 // jsText is pi's extractTextContent: a string as it is, or the text of the
-// "text" blocks joined with a space. false where pi would throw.
-func jsText(b []byte, content span) (string, bool) {
+// "text" blocks joined with a space. The caller has checked that content is a
+// string or an array without null elements (else pi throws).
+func jsText(b []byte, content span) string {
 	if b[content.start] == '"' {
 		s, _ := unquote(b[content.start:content.end])
-		return s, true
-	}
-	if !textExtractable(b, content) {
-		return "", false
+		return s
 	}
 	var parts []string
 	elements(b, content, func(e span) {
@@ -307,7 +282,7 @@ func jsText(b []byte, content span) (string, bool) {
 		}
 		parts = append(parts, jsJoinValue(b, text))
 	})
-	return strings.Join(parts, " "), true
+	return strings.Join(parts, " ")
 }
 
 // jsJoinValue is how Array.prototype.join prints one element.
