@@ -107,14 +107,26 @@ func Measure(l *session.Log, c *session.Cursor, o StatsOptions) Stats {
 	res, _ := Build(ctx, Options{Resolutions: resolutions, Estimator: o.Estimator}) // without a budget Build cannot fail
 	s := Stats{ContextWindow: o.Window, CompletionReserve: o.Reserve, PromptBudget: max(0, o.Window-o.Reserve), MessageCount: len(res.Messages)}
 
-	entries := l.Entries()
-	for _, e := range entries {
+	// Usage of the messages in the context is already decoded; only other
+	// branches' assistant messages are read again.
+	decoded := map[*session.Entry]*session.Usage{}
+	for _, m := range res.Messages {
+		if m.Entry != nil && m.Role == session.RoleAssistant && !m.Synthetic && m.orig.Role != "" {
+			decoded[m.Entry] = m.orig.Usage
+		}
+	}
+	for _, e := range l.Entries() {
 		if !e.IsMarker() {
 			s.EntryCount++
 		}
-		if e.Type == session.TypeMessage && e.Role() == session.RoleAssistant {
-			s.APIUsage.add(e)
+		if e.Type != session.TypeMessage || e.Role() != session.RoleAssistant {
+			continue
 		}
+		u, ok := decoded[e]
+		if !ok {
+			u = usageOf(e)
+		}
+		s.APIUsage.add(u)
 	}
 	var path []*session.Entry
 	if leaf := c.Leaf(); leaf != nil {
@@ -239,22 +251,28 @@ func anchor(res *Result, path []*session.Entry, lastCompaction int) (string, int
 	return "", 0, false
 }
 
-func (u *APIUsage) add(e *session.Entry) {
+func usageOf(e *session.Entry) *session.Usage {
 	var v struct {
 		Message struct {
 			Usage *session.Usage `json:"usage"`
 		} `json:"message"`
 	}
-	if unmarshal(e.Raw(), &v) != nil || v.Message.Usage == nil {
+	if unmarshal(e.Raw(), &v) != nil {
+		return nil
+	}
+	return v.Message.Usage
+}
+
+func (u *APIUsage) add(m *session.Usage) {
+	if m == nil {
 		return
 	}
-	d := v.Message
-	u.Input += d.Usage.Input
-	u.Output += d.Usage.Output
-	u.CacheRead += d.Usage.CacheRead
-	u.CacheWrite += d.Usage.CacheWrite
-	u.TotalTokens += d.Usage.TotalTokens
-	u.Cost += d.Usage.Cost.Total
+	u.Input += m.Input
+	u.Output += m.Output
+	u.CacheRead += m.CacheRead
+	u.CacheWrite += m.CacheWrite
+	u.TotalTokens += m.TotalTokens
+	u.Cost += m.Cost.Total
 	u.Requests++
 }
 
