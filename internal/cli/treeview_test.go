@@ -2,6 +2,7 @@ package cli
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -215,6 +216,25 @@ func BenchmarkTreeView(b *testing.B) {
 		v := newTreeView(l.Tree(), l, l.Leaf(), filterDefault)
 		for _, ln := range v.lines() {
 			_ = ln.render(100, false)
+		}
+	}
+}
+
+// TestTreeViewCorpus draws every session of the pi corpus (random branchy
+// sessions pi wrote, old versions, damaged files) with every filter.
+func TestTreeViewCorpus(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join(piCorpus, "sessions", "*.jsonl"))
+	if len(files) == 0 {
+		t.Fatalf("no sessions under %s", piCorpus)
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l := session.Load(data)
+		for _, filter := range treeFilters {
+			t.Run(filepath.Base(f)+"/"+string(filter), func(t *testing.T) { checkTreeView(t, l, filter) })
 		}
 	}
 }
