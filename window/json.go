@@ -9,12 +9,12 @@ import (
 
 // Messages are decoded leniently, as JSON.parse would, and encoded as
 // JSON.stringify would: no HTML escaping.
-var opts = json.JoinOptions(jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+var jsonOptions = json.JoinOptions(jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
 
-func unmarshal(b []byte, v any) error { return json.Unmarshal(b, v, opts) }
+func unmarshal(b []byte, v any) error { return json.Unmarshal(b, v, jsonOptions) }
 
 func marshal(v any) jsontext.Value {
-	b, err := json.Marshal(v, opts, json.Deterministic(true))
+	b, err := json.Marshal(v, jsonOptions, json.Deterministic(true))
 	if err != nil {
 		// Only the package's own values are marshalled; they always encode.
 		panic("window: " + err.Error())
@@ -29,7 +29,7 @@ type member struct {
 
 // members splits a JSON object into its members, in order.
 func members(raw []byte) ([]member, error) {
-	dec := jsontext.NewDecoder(bytes.NewReader(raw), opts)
+	dec := jsontext.NewDecoder(bytes.NewReader(raw), jsonOptions)
 	if _, err := dec.ReadToken(); err != nil {
 		return nil, err
 	}
