@@ -76,13 +76,12 @@ func arborInfo(t *testing.T, b []byte) piInfo {
 	return p
 }
 
-// sameJSON reports how got differs from want: "" when they are byte for byte
-// equal, else a semantic diff of the decoded values ("" too when they only
-// differ in spelling, which byteExact then reports).
+// jsonDiff is a diff of two JSON documents' decoded values: "" when they hold
+// the same data, however spelled.
 func jsonDiff(want, got []byte) string {
 	var w, g any
 	if err := json.Unmarshal(want, &w); err != nil {
-		return "pi's output is not JSON: " + err.Error()
+		return "the expected output is not JSON: " + err.Error()
 	}
 	if err := json.Unmarshal(got, &g); err != nil {
 		return "arbor's output is not JSON: " + err.Error()
