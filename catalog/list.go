@@ -145,7 +145,11 @@ func (c *Catalog) refresh(files []file, roots []string) ([]*state, []int64, erro
 	if x != nil {
 		var err error
 		if old, err = x.load(roots); err != nil {
-			c.dropIndex()
+			// Busy beyond the timeout: list without the index this time.
+			// Damaged: delete it; the next command rebuilds it.
+			if isDamage(err) {
+				c.dropIndex()
+			}
 			x, old = nil, nil
 		}
 	}
