@@ -430,3 +430,30 @@ func TestRefresh(t *testing.T) {
 		t.Errorf("append to a file that shrank: err = %v", err)
 	}
 }
+
+// TestAppendAfterClose: a closed session refuses appends, naming the file, and
+// its lock is free for the next writer.
+func TestAppendAfterClose(t *testing.T) {
+	path, before := seed(t)
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
+	if _, err := s.AppendMessage(user(t, "late")); err == nil || !strings.Contains(err.Error(), path) {
+		t.Errorf("append after Close: err = %v", err)
+	}
+	if got := readString(t, path); got != before {
+		t.Errorf("file changed after Close:\n%s", got)
+	}
+	s2, err := Open(path)
+	if err != nil {
+		t.Fatalf("Open after Close: %v", err)
+	}
+	s2.Close()
+}
