@@ -111,8 +111,10 @@ func runBranch(o *branchOptions) error {
 		return o.io.JSON(res)
 	}
 	switch {
+	case !res.Moved && o.root:
+		o.io.Printf("cursor %s is before the first entry already\n", res.Cursor)
 	case !res.Moved:
-		o.io.Printf("cursor %s is at %s already\n", res.Cursor, orNone(o.target))
+		o.io.Printf("cursor %s is at %s already\n", res.Cursor, o.target)
 	case o.root:
 		o.io.Printf("cursor %s moved from %s to before the first entry\n", res.Cursor, orNone(idOrEmpty(res.From)))
 	default:

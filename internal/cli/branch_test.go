@@ -149,6 +149,10 @@ func TestBranch(t *testing.T) {
 			},
 		},
 		{
+			name: "root twice", fixture: "testdata/tree/cleared.jsonl", args: func(f string) []string { return []string{"branch", f, "--root"} },
+			out: func(string) string { return "cursor main is before the first entry already\n" },
+		},
+		{
 			name: "unknown entry", args: func(f string) []string { return []string{"branch", f, "0badbeef"} }, code: 1,
 			errHas: `no entry "0badbeef" in `,
 		},
