@@ -23,7 +23,7 @@ type Info struct {
 	FirstMessage      string `json:"firstMessage"`
 	EntryCount        int    `json:"entryCount"`
 	SizeBytes         int64  `json:"sizeBytes"`
-	Archived          bool   `json:"archived,omitempty"`
+	Archived          bool   `json:"archived,omitzero"`
 }
 
 // noMessages is pi's firstMessage for a session without user text.

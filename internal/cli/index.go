@@ -2,6 +2,9 @@ package cli
 
 import (
 	"fmt"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 	"strings"
 	"time"
 
@@ -46,6 +49,18 @@ session in scope again.`,
 	cmd.Flags().BoolVar(&rebuild, "rebuild", false, "delete the index and read every session again")
 	addAllFlag(cmd, g)
 	return cmd
+}
+
+// printJSON writes v as JSON.stringify would: compact, no HTML escaping, and
+// U+2028 and U+2029 as they are (encoding/json escapes them), so listings and
+// hits compare byte for byte with pi's output.
+func printJSON(ios *IO, v any) error {
+	b, err := json.Marshal(v, json.Deterministic(true), jsontext.AllowInvalidUTF8(true))
+	if err != nil {
+		return err
+	}
+	_, err = ios.Out.Write(append(b, '\n'))
+	return err
 }
 
 // addAllFlag registers --all on a command that lists or searches.

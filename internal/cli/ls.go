@@ -44,7 +44,7 @@ newest first, dates as ISO-8601 UTC:
 				if infos == nil {
 					infos = []catalog.Info{}
 				}
-				return ios.JSON(infos)
+				return printJSON(ios, infos)
 			}
 			printList(ios, infos, g.All || g.SessionDir != "", time.Now())
 			return nil

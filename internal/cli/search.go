@@ -50,7 +50,7 @@ main/go. The first search indexes what is new; later ones take milliseconds.
 				if hits == nil {
 					hits = []catalog.Hit{}
 				}
-				return ios.JSON(hits)
+				return printJSON(ios, hits)
 			}
 			printHits(ios, hits, g.All || g.SessionDir != "")
 			return nil
