@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -50,6 +51,12 @@ func TestLsJSONEqualsPi(t *testing.T) {
 		r := runArbor(t, "", "ls", "--session-dir", dir, "--json", "--empty")
 		if r.code != 0 {
 			t.Fatalf("exit %d: %s", r.code, r.err)
+		}
+		// Byte for byte, once arbor's two extra fields are taken out.
+		bare := regexp.MustCompile(`,"entryCount":\d+,"sizeBytes":\d+`).ReplaceAllString(r.out, "")
+		bare = strings.ReplaceAll(bare, `"path":"../../`, `"path":"`)
+		if strings.TrimSpace(bare) != strings.TrimSpace(string(b)) {
+			t.Errorf("%s: arbor ls --json is not byte-identical to pi's list (apart from entryCount and sizeBytes)", name)
 		}
 		var got []map[string]any
 		if err := json.Unmarshal([]byte(r.out), &got); err != nil {
