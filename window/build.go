@@ -72,6 +72,8 @@ type Result struct {
 	Cuts    []Cut    // tool results cut to their share of the budget
 	Closed  []string // tool call ids closed with an error result
 	Orphans []string // entry ids of tool results whose call is not in the context, sent as user text
+
+	calls Calls
 }
 
 // Change is one downgrade made by the planner.
@@ -136,11 +138,11 @@ func build(ctx session.Context, o Options, early bool) (*Result, error) {
 	if o.ResultShare <= 0 {
 		o.ResultShare = 0.25
 	}
-	p := &planner{est: est, o: o, calls: CallsOf(ctx.Messages)}
+	p := &planner{est: est, o: o, calls: Calls{}}
 	p.load(ctx.Messages)
 	p.pair()
 	p.group()
-	res := &Result{ThinkingLevel: ctx.ThinkingLevel, Model: ctx.Model, Budget: o.Budget}
+	res := &Result{ThinkingLevel: ctx.ThinkingLevel, Model: ctx.Model, Budget: o.Budget, calls: p.calls}
 	if o.Budget > 0 {
 		p.bound()
 		if err := p.fit(res, early); err != nil {
@@ -224,13 +226,23 @@ func (p *planner) load(msgs []session.ContextMessage) {
 	for _, it := range items {
 		if it != nil {
 			p.items = append(p.items, it)
+			if it.decoded && it.data.Role == session.RoleAssistant {
+				p.calls.add(it.data)
+			}
+		}
+	}
+	// Entries the cursor stamped are rendered once every call is known.
+	for _, it := range p.items {
+		if it.decoded && (it.level == session.Outlined || it.level == session.Summarized) {
+			it.msg = render(it.orig, it.data, it.level, it.text, p.calls)
+			it.tokens = p.est.Message(it.msg)
 		}
 	}
 	p.note, p.firstOmitted = -1, -1
 }
 
-// item decodes and counts one message at its stamped level; nil if the
-// cursor leaves it out (compacted, attached).
+// item decodes and counts one message; nil if the cursor leaves it out
+// (compacted, attached).
 func (p *planner) item(i int, m session.ContextMessage) *item {
 	lv, text := p.level(m.Entry)
 	if m.Entry == nil || m.Entry.Type != session.TypeMessage && m.Entry.Type != session.TypeCustomMessage && m.Entry.Type != session.TypeBranchSummary && m.Entry.Type != session.TypeCompaction {
@@ -241,14 +253,10 @@ func (p *planner) item(i int, m session.ContextMessage) *item {
 	}
 	it := &item{msg: m, orig: m, level: lv, stamped: lv, text: text, pos: i}
 	it.data, it.decoded = data(m.Raw)
-	switch {
-	case !it.decoded:
-		it.tokens = p.est.Message(m)
-	case lv == session.Outlined || lv == session.Summarized:
-		it.msg = render(m, it.data, lv, text, p.calls)
-		it.tokens = p.est.Message(it.msg)
-	default:
+	if it.decoded {
 		it.tokens = p.est.data(it.data, m.Raw)
+	} else {
+		it.tokens = p.est.Message(m)
 	}
 	return it
 }

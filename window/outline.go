@@ -40,19 +40,22 @@ func CallsOf(msgs []session.ContextMessage) Calls {
 		if m.Role != session.RoleAssistant {
 			continue
 		}
-		d, ok := data(m.Raw)
-		if !ok {
-			continue
-		}
-		for _, b := range d.Content.Blocks {
-			if b.Type == "toolCall" && b.ID != "" {
-				c := call{name: b.Name}
-				_ = unmarshal(b.Arguments, &c.args)
-				out[b.ID] = c
-			}
+		if d, ok := data(m.Raw); ok {
+			out.add(d)
 		}
 	}
 	return out
+}
+
+// add indexes the tool calls of one assistant message.
+func (cs Calls) add(d session.MessageData) {
+	for _, b := range d.Content.Blocks {
+		if b.Type == "toolCall" && b.ID != "" {
+			c := call{name: b.Name}
+			_ = unmarshal(b.Arguments, &c.args)
+			cs[b.ID] = c
+		}
+	}
 }
 
 // data decodes a context message. It decodes once, straight into the struct:

@@ -161,7 +161,7 @@ func Measure(l *session.Log, c *session.Cursor, o StatsOptions) Stats {
 		}
 	}
 
-	phases := o.classify(res, CallsOf(ctx.Messages))
+	phases := o.classify(res, res.calls)
 	sum := 0
 	for i, m := range res.Messages {
 		sum += m.Tokens
