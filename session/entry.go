@@ -119,21 +119,19 @@ func marshal(v any) ([]byte, error) { return json.Marshal(v, marshalOptions) }
 // lines that are not valid JSON objects and errNoType for objects without a type.
 // A line of type "session" is returned as a header.
 //
-// One pass validates the line and finds its top-level members; lines written
-// as pi and arbor write them are then read by the fast envelope, and anything
-// else (other member orders, escapes, duplicate names) by a full decode that
-// gives what JSON.parse gives.
+// One pass validates the line and finds where its envelope members are (the
+// last of each, as JSON.parse keeps), in any order; the envelope is read from
+// there. Headers, and the rare line whose member names are written with
+// escapes, go through a full decode instead.
 func parseLine(line []byte) (*Header, *Entry, error) {
 	line = bytes.Trim(line, " \t\r\n")
 	s := scanLine(line)
 	if !s.ok || !s.object {
 		return nil, nil, errNotObject
 	}
-	if s.plain {
-		if e, ok := fastEnvelope(line); ok && (e.Cursor != "" || s.seen&seenCursor == 0) {
-			e.setScan(s)
-			return nil, e, nil
-		}
+	if e, ok := s.entry(line); ok {
+		e.setScan(s)
+		return nil, e, nil
 	}
 	h, e, err := decodeEnvelope(line)
 	if e != nil {
@@ -249,64 +247,48 @@ func jsonString(v jsontext.Value) (string, bool) {
 	return s, true
 }
 
-// fastEnvelope reads the envelope as pi and arbor write it, in one pass over the
-// first bytes of the line:
-//
-//	{"type":"…","id":"…","parentId":"…"|null,"timestamp":"…"[,"cursor":"…"][,"message":{"role":"…"]
-//
-// It reports false for anything else (white space, escapes, other orders, headers),
-// and the caller falls back to a full decode.
-func fastEnvelope(b []byte) (*Entry, bool) {
-	var e Entry
-	var ok bool
-	rest := b
-	if rest, ok = expect(rest, `{"type":"`); !ok {
+// entry reads an entry's envelope from the spans scanLine found. It reports
+// false for a header, for a line whose type is not a string, and for names
+// written with escapes: the full decode handles those.
+func (s *lineScan) entry(line []byte) (*Entry, bool) {
+	if s.escaped || s.typ[1] == 0 || line[s.typ[0]] != '"' {
 		return nil, false
 	}
-	if e.Type, rest, ok = knownString(rest); !ok || e.Type == typeHeader {
+	typ, rest, ok := knownString(line[s.typ[0]+1 : s.typ[1]])
+	if !ok || len(rest) != 0 {
+		typ = spanString(line, s.typ)
+	}
+	if typ == typeHeader {
 		return nil, false
 	}
-	if rest, ok = expect(rest, `,"id":"`); !ok {
-		return nil, false
-	}
-	if e.ID, rest, ok = simpleString(rest); !ok {
-		return nil, false
-	}
-	if rest, ok = expect(rest, `,"parentId":`); !ok {
-		return nil, false
-	}
-	if r, isNull := expect(rest, `null`); isNull {
-		rest = r
-	} else {
-		if rest, ok = expect(rest, `"`); !ok {
-			return nil, false
-		}
-		if e.ParentID, rest, ok = simpleString(rest); !ok {
-			return nil, false
+	e := &Entry{Type: typ, raw: line}
+	e.ID = spanString(line, s.id)
+	e.ParentID = spanString(line, s.parent)
+	e.Timestamp = spanString(line, s.ts)
+	e.Cursor = spanString(line, s.cursor)
+	if typ == TypeMessage && s.msgEnd > 0 && line[s.msgStart] == '{' && s.role[1] > 0 {
+		if v := line[s.role[0]:s.role[1]]; v[0] == '"' {
+			if role, rest, ok := knownString(v[1:]); ok && len(rest) == 0 {
+				e.role = role
+			} else {
+				e.role, _ = jsonString(v)
+			}
 		}
 	}
-	if rest, ok = expect(rest, `,"timestamp":"`); !ok {
-		return nil, false
+	return e, true
+}
+
+// spanString is the string a JSON value holds ("" when absent or not a string).
+func spanString(line []byte, sp [2]int) string {
+	if sp[1] == 0 || line[sp[0]] != '"' {
+		return ""
 	}
-	if e.Timestamp, rest, ok = simpleString(rest); !ok {
-		return nil, false
+	v := line[sp[0]:sp[1]]
+	if str, rest, ok := simpleString(v[1:]); ok && len(rest) == 0 {
+		return str
 	}
-	if r, has := expect(rest, `,"cursor":"`); has {
-		if e.Cursor, rest, ok = simpleString(r); !ok {
-			return nil, false
-		}
-	}
-	if e.Type == TypeMessage {
-		r, has := expect(rest, `,"message":{"role":"`)
-		if !has {
-			return nil, false
-		}
-		if e.role, _, ok = knownString(r); !ok {
-			return nil, false
-		}
-	}
-	e.raw = b
-	return &e, true
+	str, _ := jsonString(v)
+	return str
 }
 
 func expect(b []byte, prefix string) ([]byte, bool) {

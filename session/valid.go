@@ -270,10 +270,16 @@ type lineScan struct {
 	// name directly inside the message object) is written with escapes, so the
 	// fast envelope reads what JSON.parse would.
 	plain bool
-	seen  int
+	// escaped: a name at the top level or directly in the message object is
+	// written with escapes, so the spans below may miss the member it names.
+	escaped bool
+	seen    int
 	// Offsets of the last top-level "message" and "customType" values (end 0: absent).
 	msgStart, msgEnd int
 	ctStart, ctEnd   int
+	// Spans [start, end) of the last value of each envelope member, and of the
+	// last "role" in the last message object (end 0: absent): what JSON.parse keeps.
+	typ, id, parent, ts, cursor, role [2]int
 }
 
 // scanLine validates a line as validJSON does and, when it holds an object,
@@ -330,7 +336,7 @@ func (s *lineScan) scanTop(b []byte, i int) (int, bool) {
 			bit = seenCustomType
 		default:
 			if bytes.IndexByte(name, '\\') >= 0 {
-				s.plain = false
+				s.plain, s.escaped = false, true
 			}
 		}
 		if s.seen&bit != 0 {
@@ -343,6 +349,9 @@ func (s *lineScan) scanTop(b []byte, i int) (int, bool) {
 		}
 		i = skipSpace(b, i+1)
 		vstart := i
+		if bit == seenMessage {
+			s.role = [2]int{} // the last message is the one that counts
+		}
 		if bit == seenMessage && i < len(b) && b[i] == '{' {
 			i, ok = s.scanMessage(b, i)
 		} else {
@@ -351,7 +360,18 @@ func (s *lineScan) scanTop(b []byte, i int) (int, bool) {
 		if !ok {
 			return i, false
 		}
+		span := [2]int{vstart, i}
 		switch bit {
+		case seenType:
+			s.typ = span
+		case seenID:
+			s.id = span
+		case seenParentID:
+			s.parent = span
+		case seenTimestamp:
+			s.ts = span
+		case seenCursor:
+			s.cursor = span
 		case seenMessage:
 			s.msgStart, s.msgEnd = vstart, i
 		case seenCustomType:
@@ -390,20 +410,25 @@ func (s *lineScan) scanMessage(b []byte, i int) (int, bool) {
 			return i, false
 		}
 		name := b[start+1 : i-1]
-		if string(name) == "role" {
+		isRole := string(name) == "role"
+		if isRole {
 			if roles++; roles > 1 {
 				s.plain = false
 			}
 		} else if bytes.IndexByte(name, '\\') >= 0 {
-			s.plain = false
+			s.plain, s.escaped = false, true
 		}
 		i = skipSpace(b, i)
 		if i >= len(b) || b[i] != ':' {
 			return i, false
 		}
 		i = skipSpace(b, i+1)
+		vstart := i
 		if i, ok = scanValue(b, i, 2); !ok {
 			return i, false
+		}
+		if isRole {
+			s.role = [2]int{vstart, i}
 		}
 		i = skipSpace(b, i)
 		if i >= len(b) {
