@@ -83,7 +83,7 @@ func (p *planner) keepCut(res *Result) error {
 
 func (p *planner) withOutput(m session.ContextMessage, d session.MessageData, text string) session.ContextMessage {
 	if m.Role == session.RoleBashExecution {
-		m.Raw = edit(m.Raw, []member{{"output", marshal(text)}, {"truncated", nil}, {"fullOutputPath", nil}})
+		m.Raw = edit(m.Raw, nil, []member{{"output", marshal(text)}, {"truncated", nil}, {"fullOutputPath", nil}})
 		return m
 	}
 	blocks := []jsontext.Value{marshal(textBlock{Type: "text", Text: text})}
@@ -92,7 +92,7 @@ func (p *planner) withOutput(m session.ContextMessage, d session.MessageData, te
 			blocks = append(blocks, marshal(b))
 		}
 	}
-	m.Raw = edit(m.Raw, []member{{"content", marshal(blocks)}})
+	m.Raw = edit(m.Raw, nil, []member{{"content", marshal(blocks)}})
 	return m
 }
 
@@ -155,8 +155,8 @@ func BoundToolResult(m session.Message, maxBytes int, blobs BlobWriter) (session
 	ptr := marshal(map[string]any{"ref": ref, "bytes": len(full)})
 	details := object([]member{{"arborBlob", ptr}})
 	if d.Details.Kind() == '{' {
-		details = edit(d.Details, []member{{"arborBlob", ptr}})
+		details = edit(d.Details, nil, []member{{"arborBlob", ptr}})
 	}
-	out, err := session.ParseMessage(edit(m.Raw(), []member{{"content", marshal(blocks)}, {"details", details}}))
+	out, err := session.ParseMessage(edit(m.Raw(), nil, []member{{"content", marshal(blocks)}, {"details", details}}))
 	return out, ref, err
 }

@@ -175,6 +175,7 @@ type item struct {
 	cut     *Cut // set when bound cut its output
 	full    string
 	byLevel map[session.Level]rendered
+	members []member // orig split, once it is rendered
 }
 
 type rendered struct {
@@ -234,7 +235,7 @@ func (p *planner) load(msgs []session.ContextMessage) {
 	// Entries the cursor stamped are rendered once every call is known.
 	for _, it := range p.items {
 		if it.decoded && (it.level == session.Outlined || it.level == session.Summarized) {
-			it.msg = render(it.orig, it.data, it.level, it.text, p.calls)
+			it.msg = render(it.orig, it.data, nil, it.level, it.text, p.calls)
 			it.tokens = p.est.Message(it.msg)
 		}
 	}
@@ -399,7 +400,10 @@ func (p *planner) at(it *item, lv session.Level) rendered {
 	}
 	m := it.orig
 	if it.decoded {
-		m = render(it.orig, it.data, lv, "", p.calls)
+		if it.members == nil {
+			it.members, _ = members(it.orig.Raw)
+		}
+		m = render(it.orig, it.data, it.members, lv, "", p.calls)
 	}
 	r := rendered{m, p.est.Message(m)}
 	it.byLevel[lv] = r

@@ -2,6 +2,7 @@ package window
 
 import (
 	"bytes"
+	"slices"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -27,7 +28,8 @@ type member struct {
 	value jsontext.Value
 }
 
-// members splits a JSON object into its members, in order.
+// members splits a JSON object into its members, in order. The values share
+// raw's memory.
 func members(raw []byte) ([]member, error) {
 	dec := jsontext.NewDecoder(bytes.NewReader(raw), jsonOptions)
 	if _, err := dec.ReadToken(); err != nil {
@@ -44,7 +46,10 @@ func members(raw []byte) ([]member, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, member{name, bytes.Clone(v)})
+		// The value as it lies in raw, not the decoder's copy: raw is never
+		// changed, and large contents are not copied.
+		end := int(dec.InputOffset())
+		out = append(out, member{name, jsontext.Value(raw[end-len(v) : end])})
 	}
 	return out, nil
 }
@@ -71,12 +76,16 @@ func object(ms []member) jsontext.Value {
 }
 
 // edit returns raw with the named members replaced (nil deletes one) and new
-// ones appended, keeping the order of the rest.
-func edit(raw []byte, set []member) jsontext.Value {
-	ms, err := members(raw)
-	if err != nil {
-		return object(set)
+// ones appended, keeping the order of the rest. ms, when not nil, is raw
+// already split by members, so a message rendered twice is parsed once.
+func edit(raw []byte, ms []member, set []member) jsontext.Value {
+	if ms == nil {
+		var err error
+		if ms, err = members(raw); err != nil {
+			return object(set)
+		}
 	}
+	ms = slices.Clone(ms)
 	for _, s := range set {
 		found := false
 		for i := range ms {

@@ -81,11 +81,12 @@ func Render(m session.ContextMessage, level session.Level, text string, calls Ca
 	if !ok {
 		return m
 	}
-	return render(m, d, level, text, calls)
+	return render(m, d, nil, level, text, calls)
 }
 
-// render is Render on a message already decoded as d.
-func render(m session.ContextMessage, d session.MessageData, level session.Level, text string, calls Calls) session.ContextMessage {
+// render is Render on a message already decoded as d (and split into ms,
+// when not nil).
+func render(m session.ContextMessage, d session.MessageData, ms []member, level session.Level, text string, calls Calls) session.ContextMessage {
 	sum := level == session.Summarized
 	out := m
 	switch d.Role {
@@ -93,24 +94,24 @@ func render(m session.ContextMessage, d session.MessageData, level session.Level
 		if text == "" {
 			text = toolOutline(d.ToolName, calls[d.ToolCallID].args, d.Content.Text("\n"), d.IsError, sum)
 		}
-		out.Raw = edit(m.Raw, []member{{"content", textContent(text)}, {"details", nil}})
+		out.Raw = edit(m.Raw, ms, []member{{"content", textContent(text)}, {"details", nil}})
 	case session.RoleAssistant:
-		out.Raw = edit(m.Raw, []member{{"content", assistantContent(d, text, sum)}})
+		out.Raw = edit(m.Raw, ms, []member{{"content", assistantContent(d, text, sum)}})
 	case session.RoleBashExecution:
 		if text == "" {
 			text = outputOutline(d.Output, exitFailure(d), sum)
 		}
-		out.Raw = edit(m.Raw, []member{{"output", marshal(text)}, {"truncated", nil}, {"fullOutputPath", nil}})
+		out.Raw = edit(m.Raw, ms, []member{{"output", marshal(text)}, {"truncated", nil}, {"fullOutputPath", nil}})
 	case session.RoleCompactionSummary, session.RoleBranchSummary:
 		if text == "" {
 			text = clip(summaryOf(m.Raw), pick(sum, 2*summaryText, 4*outlineText))
 		}
-		out.Raw = edit(m.Raw, []member{{"summary", marshal(text)}})
+		out.Raw = edit(m.Raw, ms, []member{{"summary", marshal(text)}})
 	default: // user, custom and roles arbor does not know
 		if text == "" {
 			text = proseOutline(d.Content, sum)
 		}
-		out.Raw = edit(m.Raw, []member{{"content", textContent(text)}, {"details", nil}})
+		out.Raw = edit(m.Raw, ms, []member{{"content", textContent(text)}, {"details", nil}})
 	}
 	return out
 }
