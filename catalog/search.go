@@ -100,10 +100,11 @@ func (c *Catalog) Update(s Scope, rebuild bool) (UpdateStats, error) {
 
 // textJob is a file whose text index is behind its summary.
 type textJob struct {
-	e        *entry
-	from, to int64
-	docs     []doc
-	err      error
+	e          *entry
+	from, to   int64
+	mtime, ino int64 // the version of the file the offsets are of
+	docs       []doc
+	err        error
 }
 
 // indexTexts adds the text of whatever the index has not indexed yet (files
@@ -112,29 +113,29 @@ type textJob struct {
 // processes get their turn.
 func (c *Catalog) indexTexts(es []entry) (int64, error) {
 	x := c.idx
-	offs := map[int64][2]int64{} // fid → text_off, off
-	rows, err := x.db.Query("SELECT fid, text_off, off FROM files WHERE text_off < off")
+	type behind struct{ from, to, mtime, ino int64 }
+	offs := map[int64]behind{} // by fid
+	rows, err := x.db.Query("SELECT fid, text_off, off, mtime, ino FROM files WHERE text_off < off")
 	if err != nil {
 		return 0, err
 	}
 	for rows.Next() {
-		var fid, t, o int64
-		if err := rows.Scan(&fid, &t, &o); err != nil {
+		var fid int64
+		var b behind
+		if err := rows.Scan(&fid, &b.from, &b.to, &b.mtime, &b.ino); err != nil {
 			rows.Close()
 			return 0, err
 		}
-		offs[fid] = [2]int64{t, o}
+		offs[fid] = b
 	}
 	if err := rows.Close(); err != nil {
 		return 0, err
 	}
 	var jobs []*textJob
-	var total int64
 	for i := range es {
 		e := &es[i]
 		if o, ok := offs[e.fid]; ok && e.fid != 0 {
-			jobs = append(jobs, &textJob{e: e, from: o[0], to: o[1]})
-			total += o[1] - o[0]
+			jobs = append(jobs, &textJob{e: e, from: o.from, to: o.to, mtime: o.mtime, ino: o.ino})
 		}
 	}
 	if len(jobs) == 0 {
@@ -190,9 +191,10 @@ func (c *Catalog) indexTexts(es []entry) (int64, error) {
 		if ins, err = tx.Prepare("INSERT INTO texts(rowid, body) VALUES(?, ?)"); err != nil {
 			return err
 		}
-		// Only advance from where this process started: another process may have
-		// indexed the same bytes meanwhile.
-		upd, err = tx.Prepare("UPDATE files SET text_off = ? WHERE fid = ? AND text_off = ?")
+		// Only advance from where this process started, in the version of the file
+		// it read: another process may have indexed the same bytes meanwhile, or
+		// found the file replaced and dropped its rows.
+		upd, err = tx.Prepare("UPDATE files SET text_off = ? WHERE fid = ? AND text_off = ? AND mtime = ? AND ino = ?")
 		return err
 	}
 	abort := func() {
@@ -218,7 +220,7 @@ func (c *Catalog) indexTexts(es []entry) (int64, error) {
 				return done, err
 			}
 		}
-		res, err := upd.Exec(j.to, j.e.fid, j.from)
+		res, err := upd.Exec(j.to, j.e.fid, j.from, j.mtime, j.ino)
 		if err != nil {
 			return done, err
 		}
