@@ -298,6 +298,11 @@ func parseAll(lines []line) []parsedLine {
 
 // index builds the tree over entries read from a file. Called once, before the log is shared.
 func (l *Log) index(entries []*Entry) {
+	if len(l.byID) == 0 {
+		l.byID = make(map[string]*node, len(entries))
+	}
+	nodes := make([]*node, 0, len(entries))
+	slab := make([]node, len(entries)) // one allocation for every node
 	for _, e := range entries {
 		if e.ID == "" {
 			l.report.BadLines = append(l.report.BadLines, e.Line)
@@ -307,11 +312,13 @@ func (l *Log) index(entries []*Entry) {
 			l.report.DuplicateIDs = append(l.report.DuplicateIDs, e.ID)
 			continue
 		}
-		n := &node{e: e, pos: len(l.entries)}
+		n := &slab[len(nodes)]
+		n.e, n.pos = e, len(l.entries)
 		l.entries = append(l.entries, e)
 		l.byID[e.ID] = n
+		nodes = append(nodes, n)
 	}
-	for _, n := range l.byID {
+	for _, n := range nodes {
 		switch p := n.e.ParentID; {
 		case p == "":
 		case p == n.e.ID:
@@ -324,10 +331,9 @@ func (l *Log) index(entries []*Entry) {
 			}
 		}
 	}
-	l.cutLoops()
+	l.cutLoops(nodes)
 	slices.Sort(l.report.BadLines)
-	for _, e := range l.entries {
-		n := l.byID[e.ID]
+	for _, n := range nodes {
 		if n.parent == nil {
 			l.roots = append(l.roots, n)
 		} else {
@@ -345,19 +351,21 @@ func (l *Log) index(entries []*Entry) {
 
 // cutLoops breaks every parent cycle at the entry of the cycle that comes first in
 // the file: in an append-only log a parent precedes its child, so that entry's
-// parent link is the one that cannot be right.
-func (l *Log) cutLoops() {
-	state := make(map[*node]uint8, len(l.byID)) // 1 on the current walk, 2 done
-	for _, e := range l.entries {
-		start := l.byID[e.ID]
-		var walk []*node
+// parent link is the one that cannot be right. nodes are in file order, and
+// pos indexes them.
+func (l *Log) cutLoops(nodes []*node) {
+	const onWalk, done = 1, 2
+	state := make([]uint8, len(l.entries))
+	var walk []*node
+	for _, start := range nodes {
+		walk = walk[:0]
 		n := start
-		for n != nil && state[n] == 0 {
-			state[n] = 1
+		for n != nil && state[n.pos] == 0 {
+			state[n.pos] = onWalk
 			walk = append(walk, n)
 			n = n.parent
 		}
-		if n != nil && state[n] == 1 { // n is on this walk: a loop from n back to n
+		if n != nil && state[n.pos] == onWalk { // n is on this walk: a loop from n back to n
 			first := n
 			for m := n.parent; m != n; m = m.parent {
 				if m.pos < first.pos {
@@ -368,7 +376,7 @@ func (l *Log) cutLoops() {
 			l.report.Cycles = append(l.report.Cycles, first.e.ID)
 		}
 		for _, w := range walk {
-			state[w] = 2
+			state[w.pos] = done
 		}
 	}
 }
