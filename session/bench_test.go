@@ -83,6 +83,15 @@ func BenchmarkContext(b *testing.B) {
 	b.ReportMetric(float64(len(ctx.Messages)), "messages")
 }
 
+// BenchmarkTree: the whole tree of the 20 MB session, as `arbor tree` builds it.
+func BenchmarkTree(b *testing.B) {
+	l := Load(benchData())
+	b.ReportAllocs()
+	for b.Loop() {
+		l.Tree()
+	}
+}
+
 // BenchmarkContextJSON: the context as `arbor context --json` writes it.
 func BenchmarkContextJSON(b *testing.B) {
 	l := Load(benchData())

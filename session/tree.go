@@ -22,29 +22,37 @@ type TreeNode struct {
 func (l *Log) Tree() []*TreeNode {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	nodes := make(map[*node]*TreeNode, len(l.entries))
-	var build func(ns []*node) []*TreeNode
-	build = func(ns []*node) []*TreeNode {
-		out := make([]*TreeNode, 0, len(ns))
-		for _, n := range ns {
-			t := &TreeNode{Entry: n.e}
-			if ls, ok := l.labels[n.e.ID]; ok {
-				t.Label, t.LabelTimestamp = ls.label, ls.timestamp
-			}
-			nodes[n] = t
-			out = append(out, t)
+	all := make([]TreeNode, len(l.entries)) // indexed by node position: one allocation
+	at := func(n *node) *TreeNode {
+		t := &all[n.pos]
+		t.Entry = n.e
+		if ls, ok := l.labels[n.e.ID]; ok {
+			t.Label, t.LabelTimestamp = ls.label, ls.timestamp
 		}
-		return out
+		return t
+	}
+	roots := make([]*TreeNode, len(l.roots))
+	for i, r := range l.roots {
+		roots[i] = at(r)
 	}
 	// Iterative, so a chain of a million entries does not grow the stack.
-	roots := build(l.roots)
 	stack := slices.Clone(l.roots)
 	for len(stack) > 0 {
 		n := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		kids := slices.Clone(n.children)
-		sortByTime(kids)
-		nodes[n].Children = build(kids)
+		if len(n.children) == 0 {
+			continue
+		}
+		kids := n.children
+		if len(kids) > 1 {
+			kids = slices.Clone(kids)
+			sortByTime(kids)
+		}
+		t := &all[n.pos]
+		t.Children = make([]*TreeNode, len(kids))
+		for i, k := range kids {
+			t.Children[i] = at(k)
+		}
 		stack = append(stack, kids...)
 	}
 	return roots
