@@ -2,6 +2,7 @@ package session_test
 
 import (
 	"encoding/json"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -507,5 +508,26 @@ func TestMetadataOnAnotherCursorKeepsActive(t *testing.T) {
 	}
 	if res, ok := r.Cursor("renamed").Resolution(a.ID); !ok || res.Level != session.Summarized {
 		t.Errorf("resolution on w after reopen: %+v %v", res, ok)
+	}
+}
+
+// TestNewerVersionIsReadOnly: SPEC §8 "version newer than 3": pi loads it as
+// if it were 3; arbor reads it and refuses to append, saying why.
+func TestNewerVersionIsReadOnly(t *testing.T) {
+	l := session.Load([]byte(`{"type":"session","version":4,"id":"v4","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}` + "\n" + msgLine("a", "", "user", "A") + "\n"))
+	if l.Len() != 1 || l.Report().Version != 4 {
+		t.Fatalf("%d entries, version %d", l.Len(), l.Report().Version)
+	}
+	for name, err := range map[string]error{
+		"append": func() error { _, err := l.AppendMessage(userMsg(t, "b")); return err }(),
+		"branch": l.BranchTo("a"),
+		"fork":   func() error { _, err := l.Fork("x"); return err }(),
+	} {
+		if !errors.Is(err, session.ErrReadOnly) || !strings.Contains(err.Error(), "version 4") {
+			t.Errorf("%s: %v, want ErrReadOnly naming version 4", name, err)
+		}
+	}
+	if l.Len() != 1 || len(l.Cursors()) != 1 {
+		t.Errorf("a refused append changed the log: %d entries, %d cursors", l.Len(), len(l.Cursors()))
 	}
 }
