@@ -166,7 +166,7 @@ type item struct {
 	stamped session.Level
 	text    string // the cursor's own outline or summary
 	tokens  int
-	initial int  // tokens before the planner changed anything
+	initial int  // tokens at the cursor's level, before any cut or downgrade
 	pos     int  // index in the unfitted context
 	turn    int  // index of its turn
 	keep    bool // never downgraded: pinned, first or last request, last turn
@@ -238,6 +238,7 @@ func (p *planner) load(msgs []session.ContextMessage) {
 			it.msg = render(it.orig, it.data, nil, it.level, it.text, p.calls)
 			it.tokens = p.est.Message(it.msg)
 		}
+		it.initial = it.tokens
 	}
 	p.note, p.firstOmitted = -1, -1
 }
@@ -320,7 +321,8 @@ func (p *planner) closing(id string, ts jsontext.Value) *item {
 		{"content", textContent(NoResultText)}, {"isError", marshal(true)}, {"timestamp", ts},
 	})
 	m := session.ContextMessage{Role: session.RoleToolResult, Raw: raw}
-	return &item{msg: m, level: session.Full, stamped: session.Full, synth: true, tokens: p.est.Message(m), pos: -1}
+	n := p.est.Message(m)
+	return &item{msg: m, level: session.Full, stamped: session.Full, synth: true, tokens: n, initial: n, pos: -1}
 }
 
 // orphan turns a tool result whose call is not right before it into user text,
@@ -333,6 +335,7 @@ func (p *planner) orphan(it *item, d session.MessageData) {
 	it.orig = it.msg
 	it.data, it.decoded = data(it.msg.Raw)
 	it.tokens = p.est.Message(it.msg)
+	it.initial = it.tokens
 	it.byLevel = nil
 }
 
@@ -413,9 +416,6 @@ func (p *planner) at(it *item, lv session.Level) rendered {
 // fit downgrades, then leaves out turns, until the context fits the budget.
 func (p *planner) fit(res *Result, early bool) error {
 	budget := p.o.Budget
-	for _, it := range p.items {
-		it.initial = it.tokens
-	}
 	total := p.total()
 	order := p.order()
 	if early && total > budget && p.mustLeaveOut(order) {
