@@ -717,6 +717,11 @@ func (r *Result) ForModel() []jsontext.Value {
 func (r *Result) Explain() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "budget %d tokens, used %d (%d may not be touched)\n", r.Budget, r.Tokens, r.Protected)
+	byLevel := map[session.Level]int{}
+	for _, c := range r.Changes {
+		byLevel[c.To]++
+	}
+	fmt.Fprintf(&b, "%d cut, %d outlined, %d summarized, %s left out\n", len(r.Cuts), byLevel[session.Outlined], byLevel[session.Summarized], plural(r.LeftOut.Turns, "turn"))
 	for _, c := range r.Cuts {
 		where := "the session entry"
 		if c.Blob != "" {
