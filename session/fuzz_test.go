@@ -148,6 +148,11 @@ func FuzzParseLine(f *testing.F) {
 		if !bytes.Equal(e.Raw(), bytes.Trim(line, " \t\r\n")) {
 			t.Fatalf("Raw() = %q, want the line %q", e.Raw(), line)
 		}
+		// The envelope read from the scan's spans equals the full decode's.
+		if _, full, err := decodeEnvelope(bytes.Trim(line, " \t\r\n")); err != nil || full == nil ||
+			[6]string{full.Type, full.ID, full.ParentID, full.Timestamp, full.Cursor, full.role} != got {
+			t.Fatalf("parseLine(%q) = %q, full decode %+v, %v", line, got, full, err)
+		}
 		if pe, ok := ParseLine(line); !ok || pe.ID != e.ID {
 			t.Fatalf("ParseLine(%q) = %v, %v", line, pe, ok)
 		}
