@@ -356,3 +356,52 @@ func must(t *testing.T) func(*session.Entry, error) *session.Entry {
 		return e
 	}
 }
+
+// TestCustomSessionIDPersisted: pi's custom-session-id test, through the file store.
+func TestCustomSessionIDPersisted(t *testing.T) {
+	dir := t.TempDir()
+	s, err := jsonl.Create("/p", dir, jsonl.WithHeader(session.WithID("my-id"), session.WithParent("/old.jsonl")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	must(t)(s.AppendMessage(user(t)))
+	must(t)(s.AppendMessage(assistant(t)))
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(s.Path(), "_my-id.jsonl") || filepath.Dir(s.Path()) != dir {
+		t.Errorf("path %s", s.Path())
+	}
+	lines := fileLines(t, s.Path())
+	if lines[0]["id"] != "my-id" || lines[0]["parentSession"] != "/old.jsonl" || lines[0]["version"] != float64(3) {
+		t.Errorf("header %v", lines[0])
+	}
+}
+
+// TestContinueRecent: the newest session of the folder is continued; an empty
+// folder gives a new session there.
+func TestContinueRecent(t *testing.T) {
+	dir := t.TempDir()
+	s, err := jsonl.ContinueRecent("/p", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Len() != 0 || filepath.Dir(s.Path()) != dir {
+		t.Errorf("new session: %d entries at %s", s.Len(), s.Path())
+	}
+	s.Close()
+	old := writeFile(t, dir, "old.jsonl", hdr+"\n"+usr+"\n")
+	recent := writeFile(t, dir, "recent.jsonl", strings.Replace(hdr, "sess-1", "sess-2", 1)+"\n"+usr+"\n"+asst+"\n")
+	past := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(old, past, past); err != nil {
+		t.Fatal(err)
+	}
+	s, err = jsonl.ContinueRecent("/p", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if s.Path() != recent || s.Header().ID != "sess-2" || s.Leaf().ID != "a2" {
+		t.Errorf("continued %s (id %s)", s.Path(), s.Header().ID)
+	}
+}
