@@ -117,7 +117,8 @@ func runContext(o *contextOptions) error {
 	default:
 		ctx = l.Context()
 	}
-	if ctx, err = o.fit(ctx, res.Resolutions(), path); err != nil {
+	var marks map[int]string
+	if ctx, marks, err = o.fit(ctx, res.Resolutions(), path); err != nil {
 		return err
 	}
 	format := o.format
@@ -142,16 +143,17 @@ func runContext(o *contextOptions) error {
 		}
 		w.WriteString("]\n")
 	default:
-		printTranscript(w, ctx)
+		printTranscript(w, ctx, marks)
 	}
 	return nil
 }
 
 // fit renders the cursor's resolutions and, with --budget, fits the context.
 // Without a budget and without entries below full, the context is pi's, untouched.
-func (o *contextOptions) fit(ctx session.Context, res map[string]session.Resolution, path string) (session.Context, error) {
+// marks says, by message index, how a message was rendered when not in full.
+func (o *contextOptions) fit(ctx session.Context, res map[string]session.Resolution, path string) (session.Context, map[int]string, error) {
 	if o.budget == 0 && !reduced(ctx, res) {
-		return ctx, nil
+		return ctx, nil, nil
 	}
 	opts := window.Options{Budget: o.budget, Resolutions: res, ResultShare: o.share}
 	if o.budget > 0 {
@@ -159,12 +161,28 @@ func (o *contextOptions) fit(ctx session.Context, res map[string]session.Resolut
 	}
 	r, err := window.Build(ctx, opts)
 	if err != nil {
-		return ctx, fmt.Errorf("%s: %w", path, err)
+		return ctx, nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if o.explain {
 		fmt.Fprint(o.io.ErrOut, r.Explain())
 	}
-	return r.Context(), nil
+	marks := map[int]string{}
+	for i, m := range r.Messages {
+		switch {
+		case m.Synthetic:
+			marks[i] = "added by arbor"
+		case m.Level == session.Outlined || m.Level == session.Summarized:
+			marks[i] = string(m.Level)
+		}
+	}
+	for _, c := range r.Cuts {
+		for i, m := range r.Messages {
+			if m.Entry != nil && m.Entry.ID == c.EntryID && m.Level == session.Full {
+				marks[i] = "cut"
+			}
+		}
+	}
+	return r.Context(), marks, nil
 }
 
 // reduced reports whether the cursor renders any message of ctx below full.
@@ -192,9 +210,10 @@ func hasCursor(l *session.Log, id string) bool {
 	return false
 }
 
-// printTranscript writes the context for a person: one block per message.
-func printTranscript(w interface{ WriteString(string) (int, error) }, ctx session.Context) {
-	for _, m := range ctx.Messages {
+// printTranscript writes the context for a person: one block per message,
+// with its mark (outlined, summarized, cut, added by arbor) when it has one.
+func printTranscript(w interface{ WriteString(string) (int, error) }, ctx session.Context, marks map[int]string) {
+	for i, m := range ctx.Messages {
 		msg, err := session.ParseMessage(m.Raw)
 		if err != nil {
 			continue
@@ -202,6 +221,9 @@ func printTranscript(w interface{ WriteString(string) (int, error) }, ctx sessio
 		w.WriteString("── " + m.Role)
 		if m.Entry != nil {
 			w.WriteString(" [" + m.Entry.ID + "]")
+		}
+		if mark, ok := marks[i]; ok {
+			w.WriteString(" (" + mark + ")")
 		}
 		w.WriteString("\n")
 		w.WriteString(strings.TrimRight(Describe(msg), "\n") + "\n\n")

@@ -263,6 +263,17 @@ func TestContextBudget(t *testing.T) {
 		}
 	}
 
+	// the transcript marks what is not as logged
+	text, errOut, code := windowRun(t, "context", windowFixture(t, "dangling.jsonl"), "--budget", "2500")
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	for _, want := range []string{"(outlined)", "(cut)", "── toolResult (added by arbor)"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("transcript lacks %q", want)
+		}
+	}
+
 	if _, errOut, code := windowRun(t, "context", path, "--budget", "10"); code != 1 || !strings.Contains(errOut, "cannot fit in 10 tokens") {
 		t.Errorf("tiny budget: exit %d %s", code, errOut)
 	}
