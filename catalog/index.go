@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"context"
+	"encoding/binary"
 	"database/sql"
 	"encoding/json"
 	"errors"
@@ -31,7 +32,7 @@ import (
 
 // schemaVersion changes whenever the tables or the meaning of a stored fold
 // change; an index of another version is rebuilt.
-const schemaVersion = 4
+const schemaVersion = 5
 
 const busyTimeoutMS = 15000
 
@@ -48,15 +49,7 @@ CREATE TABLE files(
 	head_hash INTEGER NOT NULL,
 	fold BLOB NOT NULL,
 	listed INTEGER NOT NULL,
-	id TEXT NOT NULL,
-	cwd TEXT NOT NULL,
-	name TEXT NOT NULL,
-	parent TEXT NOT NULL,
-	created INTEGER,
-	modified INTEGER,
-	messages INTEGER NOT NULL,
-	first TEXT NOT NULL,
-	entries INTEGER NOT NULL,
+	info BLOB NOT NULL,
 	text_off INTEGER NOT NULL DEFAULT 0
 );
 CREATE VIRTUAL TABLE texts USING fts5(body, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 0');
@@ -180,8 +173,7 @@ func (x *indexFile) load(roots []string) (map[string]*row, error) {
 	out := map[string]*row{}
 	for _, root := range roots {
 		lo, hi := rootRange(root)
-		rows, err := x.db.Query(`SELECT fid, path, size, mtime, ino, listed, id, cwd, name, parent, created, modified, messages, first, entries, text_off
-			FROM files WHERE path >= ? AND path < ?`, lo, hi)
+		rows, err := x.db.Query(`SELECT fid, path, size, mtime, ino, listed, info, text_off FROM files WHERE path >= ? AND path < ?`, lo, hi)
 		if err != nil {
 			return nil, fmt.Errorf("catalog: index %s: %w", x.path, err)
 		}
@@ -189,17 +181,16 @@ func (x *indexFile) load(roots []string) (map[string]*row, error) {
 			var r row
 			var path string
 			var ino int64
-			var created, modified sql.NullInt64
-			in := &r.st.info
-			if err := rows.Scan(&r.fid, &path, &r.st.size, &r.st.mtimeNS, &ino, &r.st.listed, &in.ID, &in.Cwd, &in.Name, &in.ParentSessionPath,
-				&created, &modified, &in.MessageCount, &in.FirstMessage, &in.EntryCount, &r.textOff); err != nil {
+			var info sql.RawBytes
+			if err := rows.Scan(&r.fid, &path, &r.st.size, &r.st.mtimeNS, &ino, &r.st.listed, &info, &r.textOff); err != nil {
 				rows.Close()
 				return nil, fmt.Errorf("catalog: index %s: %w", x.path, err)
 			}
 			r.st.ino = uint64(ino)
-			in.Created = Time{ms: created.Int64, valid: created.Valid}
-			in.Modified = Time{ms: modified.Int64, valid: modified.Valid}
-			in.SizeBytes = r.st.size
+			if !decodeInfo(info, &r.st.info) {
+				continue // unreadable: the file is read again
+			}
+			r.st.info.SizeBytes = r.st.size
 			out[path] = &r
 		}
 		if err := rows.Close(); err != nil {
@@ -223,7 +214,63 @@ func (x *indexFile) resume(r *row) bool {
 	return json.Unmarshal(fold, &r.st.sum) == nil
 }
 
-func nullTime(t Time) sql.NullInt64 { return sql.NullInt64{Int64: t.ms, Valid: t.valid} }
+// encodeInfo packs a listing record for the index: one column instead of ten,
+// because reading a column costs more than decoding a few bytes. Path and size
+// are columns of their own.
+func encodeInfo(in *Info) []byte {
+	b := make([]byte, 0, 64+len(in.ID)+len(in.Cwd)+len(in.Name)+len(in.ParentSessionPath)+len(in.FirstMessage))
+	for _, s := range []string{in.ID, in.Cwd, in.Name, in.ParentSessionPath, in.FirstMessage} {
+		b = binary.AppendUvarint(b, uint64(len(s)))
+		b = append(b, s...)
+	}
+	for _, t := range []Time{in.Created, in.Modified} {
+		b = append(b, byte(boolInt(t.valid)))
+		b = binary.AppendVarint(b, t.ms)
+	}
+	b = binary.AppendUvarint(b, uint64(in.MessageCount))
+	return binary.AppendUvarint(b, uint64(in.EntryCount))
+}
+
+// decodeInfo unpacks what encodeInfo wrote; false when b is not that.
+func decodeInfo(b []byte, in *Info) bool {
+	str := func() (string, bool) {
+		n, k := binary.Uvarint(b)
+		if k <= 0 || uint64(len(b)-k) < n {
+			return "", false
+		}
+		s := string(b[k : k+int(n)])
+		b = b[k+int(n):]
+		return s, true
+	}
+	for _, p := range []*string{&in.ID, &in.Cwd, &in.Name, &in.ParentSessionPath, &in.FirstMessage} {
+		s, ok := str()
+		if !ok {
+			return false
+		}
+		*p = s
+	}
+	for _, t := range []*Time{&in.Created, &in.Modified} {
+		if len(b) < 1 {
+			return false
+		}
+		valid := b[0] == 1
+		ms, k := binary.Varint(b[1:])
+		if k <= 0 {
+			return false
+		}
+		*t = Time{ms: ms, valid: valid}
+		b = b[1+k:]
+	}
+	for _, p := range []*int{&in.MessageCount, &in.EntryCount} {
+		n, k := binary.Uvarint(b)
+		if k <= 0 {
+			return false
+		}
+		*p = int(n)
+		b = b[k:]
+	}
+	return len(b) == 0
+}
 
 // rootRange is the range of paths under root, for a path >= lo AND path < hi query.
 func rootRange(root string) (string, string) {
@@ -244,13 +291,10 @@ func (x *indexFile) store(changed []*file, states []*state, old map[string]*row,
 		return nil, fmt.Errorf("catalog: index %s: %w", x.path, err)
 	}
 	defer tx.Rollback()
-	up, err := tx.Prepare(`INSERT INTO files(path, size, mtime, ino, off, tail_start, tail_hash, head_hash, fold, listed,
-			id, cwd, name, parent, created, modified, messages, first, entries, text_off)
-		VALUES(?,?,?,?,?,?,?,?,?,?, ?,?,?,?,?,?,?,?,?,0)
+	up, err := tx.Prepare(`INSERT INTO files(path, size, mtime, ino, off, tail_start, tail_hash, head_hash, fold, listed, info, text_off)
+		VALUES(?,?,?,?,?,?,?,?,?,?,?,0)
 		ON CONFLICT(path) DO UPDATE SET size=excluded.size, mtime=excluded.mtime, ino=excluded.ino, off=excluded.off,
-			tail_start=excluded.tail_start, tail_hash=excluded.tail_hash, head_hash=excluded.head_hash, fold=excluded.fold, listed=excluded.listed,
-			id=excluded.id, cwd=excluded.cwd, name=excluded.name, parent=excluded.parent, created=excluded.created,
-			modified=excluded.modified, messages=excluded.messages, first=excluded.first, entries=excluded.entries
+			tail_start=excluded.tail_start, tail_hash=excluded.tail_hash, head_hash=excluded.head_hash, fold=excluded.fold, listed=excluded.listed, info=excluded.info
 		RETURNING fid`)
 	if err != nil {
 		return nil, fmt.Errorf("catalog: index %s: %w", x.path, err)
@@ -267,9 +311,8 @@ func (x *indexFile) store(changed []*file, states []*state, old map[string]*row,
 			}
 		}
 		fold, _ := json.Marshal(&st.sum)
-		in := &st.info
 		if err := up.QueryRow(f.abs, st.size, st.mtimeNS, int64(st.ino), st.off, st.tailStart, int64(st.tailHash), int64(st.headHash), fold, st.listed,
-			in.ID, in.Cwd, in.Name, in.ParentSessionPath, nullTime(in.Created), nullTime(in.Modified), in.MessageCount, in.FirstMessage, in.EntryCount).Scan(&fids[i]); err != nil {
+			encodeInfo(&st.info)).Scan(&fids[i]); err != nil {
 			return nil, fmt.Errorf("catalog: index %s: %w", x.path, err)
 		}
 	}

@@ -98,11 +98,30 @@ func infos(es []entry) []Info {
 // scan brings the index up to date with the files in scope and returns every
 // session in it (empty and archived ones included), newest first.
 func (c *Catalog) scan(s Scope) ([]entry, error) {
-	files, roots, err := s.walk()
+	roots, err := s.absRoots()
 	if err != nil {
 		return nil, err
 	}
-	states, fids, err := c.refresh(files, roots)
+	// Read the index while the folders are walked: both take milliseconds.
+	type loaded struct {
+		old map[string]*row
+		err error
+	}
+	ch := make(chan loaded, 1)
+	if x := c.index(); x != nil {
+		go func() {
+			old, err := x.load(roots)
+			ch <- loaded{old, err}
+		}()
+	} else {
+		ch <- loaded{}
+	}
+	files, _, err := s.walk()
+	ld := <-ch
+	if err != nil {
+		return nil, err
+	}
+	states, fids, err := c.refresh(files, roots, ld.old, ld.err)
 	if err != nil {
 		return nil, err
 	}
@@ -137,21 +156,17 @@ func boolI(b bool) int64 {
 // refresh returns the state of every file, reading only the files the index
 // does not know in their present form; fids are the files' index ids (0 without
 // an index).
-func (c *Catalog) refresh(files []file, roots []string) ([]*state, []int64, error) {
+func (c *Catalog) refresh(files []file, roots []string, old map[string]*row, loadErr error) ([]*state, []int64, error) {
 	states := make([]*state, len(files))
 	fids := make([]int64, len(files))
-	x := c.index()
-	var old map[string]*row
-	if x != nil {
-		var err error
-		if old, err = x.load(roots); err != nil {
-			// Busy beyond the timeout: list without the index this time.
-			// Damaged: delete it; the next command rebuilds it.
-			if isDamage(err) {
-				c.dropIndex()
-			}
-			x, old = nil, nil
+	x := c.idx
+	if loadErr != nil {
+		// Busy beyond the timeout: list without the index this time.
+		// Damaged: delete it; the next command rebuilds it.
+		if isDamage(loadErr) {
+			c.dropIndex()
 		}
+		x, old = nil, nil
 	}
 	var todo []*file
 	var todoIdx []int

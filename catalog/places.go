@@ -77,19 +77,30 @@ type file struct {
 	ino   uint64
 }
 
-// walk returns every *.jsonl file of the scope's roots and their immediate
-// subfolders, sorted by path, and the absolute roots it read.
-func (s Scope) walk() ([]file, []string, error) {
-	var out []file
-	var absRoots []string
-	seen := map[string]bool{}
+// absRoots returns the scope's folders as absolute paths: the index's keys.
+func (s Scope) absRoots() ([]string, error) {
+	var out []string
 	for _, root := range s.roots() {
 		abs, err := filepath.Abs(root)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
-		absRoots = append(absRoots, abs)
-		err = walkDir(root, abs, 2, func(f file) {
+		out = append(out, abs)
+	}
+	return out, nil
+}
+
+// walk returns every *.jsonl file of the scope's roots and their immediate
+// subfolders, sorted by path, and the absolute roots it read.
+func (s Scope) walk() ([]file, []string, error) {
+	absRoots, err := s.absRoots()
+	if err != nil {
+		return nil, nil, err
+	}
+	var out []file
+	seen := map[string]bool{}
+	for i, root := range s.roots() {
+		err = walkDir(root, absRoots[i], 2, func(f file) {
 			if !seen[f.abs] {
 				seen[f.abs] = true
 				out = append(out, f)

@@ -395,64 +395,72 @@ func unquote(q []byte) (string, bool) {
 		return "", false
 	}
 	s := q[1 : len(q)-1]
-	simple := true
 	for _, c := range s {
 		if c == '\\' || c >= utf8.RuneSelf {
-			simple = false
-			break
+			return string(appendUnquoted(make([]byte, 0, len(s)), q)), true
 		}
 	}
-	if simple {
-		return string(s), true
-	}
-	out := make([]byte, 0, len(s))
+	return string(s), true
+}
+
+// appendUnquoted appends the decoded text of a validated JSON string literal
+// (quotes included) to dst.
+func appendUnquoted(dst, q []byte) []byte {
+	s := q[1 : len(q)-1]
 	for i := 0; i < len(s); {
 		c := s[i]
 		switch {
 		case c == '\\':
 			switch s[i+1] {
 			case 'b':
-				out = append(out, '\b')
+				dst = append(dst, '\b')
 			case 'f':
-				out = append(out, '\f')
+				dst = append(dst, '\f')
 			case 'n':
-				out = append(out, '\n')
+				dst = append(dst, '\n')
 			case 'r':
-				out = append(out, '\r')
+				dst = append(dst, '\r')
 			case 't':
-				out = append(out, '\t')
+				dst = append(dst, '\t')
 			case 'u':
 				r := rune(hex4(s[i+2:]))
 				i += 6
 				if utf16.IsSurrogate(r) {
 					if i+6 <= len(s) && s[i] == '\\' && s[i+1] == 'u' {
 						if r2 := rune(hex4(s[i+2:])); utf16.DecodeRune(r, r2) != utf8.RuneError {
-							out = utf8.AppendRune(out, utf16.DecodeRune(r, r2))
+							dst = utf8.AppendRune(dst, utf16.DecodeRune(r, r2))
 							i += 6
 							continue
 						}
 					}
 					r = utf8.RuneError
 				}
-				out = utf8.AppendRune(out, r)
+				dst = utf8.AppendRune(dst, r)
 				continue
 			default: // " \ /
-				out = append(out, s[i+1])
+				dst = append(dst, s[i+1])
 			}
 			i += 2
 		case c < utf8.RuneSelf:
-			out = append(out, c)
-			i++
+			// Copy the run of plain ASCII at once.
+			j := i + 1
+			for j < len(s) && s[j] != '\\' && s[j] < utf8.RuneSelf {
+				j++
+			}
+			dst = append(dst, s[i:j]...)
+			i = j
 		default:
 			r, n := utf8.DecodeRune(s[i:])
 			if r == utf8.RuneError && n <= 1 {
 				n = invalidRun(s[i:])
+				dst = utf8.AppendRune(dst, r)
+			} else {
+				dst = append(dst, s[i:i+n]...)
 			}
-			out = utf8.AppendRune(out, r)
 			i += n
 		}
 	}
-	return string(out), true
+	return dst
 }
 
 func hex4(b []byte) uint16 {

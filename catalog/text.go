@@ -13,7 +13,8 @@ type doc struct {
 	text string
 }
 
-// entryText returns the searchable text of a scanned line, or "" when it has none.
+// entryText returns the searchable text of a scanned line, or "" when it has
+// none: its pieces of text, one per line.
 func entryText(l *line) string {
 	if !l.object {
 		return ""
@@ -26,22 +27,16 @@ func entryText(l *line) string {
 		return ""
 	}
 	role, _ := l.str(mustField(l, mi, "role"))
-	var parts []string
-	add := func(s string) {
-		if s != "" {
-			parts = append(parts, s)
-		}
-	}
+	b := l.b
+	var t textBuf
 	switch role {
 	case "user", "assistant", "toolResult", "custom":
 		content, ok := l.field(mi, "content")
 		if !ok {
 			return ""
 		}
-		b := l.b
 		if b[content.start] == '"' {
-			s, _ := unquote(b[content.start:content.end])
-			add(s)
+			t.add(b, content)
 			break
 		}
 		if b[content.start] != '[' {
@@ -67,30 +62,59 @@ func entryText(l *line) string {
 					args = v
 				}
 			})
-			str := func(s span) string {
-				if s.end == 0 || b[s.start] != '"' {
-					return ""
-				}
-				v, _ := unquote(b[s.start:s.end])
-				return v
-			}
 			switch typ {
 			case "text":
-				add(str(text))
+				t.add(b, text)
 			case "thinking":
-				add(str(thinking))
+				t.add(b, thinking)
 			case "toolCall":
-				add(str(name))
+				t.add(b, name)
 				if args.end != 0 {
-					add(jsonStrings(b, args))
+					t.values(b, args)
 				}
 			}
 		})
 	case "bashExecution":
-		add(l.strField(mi, "command"))
-		add(l.strField(mi, "output"))
+		if v, ok := l.field(mi, "command"); ok {
+			t.add(b, v)
+		}
+		if v, ok := l.field(mi, "output"); ok {
+			t.add(b, v)
+		}
 	}
-	return strings.Join(parts, "\n")
+	return string(t)
+}
+
+// textBuf collects pieces of text separated by newlines, skipping empty ones.
+type textBuf []byte
+
+// add appends the string value at v (nothing when v is not a string).
+func (t *textBuf) add(b []byte, v span) {
+	if v.end == 0 || b[v.start] != '"' || v.end-v.start == 2 {
+		return
+	}
+	if len(*t) > 0 {
+		*t = append(*t, '\n')
+	}
+	*t = appendUnquoted(*t, b[v.start:v.end])
+}
+
+// values appends the string values (not the keys) inside a JSON value, and
+// its numbers and literals as they are written.
+func (t *textBuf) values(b []byte, v span) {
+	switch b[v.start] {
+	case '"':
+		t.add(b, v)
+	case '[':
+		elements(b, v, func(e span) { t.values(b, e) })
+	case '{':
+		objectMembers(b, v, func(_ string, m span) { t.values(b, m) })
+	default:
+		if len(*t) > 0 {
+			*t = append(*t, '\n')
+		}
+		*t = append(*t, b[v.start:v.end]...)
+	}
 }
 
 func (l *line) strField(parent int32, key string) string {
@@ -100,27 +124,6 @@ func (l *line) strField(parent int32, key string) string {
 	}
 	s, _ := l.str(v)
 	return s
-}
-
-// jsonStrings returns the string values (not the keys) inside a JSON value, one per line.
-func jsonStrings(b []byte, v span) string {
-	var parts []string
-	var walk func(v span)
-	walk = func(v span) {
-		switch b[v.start] {
-		case '"':
-			s, _ := unquote(b[v.start:v.end])
-			parts = append(parts, s)
-		case '[':
-			elements(b, v, walk)
-		case '{':
-			objectMembers(b, v, func(_ string, m span) { walk(m) })
-		default:
-			parts = append(parts, string(b[v.start:v.end]))
-		}
-	}
-	walk(v)
-	return strings.Join(parts, "\n")
 }
 
 // A token is what the full-text index matches: a maximal run of letters,
