@@ -2,8 +2,8 @@ package catalog
 
 import (
 	"context"
-	"encoding/binary"
 	"database/sql"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
