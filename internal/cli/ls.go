@@ -41,10 +41,16 @@ newest first, dates as ISO-8601 UTC:
 				return err
 			}
 			if g.JSON {
-				if infos == nil {
-					infos = []catalog.Info{}
+				b := make([]byte, 0, 512*len(infos)+3)
+				b = append(b, '[')
+				for i := range infos {
+					if i > 0 {
+						b = append(b, ',')
+					}
+					b = infos[i].AppendJSON(b)
 				}
-				return printJSON(ios, infos)
+				_, err := ios.Out.Write(append(b, ']', '\n'))
+				return err
 			}
 			printList(ios, infos, g.All || g.SessionDir != "", time.Now())
 			return nil
