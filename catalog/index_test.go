@@ -120,7 +120,7 @@ func TestIndexInvalidation(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			es, _ := c.scan(Scope{Dir: dir})
+			es, _ := c.scan(Scope{Dir: dir}, true)
 			want, _ := c.searchFiles(es, q, SearchOptions{})
 			key := func(h Hit) string { return h.Path + " " + h.EntryID + " " + h.Snippet }
 			if diff := cmp.Diff(sortedKeys(want, key), sortedKeys(got, key)); diff != "" {

@@ -11,9 +11,10 @@ import (
 // there, and the trash and archive records. The zero value is not usable; call
 // Open. A Catalog is for one goroutine; several processes may share a home.
 type Catalog struct {
-	home   string
-	idx    *indexFile
-	idxErr error // why the index could not be opened
+	home    string
+	idx     *indexFile
+	idxErr  error      // why the index could not be opened
+	pending chan error // the index write a listing left running, if any
 	// Progress, when set, is told how many of the files that must be read have
 	// been read, while an index is being built or brought up to date.
 	Progress func(done, total int)
@@ -28,14 +29,27 @@ func Open(home string) *Catalog {
 	return &Catalog{home: home}
 }
 
-// Close closes the index.
+// Close waits for the index to be written and closes it.
 func (c *Catalog) Close() error {
+	c.settle()
 	if c.idx == nil {
 		return nil
 	}
 	err := c.idx.close()
 	c.idx = nil
 	return err
+}
+
+// settle waits for an index write left running by a listing.
+func (c *Catalog) settle() {
+	if c.pending == nil {
+		return
+	}
+	err := <-c.pending
+	c.pending = nil
+	if isDamage(err) {
+		c.dropIndex() // the next command rebuilds it
+	}
 }
 
 // index opens the index, or returns nil when there is none to be had.
@@ -60,7 +74,7 @@ type ListOptions struct {
 // List returns the sessions in scope, newest first (by Info.Modified, then by
 // path). Files whose first parsable line is not a session header are not sessions.
 func (c *Catalog) List(s Scope, opt ListOptions) ([]Info, error) {
-	all, err := c.scan(s)
+	all, err := c.scan(s, false)
 	if err != nil {
 		return nil, err
 	}
@@ -96,8 +110,11 @@ func infos(es []entry) []Info {
 }
 
 // scan brings the index up to date with the files in scope and returns every
-// session in it (empty and archived ones included), newest first.
-func (c *Catalog) scan(s Scope) ([]entry, error) {
+// session in it (empty and archived ones included), newest first. With ids,
+// every entry has its index id (fid); without, the index is written while the
+// caller goes on (Close waits for it), and new files have no id yet.
+func (c *Catalog) scan(s Scope, ids bool) ([]entry, error) {
+	c.settle()
 	roots, err := s.absRoots()
 	if err != nil {
 		return nil, err
@@ -121,7 +138,7 @@ func (c *Catalog) scan(s Scope) ([]entry, error) {
 	if err != nil {
 		return nil, err
 	}
-	states, fids, err := c.refresh(files, roots, ld.old, ld.err)
+	states, fids, err := c.refresh(files, roots, ld.old, ld.err, ids)
 	if err != nil {
 		return nil, err
 	}
@@ -156,7 +173,7 @@ func boolI(b bool) int64 {
 // refresh returns the state of every file, reading only the files the index
 // does not know in their present form; fids are the files' index ids (0 without
 // an index).
-func (c *Catalog) refresh(files []file, roots []string, old map[string]*row, loadErr error) ([]*state, []int64, error) {
+func (c *Catalog) refresh(files []file, roots []string, old map[string]*row, loadErr error, ids bool) ([]*state, []int64, error) {
 	states := make([]*state, len(files))
 	fids := make([]int64, len(files))
 	x := c.idx
@@ -219,6 +236,14 @@ func (c *Catalog) refresh(files []file, roots []string, old map[string]*row, loa
 			gone = append(gone, p)
 		}
 	}
+	if !ids {
+		c.pending = make(chan error, 1)
+		go func() {
+			_, err := x.store(todo, read, old, gone)
+			c.pending <- err
+		}()
+		return states, fids, nil
+	}
 	newFids, err := x.store(todo, read, old, gone)
 	if err != nil {
 		// The listing is right without the index; a damaged index is rebuilt next time.
@@ -234,6 +259,7 @@ func (c *Catalog) refresh(files []file, roots []string, old map[string]*row, loa
 }
 
 func (c *Catalog) dropIndex() {
+	c.settle()
 	if c.idx != nil {
 		c.idx.close()
 		c.idx = nil
@@ -251,7 +277,7 @@ type UpdateStats struct {
 // Latest returns the session in scope whose file was modified last (pi's
 // continueRecent, without its 512-byte limit on the header), archived ones aside.
 func (c *Catalog) Latest(s Scope) (Info, error) {
-	es, err := c.scan(s)
+	es, err := c.scan(s, false)
 	if err != nil {
 		return Info{}, err
 	}

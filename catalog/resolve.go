@@ -74,7 +74,7 @@ func looksLikePath(arg string) bool {
 }
 
 func (c *Catalog) resolveIn(arg string, s Scope) (string, error) {
-	es, err := c.scan(s)
+	es, err := c.scan(s, false)
 	if err != nil {
 		return "", err
 	}

@@ -42,7 +42,7 @@ type SearchOptions struct {
 // Search finds the entries in scope that match q, best first: by relevance
 // (BM25) for words and phrases, newest first for a regular expression.
 func (c *Catalog) Search(s Scope, q Query, opt SearchOptions) ([]Hit, error) {
-	es, err := c.scan(s)
+	es, err := c.scan(s, true)
 	if err != nil {
 		return nil, err
 	}
@@ -83,7 +83,7 @@ func (c *Catalog) Update(s Scope, rebuild bool) (UpdateStats, error) {
 			}
 		}
 	}
-	es, err := c.scan(s)
+	es, err := c.scan(s, true)
 	if err != nil {
 		return st, err
 	}
