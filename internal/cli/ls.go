@@ -28,7 +28,12 @@ Sessions without a message are hidden unless --empty; archived ones unless
 --archived. --json prints pi's listing records plus entryCount and sizeBytes,
 newest first, dates as ISO-8601 UTC:
 {"path","id","cwd","name","parentSessionPath","created","modified",
- "messageCount","firstMessage","entryCount","sizeBytes"}`,
+ "messageCount","firstMessage","entryCount","sizeBytes"}
+pi's own list includes sessions without messages: 'arbor ls --json --empty
+--session-dir DIR' prints what pi's list of DIR prints, plus those two fields.
+
+The first listing of a folder reads every file (in parallel); later ones read
+only what changed, through the index in $ARBOR_DIR/index.db.`,
 		Example: `  arbor ls
   arbor ls --all
   arbor ls --session-dir ~/.pi/agent/sessions/--home-me-project-- --json`,
@@ -79,7 +84,7 @@ func printList(ios *IO, infos []catalog.Info, project bool, now time.Time) {
 	}
 	for _, in := range infos {
 		var b strings.Builder
-		fmt.Fprintf(&b, "%-8s %s %5d  ", shortID(in.ID), fmt.Sprintf("%4s", age(in.Modified.Time(), now)), in.MessageCount)
+		fmt.Fprintf(&b, "%-8s %10s %5d  ", shortID(in.ID), age(in.Modified.Time(), now), in.MessageCount)
 		if project {
 			b.WriteString(pad(cut(shortPath(in.Cwd, home), projW), projW))
 			b.WriteString("  ")
