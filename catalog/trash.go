@@ -197,9 +197,9 @@ func (c *Catalog) Trash() ([]Trashed, error) {
 	return out, nil
 }
 
-// Restore puts a removed session back where it was. arg is its id, a unique id
-// prefix, its name, or its original path. It refuses to overwrite a file.
-func (c *Catalog) Restore(arg string) (Trashed, error) {
+// findTrashed finds a removed session by its id, a unique id prefix, its name
+// or its original path.
+func (c *Catalog) findTrashed(arg string) (Trashed, error) {
 	ts, err := c.Trash()
 	if err != nil {
 		return Trashed{}, err
@@ -216,12 +216,9 @@ func (c *Catalog) Restore(arg string) (Trashed, error) {
 			named = append(named, t)
 		}
 	}
-	var t Trashed
-	found := false
 	for _, set := range [][]Trashed{exact, prefix, named} {
 		if len(set) == 1 {
-			t, found = set[0], true
-			break
+			return set[0], nil
 		}
 		if len(set) > 1 {
 			var b strings.Builder
@@ -231,8 +228,31 @@ func (c *Catalog) Restore(arg string) (Trashed, error) {
 			return Trashed{}, fmt.Errorf("catalog: %q matches %d removed sessions%s; give a longer id", arg, len(set), b.String())
 		}
 	}
-	if !found {
-		return Trashed{}, fmt.Errorf("%w: %q is not in the trash ('arbor restore --list' shows what is)", ErrNotFound, arg)
+	return Trashed{}, fmt.Errorf("%w: %q is not in the trash ('arbor restore --list' shows what is)", ErrNotFound, arg)
+}
+
+// PurgeTrashed deletes a removed session from the trash for good.
+func (c *Catalog) PurgeTrashed(arg string) (Trashed, error) {
+	t, err := c.findTrashed(arg)
+	if err != nil {
+		return Trashed{}, err
+	}
+	for _, f := range t.Files {
+		if err := os.Remove(filepath.Join(t.dir, f.Name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return Trashed{}, fmt.Errorf("catalog: delete %s: %w", filepath.Join(t.dir, f.Name), err)
+		}
+	}
+	os.Remove(filepath.Join(t.dir, trashRecord))
+	os.Remove(t.dir)
+	return t, nil
+}
+
+// Restore puts a removed session back where it was. arg is its id, a unique id
+// prefix, its name, or its original path. It refuses to overwrite a file.
+func (c *Catalog) Restore(arg string) (Trashed, error) {
+	t, err := c.findTrashed(arg)
+	if err != nil {
+		return Trashed{}, err
 	}
 	for _, f := range t.Files {
 		if _, err := os.Lstat(f.Original); err == nil {

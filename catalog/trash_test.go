@@ -204,3 +204,27 @@ func keys(m map[string]string) []string {
 	}
 	return out
 }
+
+func TestPurgeTrashed(t *testing.T) {
+	dir, home := t.TempDir(), t.TempDir()
+	w := newSession(t, dir, "0195fefe-0000-7000-8000-000000000001", "/p")
+	w.user("into the trash")
+	os.WriteFile(w.path+".bak", []byte("b"), 0o600)
+	c := Open(home)
+	defer c.Close()
+	if _, err := c.Remove(w.path); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.PurgeTrashed("0195fefe"); err != nil {
+		t.Fatal(err)
+	}
+	if got := snapshot(t, home); len(got) != 0 {
+		t.Errorf("the trash still holds %v", keys(got))
+	}
+	if got := snapshot(t, dir); len(got) != 0 {
+		t.Errorf("the session folder holds %v", keys(got))
+	}
+	if _, err := c.PurgeTrashed("0195fefe"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("purging twice: %v", err)
+	}
+}

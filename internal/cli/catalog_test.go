@@ -194,6 +194,21 @@ func TestLifecycleCommands(t *testing.T) {
 	if entries, _ := os.ReadDir(filepath.Join(home, "trash")); len(entries) != 0 {
 		t.Errorf("rm --purge used the trash: %v", entries)
 	}
+
+	// A session already in the trash is purged from there.
+	other := "0194a0b0-c0d0-7e0f-8a1b-2c3d4e5f6a7b"
+	if r := runArbor(t, "", "rm", "--session-dir", dir, other); r.code != 0 {
+		t.Fatalf("rm: %d %s", r.code, r.err)
+	}
+	if r := runArbor(t, "", "rm", "--purge", "--session-dir", dir, other); r.code != 0 || !strings.Contains(r.out, "from the trash") {
+		t.Fatalf("rm --purge of a trashed session: %d %s %s", r.code, r.out, r.err)
+	}
+	if entries, _ := os.ReadDir(filepath.Join(home, "trash")); len(entries) != 0 {
+		t.Errorf("the trash still holds %v", entries)
+	}
+	if r := runArbor(t, "", "restore", other); r.code != 1 {
+		t.Errorf("restore after purge: exit %d", r.code)
+	}
 }
 
 func TestSearchAndLatestCommands(t *testing.T) {

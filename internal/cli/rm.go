@@ -1,6 +1,9 @@
 package cli
 
 import (
+	"errors"
+
+	"github.com/arborlog/arbor/catalog"
 	"github.com/spf13/cobra"
 )
 
@@ -16,8 +19,8 @@ func newCmdRm(ios *IO, g *Global) *cobra.Command {
 them back where they were. A session open for writing in another process is
 not touched: the error names that process.
 
---purge deletes the files for good instead; nothing else in arbor deletes a
-session.`,
+--purge deletes the files for good instead, and also deletes a session that is
+already in the trash; nothing else in arbor deletes a session.`,
 		Example: `  arbor rm 0195f1c2
   arbor restore 0195f1c2
   arbor rm --purge ~/.arbor/sessions/--tmp--/2026-01-01T00-00-00-000Z_0195f1c2.jsonl`,
@@ -33,6 +36,17 @@ session.`,
 			var out []removed
 			for _, a := range args {
 				path, err := cat.Resolve(a, g.scope())
+				if purge && errors.Is(err, catalog.ErrNotFound) {
+					// Not a live session: maybe one in the trash.
+					t, terr := cat.PurgeTrashed(a)
+					if terr == nil {
+						out = append(out, removed{ID: t.ID, Path: t.Path, Purged: true})
+						if !g.JSON {
+							ios.Printf("deleted %s from the trash\n", t.Path)
+						}
+						continue
+					}
+				}
 				if err != nil {
 					return err
 				}
