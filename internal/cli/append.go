@@ -89,6 +89,9 @@ func runAppend(ios *IO, g *Global, arg string, policy jsonl.Durability) error {
 	if err := sc.Err(); err != nil && runErr == nil {
 		runErr = fmt.Errorf("read stdin: %w", err)
 	}
+	for _, r := range s.Repairs() {
+		ios.Warnf("%s", r)
+	}
 	if err := s.Close(); err != nil && runErr == nil {
 		runErr = err
 	}

@@ -1,0 +1,89 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/arborlog/arbor/session/jsonl"
+)
+
+func TestAppend(t *testing.T) {
+	const user = `{"role":"user","content":"hello","timestamp":1764442800000}`
+	const assistant = `{"role":"assistant","content":[{"type":"text","text":"hi"}],"api":"a","provider":"p","model":"m","usage":{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"stop","timestamp":1764442800001}`
+
+	t.Run("new file is created at once and every id printed", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "new.jsonl")
+		r := runArbor(t, user+"\n\n"+assistant+"\n", "append", path, "--fsync", "always")
+		if r.code != 0 {
+			t.Fatalf("exit %d: %s", r.code, r.err)
+		}
+		ids := strings.Fields(r.out)
+		l, err := jsonl.Read(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ids) != 2 || l.Len() != 2 || l.Entry(ids[0]) == nil || l.Entry(ids[1]) == nil || l.Leaf().ID != ids[1] {
+			t.Fatalf("printed %q; file has %d entries, leaf %v", ids, l.Len(), l.Leaf())
+		}
+		if st, _ := os.Stat(path); st.Mode().Perm() != 0o600 {
+			t.Errorf("mode %v, want 0600", st.Mode().Perm())
+		}
+	})
+
+	t.Run("a torn last line is moved aside and reported", func(t *testing.T) {
+		path := copyFile(t, "../../examples/refactor.jsonl", t.TempDir())
+		orig, _ := os.ReadFile(path)
+		frag := `{"type":"message","id":"zz`
+		if err := os.WriteFile(path, append(orig, frag...), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		r := runArbor(t, user+"\n", "append", path)
+		if r.code != 0 || !strings.Contains(r.err, ".torn") {
+			t.Fatalf("exit %d, stderr %q: want success and a note naming the .torn file", r.code, r.err)
+		}
+		torn, err := os.ReadFile(path + ".torn")
+		if err != nil || string(torn) != frag {
+			t.Fatalf(".torn holds %q (%v), want the fragment %q", torn, err, frag)
+		}
+		now, _ := os.ReadFile(path)
+		if !strings.HasPrefix(string(now), string(orig)) || strings.Count(string(now), "\n") != strings.Count(string(orig), "\n")+1 {
+			t.Fatalf("file is not the original plus one line")
+		}
+	})
+
+	t.Run("a line that is not a message stops with its number and keeps what came before", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "s.jsonl")
+		r := runArbor(t, user+"\n{\"content\":\"no role\"}\n"+user+"\n", "append", path)
+		if r.code != 1 || !strings.Contains(r.err, "stdin line 2") || strings.Count(r.err, "\n") != 1 {
+			t.Fatalf("exit %d, stderr %q: want exit 1 and one line naming stdin line 2", r.code, r.err)
+		}
+		l, err := jsonl.Read(path)
+		if err != nil || l.Len() != 1 || strings.TrimSpace(r.out) != l.Leaf().ID {
+			t.Fatalf("file has %v entries (%v), printed %q: want the first message only", l.Len(), err, r.out)
+		}
+	})
+
+	t.Run("a second writer is refused at once, naming the holder", func(t *testing.T) {
+		path := copyFile(t, "../../examples/refactor.jsonl", t.TempDir())
+		s, err := jsonl.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		before, _ := os.ReadFile(path)
+		r := runArbor(t, user+"\n", "append", path)
+		after, _ := os.ReadFile(path)
+		if r.code != 1 || !strings.Contains(r.err, "open for writing by pid") || string(before) != string(after) {
+			t.Fatalf("exit %d, stderr %q, file changed %v: want exit 1 naming the holder and no change", r.code, r.err, string(before) != string(after))
+		}
+	})
+
+	t.Run("an unknown fsync policy is bad usage", func(t *testing.T) {
+		r := runArbor(t, "", "append", filepath.Join(t.TempDir(), "s.jsonl"), "--fsync", "sometimes")
+		if r.code != 2 {
+			t.Fatalf("exit %d, stderr %q: want 2", r.code, r.err)
+		}
+	})
+}
