@@ -1,7 +1,7 @@
 package catalog
 
 import (
-	"encoding/binary"
+	"github.com/arborlog/arbor/internal/jsonscan"
 	"math"
 	"strconv"
 	"unicode/utf16"
@@ -46,7 +46,7 @@ func (l *line) scan(b []byte) bool {
 	if len(b) >= 1<<31 {
 		return false
 	}
-	i := skipWS(b, 0)
+	i := jsonscan.SkipSpace(b, 0)
 	if i < len(b) {
 		switch b[i] {
 		case '{':
@@ -56,22 +56,7 @@ func (l *line) scan(b []byte) bool {
 		}
 	}
 	i, ok := l.value(i, 0, -1)
-	return ok && skipWS(b, i) == len(b)
-}
-
-// maxDepth bounds nesting as encoding/json does, so hostile input cannot exhaust the stack.
-const maxDepth = 10000
-
-func skipWS(b []byte, i int) int {
-	for i < len(b) {
-		switch b[i] {
-		case ' ', '\t', '\n', '\r':
-			i++
-		default:
-			return i
-		}
-	}
-	return i
+	return ok && jsonscan.SkipSpace(b, i) == len(b)
 }
 
 func (l *line) value(i, depth int, parent int32) (int, bool) {
@@ -81,143 +66,31 @@ func (l *line) value(i, depth int, parent int32) (int, bool) {
 	}
 	switch c := b[i]; {
 	case c == '"':
-		j, _, ok := skipString(b, i)
+		j, _, ok := jsonscan.StringEscaped(b, i)
 		return j, ok
 	case c == '{':
 		return l.object_(i, depth+1, parent)
 	case c == '[':
 		return l.array(i, depth+1)
 	case c == 't':
-		return literal(b, i, "true")
+		return jsonscan.Literal(b, i, "true")
 	case c == 'f':
-		return literal(b, i, "false")
+		return jsonscan.Literal(b, i, "false")
 	case c == 'n':
-		return literal(b, i, "null")
+		return jsonscan.Literal(b, i, "null")
 	case c == '-' || (c >= '0' && c <= '9'):
-		return number(b, i)
+		return jsonscan.Number(b, i)
 	}
 	return i, false
 }
 
-func literal(b []byte, i int, lit string) (int, bool) {
-	if len(b)-i < len(lit) || string(b[i:i+len(lit)]) != lit {
-		return i, false
-	}
-	return i + len(lit), true
-}
-
-const (
-	ones  = 0x0101010101010101
-	highs = 0x8080808080808080
-)
-
-// special reports whether any of the eight bytes in x is a quote, a backslash
-// or a control character: the only bytes a string scan must stop at.
-func special(x uint64) bool {
-	q := x ^ (ones * '"')
-	bs := x ^ (ones * '\\')
-	return ((q-ones)&^q|(bs-ones)&^bs|(x-ones*0x20)&^x)&highs != 0
-}
-
-// skipString expects b[i] == '"' and returns the offset after the closing quote
-// and whether the string holds an escape.
-func skipString(b []byte, i int) (int, bool, bool) {
-	i++
-	escaped := false
-	for {
-		for i+8 <= len(b) && !special(binary.LittleEndian.Uint64(b[i:])) {
-			i += 8
-		}
-		for i < len(b) && b[i] >= 0x20 && b[i] != '"' && b[i] != '\\' {
-			i++
-		}
-		if i >= len(b) {
-			return i, escaped, false
-		}
-		switch b[i] {
-		case '"':
-			return i + 1, escaped, true
-		case '\\':
-			escaped = true
-			if i+1 >= len(b) {
-				return i, escaped, false
-			}
-			switch b[i+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				i += 2
-			case 'u':
-				if i+6 > len(b) {
-					return i, escaped, false
-				}
-				for _, h := range b[i+2 : i+6] {
-					if !isHex(h) {
-						return i, escaped, false
-					}
-				}
-				i += 6
-			default:
-				return i, escaped, false
-			}
-		default: // a control character
-			return i, escaped, false
-		}
-	}
-}
-
-func isHex(c byte) bool {
-	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
-}
-
-func number(b []byte, i int) (int, bool) {
-	if b[i] == '-' {
-		i++
-	}
-	if i >= len(b) {
-		return i, false
-	}
-	switch {
-	case b[i] == '0':
-		i++
-	case b[i] >= '1' && b[i] <= '9':
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
-	default:
-		return i, false
-	}
-	if i < len(b) && b[i] == '.' {
-		i++
-		start := i
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
-		if i == start {
-			return i, false
-		}
-	}
-	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
-		i++
-		if i < len(b) && (b[i] == '+' || b[i] == '-') {
-			i++
-		}
-		start := i
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
-		if i == start {
-			return i, false
-		}
-	}
-	return i, true
-}
-
 // object_ scans an object; members at depth 1 and 2 are recorded.
 func (l *line) object_(i, depth int, parent int32) (int, bool) {
-	if depth > maxDepth {
+	if depth > jsonscan.MaxDepth {
 		return i, false
 	}
 	b := l.b
-	i = skipWS(b, i+1)
+	i = jsonscan.SkipSpace(b, i+1)
 	if i < len(b) && b[i] == '}' {
 		return i + 1, true
 	}
@@ -227,15 +100,15 @@ func (l *line) object_(i, depth int, parent int32) (int, bool) {
 		}
 		ks := i
 		var ok, esc bool
-		if i, esc, ok = skipString(b, i); !ok {
+		if i, esc, ok = jsonscan.StringEscaped(b, i); !ok {
 			return i, false
 		}
 		ke := i
-		i = skipWS(b, i)
+		i = jsonscan.SkipSpace(b, i)
 		if i >= len(b) || b[i] != ':' {
 			return i, false
 		}
-		i = skipWS(b, i+1)
+		i = jsonscan.SkipSpace(b, i+1)
 		vs := i
 		idx := int32(-1)
 		if depth <= 2 {
@@ -254,13 +127,13 @@ func (l *line) object_(i, depth int, parent int32) (int, bool) {
 			m.val = span{int32(vs), int32(i)}
 			m.nullElem = b[vs] == '[' && l.arrayNull
 		}
-		i = skipWS(b, i)
+		i = jsonscan.SkipSpace(b, i)
 		if i >= len(b) {
 			return i, false
 		}
 		switch b[i] {
 		case ',':
-			i = skipWS(b, i+1)
+			i = jsonscan.SkipSpace(b, i+1)
 		case '}':
 			return i + 1, true
 		default:
@@ -270,11 +143,11 @@ func (l *line) object_(i, depth int, parent int32) (int, bool) {
 }
 
 func (l *line) array(i, depth int) (int, bool) {
-	if depth > maxDepth {
+	if depth > jsonscan.MaxDepth {
 		return i, false
 	}
 	b := l.b
-	i = skipWS(b, i+1)
+	i = jsonscan.SkipSpace(b, i+1)
 	if i < len(b) && b[i] == ']' {
 		l.arrayNull = false
 		return i + 1, true
@@ -286,13 +159,13 @@ func (l *line) array(i, depth int) (int, bool) {
 		if i, ok = l.value(i, depth, -1); !ok {
 			return i, false
 		}
-		i = skipWS(b, i)
+		i = jsonscan.SkipSpace(b, i)
 		if i >= len(b) {
 			return i, false
 		}
 		switch b[i] {
 		case ',':
-			i = skipWS(b, i+1)
+			i = jsonscan.SkipSpace(b, i+1)
 		case ']':
 			l.arrayNull = null
 			return i + 1, true
@@ -521,7 +394,7 @@ func invalidRun(b []byte) int {
 func elements(b []byte, s span, f func(span)) {
 	var l line
 	l.b = b
-	i := skipWS(b, int(s.start)+1)
+	i := jsonscan.SkipSpace(b, int(s.start)+1)
 	if i >= int(s.end) || b[i] == ']' {
 		return
 	}
@@ -531,11 +404,11 @@ func elements(b []byte, s span, f func(span)) {
 			return
 		}
 		f(span{int32(i), int32(j)})
-		i = skipWS(b, j)
+		i = jsonscan.SkipSpace(b, j)
 		if i >= int(s.end) || b[i] != ',' {
 			return
 		}
-		i = skipWS(b, i+1)
+		i = jsonscan.SkipSpace(b, i+1)
 	}
 }
 
@@ -543,27 +416,27 @@ func elements(b []byte, s span, f func(span)) {
 func objectMembers(b []byte, s span, f func(key string, v span)) {
 	var l line
 	l.b = b
-	i := skipWS(b, int(s.start)+1)
+	i := jsonscan.SkipSpace(b, int(s.start)+1)
 	if i >= int(s.end) || b[i] == '}' {
 		return
 	}
 	for {
-		ke, _, ok := skipString(b, i)
+		ke, _, ok := jsonscan.StringEscaped(b, i)
 		if !ok {
 			return
 		}
 		key, _ := unquote(b[i:ke])
-		i = skipWS(b, ke)
-		i = skipWS(b, i+1)
+		i = jsonscan.SkipSpace(b, ke)
+		i = jsonscan.SkipSpace(b, i+1)
 		j, ok := l.value(i, 3, -1)
 		if !ok {
 			return
 		}
 		f(key, span{int32(i), int32(j)})
-		i = skipWS(b, j)
+		i = jsonscan.SkipSpace(b, j)
 		if i >= int(s.end) || b[i] != ',' {
 			return
 		}
-		i = skipWS(b, i+1)
+		i = jsonscan.SkipSpace(b, i+1)
 	}
 }

@@ -1,6 +1,9 @@
 package session
 
-import "github.com/go-json-experiment/json/jsontext"
+import (
+	"github.com/arborlog/arbor/internal/jsonscan"
+	"github.com/go-json-experiment/json/jsontext"
+)
 
 // appendQuoted appends s as a JSON string, as marshal would write it. Names
 // and envelope values (types, ids, timestamps) are plain ASCII, so appends
@@ -51,13 +54,13 @@ func (e *Entry) setBuilt(raw []byte) {
 // member overrides it, as JSON.parse would let it). Otherwise it reports false
 // and the caller decodes the message in full.
 func plainRole(raw []byte) (string, bool) {
-	i := skipSpace(raw, 0)
+	i := jsonscan.SkipSpace(raw, 0)
 	if i >= len(raw) || raw[i] != '{' {
 		return "", false
 	}
 	s := lineScan{plain: true}
 	end, ok := s.scanMessage(raw, i)
-	if !ok || !s.plain || skipSpace(raw, end) != len(raw) {
+	if !ok || !s.plain || jsonscan.SkipSpace(raw, end) != len(raw) {
 		return "", false
 	}
 	rest, ok := expect(raw[i:], `{"role":"`)

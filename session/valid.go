@@ -2,7 +2,7 @@ package session
 
 import (
 	"bytes"
-	"encoding/binary"
+	"github.com/arborlog/arbor/internal/jsonscan"
 )
 
 // validJSON reports whether b holds exactly one JSON value, surrounded by optional
@@ -13,36 +13,13 @@ import (
 // has a well-formed start and a broken middle) and encoding/json.Valid runs at a
 // fraction of the speed this loop reaches on message-heavy lines.
 func validJSON(b []byte) bool {
-	i := skipSpace(b, 0)
+	i := jsonscan.SkipSpace(b, 0)
 	i, ok := scanValue(b, i, 0)
 	if !ok {
 		return false
 	}
-	return skipSpace(b, i) == len(b)
+	return jsonscan.SkipSpace(b, i) == len(b)
 }
-
-// maxDepth bounds nesting, as encoding/json does, so hostile input cannot exhaust the stack.
-const maxDepth = 10000
-
-func skipSpace(b []byte, i int) int {
-	for i < len(b) {
-		switch b[i] {
-		case ' ', '\t', '\n', '\r':
-			i++
-		default:
-			return i
-		}
-	}
-	return i
-}
-
-// plainString marks bytes that can appear inside a JSON string without special handling.
-var plainString = func() (t [256]bool) {
-	for c := 0x20; c < 256; c++ {
-		t[c] = c != '"' && c != '\\'
-	}
-	return t
-}()
 
 func scanValue(b []byte, i, depth int) (int, bool) {
 	if i >= len(b) {
@@ -50,139 +27,28 @@ func scanValue(b []byte, i, depth int) (int, bool) {
 	}
 	switch c := b[i]; {
 	case c == '"':
-		return scanString(b, i)
+		return jsonscan.String(b, i)
 	case c == '{':
 		return scanObject(b, i, depth+1)
 	case c == '[':
 		return scanArray(b, i, depth+1)
 	case c == 't':
-		return scanLiteral(b, i, "true")
+		return jsonscan.Literal(b, i, "true")
 	case c == 'f':
-		return scanLiteral(b, i, "false")
+		return jsonscan.Literal(b, i, "false")
 	case c == 'n':
-		return scanLiteral(b, i, "null")
+		return jsonscan.Literal(b, i, "null")
 	case c == '-' || (c >= '0' && c <= '9'):
-		return scanNumber(b, i)
+		return jsonscan.Number(b, i)
 	}
 	return i, false
 }
 
-func scanLiteral(b []byte, i int, lit string) (int, bool) {
-	if len(b)-i < len(lit) || string(b[i:i+len(lit)]) != lit {
-		return i, false
-	}
-	return i + len(lit), true
-}
-
-// scanString expects b[i] == '"' and returns the offset after the closing quote.
-func scanString(b []byte, i int) (int, bool) {
-	i++
-	for {
-		i = skipPlain(b, i)
-		for i < len(b) && plainString[b[i]] {
-			i++
-		}
-		if i >= len(b) {
-			return i, false
-		}
-		switch b[i] {
-		case '"':
-			return i + 1, true
-		case '\\':
-			if i+1 >= len(b) {
-				return i, false
-			}
-			switch b[i+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				i += 2
-			case 'u':
-				if i+6 > len(b) {
-					return i, false
-				}
-				for _, h := range b[i+2 : i+6] {
-					if !isHex(h) {
-						return i, false
-					}
-				}
-				i += 6
-			default:
-				return i, false
-			}
-		default: // a control character
-			return i, false
-		}
-	}
-}
-
-// skipPlain skips eight bytes at a time while none of them is a quote, a
-// backslash or a control character: message text is most of a session file,
-// and this is where loading spends its time.
-func skipPlain(b []byte, i int) int {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	for ; i+8 <= len(b); i += 8 {
-		v := binary.LittleEndian.Uint64(b[i:])
-		q := v ^ ('"' * ones)
-		bs := v ^ ('\\' * ones)
-		// Each term has a high bit set iff some byte is < 0x20, == '"', == '\\'.
-		if ((v-0x20*ones)|(q-ones)|(bs-ones))&^(v|q|bs)&highs != 0 {
-			return i
-		}
-	}
-	return i
-}
-
-func isHex(c byte) bool {
-	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
-}
-
-func scanNumber(b []byte, i int) (int, bool) {
-	if b[i] == '-' {
-		i++
-	}
-	if i >= len(b) {
-		return i, false
-	}
-	switch {
-	case b[i] == '0':
-		i++
-	case b[i] >= '1' && b[i] <= '9':
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
-	default:
-		return i, false
-	}
-	if i < len(b) && b[i] == '.' {
-		i++
-		start := i
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
-		if i == start {
-			return i, false
-		}
-	}
-	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
-		i++
-		if i < len(b) && (b[i] == '+' || b[i] == '-') {
-			i++
-		}
-		start := i
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
-		if i == start {
-			return i, false
-		}
-	}
-	return i, true
-}
-
 func scanObject(b []byte, i, depth int) (int, bool) {
-	if depth > maxDepth {
+	if depth > jsonscan.MaxDepth {
 		return i, false
 	}
-	i = skipSpace(b, i+1)
+	i = jsonscan.SkipSpace(b, i+1)
 	if i < len(b) && b[i] == '}' {
 		return i + 1, true
 	}
@@ -191,24 +57,24 @@ func scanObject(b []byte, i, depth int) (int, bool) {
 			return i, false
 		}
 		var ok bool
-		if i, ok = scanString(b, i); !ok {
+		if i, ok = jsonscan.String(b, i); !ok {
 			return i, false
 		}
-		i = skipSpace(b, i)
+		i = jsonscan.SkipSpace(b, i)
 		if i >= len(b) || b[i] != ':' {
 			return i, false
 		}
-		i = skipSpace(b, i+1)
+		i = jsonscan.SkipSpace(b, i+1)
 		if i, ok = scanValue(b, i, depth); !ok {
 			return i, false
 		}
-		i = skipSpace(b, i)
+		i = jsonscan.SkipSpace(b, i)
 		if i >= len(b) {
 			return i, false
 		}
 		switch b[i] {
 		case ',':
-			i = skipSpace(b, i+1)
+			i = jsonscan.SkipSpace(b, i+1)
 		case '}':
 			return i + 1, true
 		default:
@@ -218,10 +84,10 @@ func scanObject(b []byte, i, depth int) (int, bool) {
 }
 
 func scanArray(b []byte, i, depth int) (int, bool) {
-	if depth > maxDepth {
+	if depth > jsonscan.MaxDepth {
 		return i, false
 	}
-	i = skipSpace(b, i+1)
+	i = jsonscan.SkipSpace(b, i+1)
 	if i < len(b) && b[i] == ']' {
 		return i + 1, true
 	}
@@ -230,13 +96,13 @@ func scanArray(b []byte, i, depth int) (int, bool) {
 		if i, ok = scanValue(b, i, depth); !ok {
 			return i, false
 		}
-		i = skipSpace(b, i)
+		i = jsonscan.SkipSpace(b, i)
 		if i >= len(b) {
 			return i, false
 		}
 		switch b[i] {
 		case ',':
-			i = skipSpace(b, i+1)
+			i = jsonscan.SkipSpace(b, i+1)
 		case ']':
 			return i + 1, true
 		default:
@@ -287,7 +153,7 @@ type lineScan struct {
 // top-level name.
 func scanLine(b []byte) lineScan {
 	var s lineScan
-	i := skipSpace(b, 0)
+	i := jsonscan.SkipSpace(b, 0)
 	var ok bool
 	if i < len(b) && b[i] == '{' {
 		s.object, s.plain = true, true
@@ -295,7 +161,7 @@ func scanLine(b []byte) lineScan {
 	} else {
 		i, ok = scanValue(b, i, 0)
 	}
-	if !ok || skipSpace(b, i) != len(b) {
+	if !ok || jsonscan.SkipSpace(b, i) != len(b) {
 		return lineScan{}
 	}
 	s.ok = true
@@ -304,7 +170,7 @@ func scanLine(b []byte) lineScan {
 
 // scanTop is scanObject for the line's top-level object.
 func (s *lineScan) scanTop(b []byte, i int) (int, bool) {
-	i = skipSpace(b, i+1)
+	i = jsonscan.SkipSpace(b, i+1)
 	if i < len(b) && b[i] == '}' {
 		return i + 1, true
 	}
@@ -314,7 +180,7 @@ func (s *lineScan) scanTop(b []byte, i int) (int, bool) {
 		}
 		start := i
 		var ok bool
-		if i, ok = scanString(b, i); !ok {
+		if i, ok = jsonscan.String(b, i); !ok {
 			return i, false
 		}
 		name := b[start+1 : i-1]
@@ -343,11 +209,11 @@ func (s *lineScan) scanTop(b []byte, i int) (int, bool) {
 			s.plain = false
 		}
 		s.seen |= bit
-		i = skipSpace(b, i)
+		i = jsonscan.SkipSpace(b, i)
 		if i >= len(b) || b[i] != ':' {
 			return i, false
 		}
-		i = skipSpace(b, i+1)
+		i = jsonscan.SkipSpace(b, i+1)
 		vstart := i
 		if bit == seenMessage {
 			s.role = [2]int{} // the last message is the one that counts
@@ -377,13 +243,13 @@ func (s *lineScan) scanTop(b []byte, i int) (int, bool) {
 		case seenCustomType:
 			s.ctStart, s.ctEnd = vstart, i
 		}
-		i = skipSpace(b, i)
+		i = jsonscan.SkipSpace(b, i)
 		if i >= len(b) {
 			return i, false
 		}
 		switch b[i] {
 		case ',':
-			i = skipSpace(b, i+1)
+			i = jsonscan.SkipSpace(b, i+1)
 		case '}':
 			return i + 1, true
 		default:
@@ -395,7 +261,7 @@ func (s *lineScan) scanTop(b []byte, i int) (int, bool) {
 // scanMessage is scanObject for the message object (depth 2), watching its
 // "role" name the way scanTop watches the envelope.
 func (s *lineScan) scanMessage(b []byte, i int) (int, bool) {
-	i = skipSpace(b, i+1)
+	i = jsonscan.SkipSpace(b, i+1)
 	if i < len(b) && b[i] == '}' {
 		return i + 1, true
 	}
@@ -406,7 +272,7 @@ func (s *lineScan) scanMessage(b []byte, i int) (int, bool) {
 		}
 		start := i
 		var ok bool
-		if i, ok = scanString(b, i); !ok {
+		if i, ok = jsonscan.String(b, i); !ok {
 			return i, false
 		}
 		name := b[start+1 : i-1]
@@ -418,11 +284,11 @@ func (s *lineScan) scanMessage(b []byte, i int) (int, bool) {
 		} else if bytes.IndexByte(name, '\\') >= 0 {
 			s.plain, s.escaped = false, true
 		}
-		i = skipSpace(b, i)
+		i = jsonscan.SkipSpace(b, i)
 		if i >= len(b) || b[i] != ':' {
 			return i, false
 		}
-		i = skipSpace(b, i+1)
+		i = jsonscan.SkipSpace(b, i+1)
 		vstart := i
 		if i, ok = scanValue(b, i, 2); !ok {
 			return i, false
@@ -430,13 +296,13 @@ func (s *lineScan) scanMessage(b []byte, i int) (int, bool) {
 		if isRole {
 			s.role = [2]int{vstart, i}
 		}
-		i = skipSpace(b, i)
+		i = jsonscan.SkipSpace(b, i)
 		if i >= len(b) {
 			return i, false
 		}
 		switch b[i] {
 		case ',':
-			i = skipSpace(b, i+1)
+			i = jsonscan.SkipSpace(b, i+1)
 		case '}':
 			return i + 1, true
 		default:

@@ -1,0 +1,143 @@
+// Package jsonscan holds the byte-level pieces of arbor's JSON scanners: white
+// space, literals, numbers and strings, checked exactly as JSON.parse checks them
+// (invalid UTF-8 is not an error). The session loader and the catalog's listing
+// scanner build their validating walks from these, so both accept the same lines.
+package jsonscan
+
+import "encoding/binary"
+
+// MaxDepth bounds nesting, as encoding/json does, so hostile input cannot exhaust the stack.
+const MaxDepth = 10000
+
+// SkipSpace returns the offset of the first byte at or after i that is not JSON white space.
+func SkipSpace(b []byte, i int) int {
+	for i < len(b) {
+		switch b[i] {
+		case ' ', '\t', '\n', '\r':
+			i++
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+// Literal checks that lit (true, false or null) starts at i and returns the offset after it.
+func Literal(b []byte, i int, lit string) (int, bool) {
+	if len(b)-i < len(lit) || string(b[i:i+len(lit)]) != lit {
+		return i, false
+	}
+	return i + len(lit), true
+}
+
+// IsHex reports whether c is a hexadecimal digit.
+func IsHex(c byte) bool {
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
+}
+
+// Number expects a number to start at i (b[i] is '-' or a digit) and returns the offset after it.
+func Number(b []byte, i int) (int, bool) {
+	if b[i] == '-' {
+		i++
+	}
+	if i >= len(b) {
+		return i, false
+	}
+	switch {
+	case b[i] == '0':
+		i++
+	case b[i] >= '1' && b[i] <= '9':
+		i = digits(b, i)
+	default:
+		return i, false
+	}
+	if i < len(b) && b[i] == '.' {
+		start := i + 1
+		if i = digits(b, start); i == start {
+			return i, false
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		start := i
+		if i = digits(b, start); i == start {
+			return i, false
+		}
+	}
+	return i, true
+}
+
+func digits(b []byte, i int) int {
+	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+		i++
+	}
+	return i
+}
+
+// String expects b[i] == '"' and returns the offset after the closing quote.
+func String(b []byte, i int) (int, bool) {
+	j, _, ok := StringEscaped(b, i)
+	return j, ok
+}
+
+// StringEscaped is String that also reports whether the string holds an escape.
+func StringEscaped(b []byte, i int) (int, bool, bool) {
+	i++
+	escaped := false
+	for {
+		i = skipPlain(b, i)
+		for i < len(b) && b[i] >= 0x20 && b[i] != '"' && b[i] != '\\' {
+			i++
+		}
+		if i >= len(b) {
+			return i, escaped, false
+		}
+		switch b[i] {
+		case '"':
+			return i + 1, escaped, true
+		case '\\':
+			escaped = true
+			if i+1 >= len(b) {
+				return i, escaped, false
+			}
+			switch b[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				if i+6 > len(b) {
+					return i, escaped, false
+				}
+				for _, h := range b[i+2 : i+6] {
+					if !IsHex(h) {
+						return i, escaped, false
+					}
+				}
+				i += 6
+			default:
+				return i, escaped, false
+			}
+		default: // a control character
+			return i, escaped, false
+		}
+	}
+}
+
+// skipPlain skips eight bytes at a time while none of them is a quote, a
+// backslash or a control character: message text is most of a session file,
+// and this is where scanning spends its time.
+func skipPlain(b []byte, i int) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for ; i+8 <= len(b); i += 8 {
+		v := binary.LittleEndian.Uint64(b[i:])
+		q := v ^ ('"' * ones)
+		bs := v ^ ('\\' * ones)
+		// A high bit is set iff some byte is < 0x20, == '"' or == '\\'.
+		if ((v-0x20*ones)|(q-ones)|(bs-ones))&^(v|q|bs)&highs != 0 {
+			return i
+		}
+	}
+	return i
+}

@@ -1,0 +1,77 @@
+package jsonscan
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+// TestStringEveryByteEveryLane puts every byte value at every offset of a long
+// string, so the eight-bytes-at-a-time skip sees it in each lane.
+func TestStringEveryByteEveryLane(t *testing.T) {
+	for c := range 256 {
+		for off := range 17 {
+			s := []byte(`"` + "abcdefghijklmnopqrstuvwxyz"[:off] + "?" + "0123456789abcdefg" + `"`)
+			s[1+off] = byte(c)
+			end, ok := String(s, 0)
+			if got, want := ok && end == len(s), json.Valid(s); got != want {
+				t.Errorf("byte %#x at %d: String says %v, encoding/json %v", c, off, got, want)
+			}
+		}
+	}
+}
+
+func TestNumber(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want bool
+	}{
+		{"0", true}, {"-0", true}, {"12", true}, {"1.5", true}, {"1e9", true}, {"-1.25E-3", true}, {"1e+2", true},
+		{"-", false}, {"01", false}, {"1.", false}, {".5", false}, {"1e", false}, {"1e+", false}, {"--1", false},
+	} {
+		end, ok := Number([]byte(tc.in), 0)
+		if got := ok && end == len(tc.in); got != tc.want {
+			t.Errorf("Number(%q) = %d, %v; want whole=%v", tc.in, end, ok, tc.want)
+		}
+	}
+}
+
+func TestStringEscaped(t *testing.T) {
+	for _, tc := range []struct {
+		in          string
+		ok, escaped bool
+	}{
+		{`"plain"`, true, false}, {`"a\nb"`, true, true}, {`"\u00e9"`, true, true}, {`"\u00g9"`, false, true},
+		{`"\x"`, false, true}, {"\"tab\there\"", false, false}, {`"open`, false, false}, {`"end\`, false, true},
+	} {
+		_, esc, ok := StringEscaped([]byte(tc.in), 0)
+		if ok != tc.ok || esc != tc.escaped {
+			t.Errorf("StringEscaped(%q) = escaped %v, ok %v; want %v, %v", tc.in, esc, ok, tc.escaped, tc.ok)
+		}
+	}
+}
+
+// FuzzString checks String and Number against encoding/json on single values.
+func FuzzString(f *testing.F) {
+	for _, s := range []string{`"a"`, `"a\"b"`, `"\ud83d\ude80"`, `"ü漢"`, `12.5e-3`, `-0`, `"\u12"`, "\"\x01\""} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if len(b) == 0 {
+			return
+		}
+		var end int
+		var ok bool
+		switch c := b[0]; {
+		case c == '"':
+			end, ok = String(b, 0)
+		case c == '-' || (c >= '0' && c <= '9'):
+			end, ok = Number(b, 0)
+		default:
+			return
+		}
+		// encoding/json allows white space after the value; so does every caller.
+		if got, want := ok && SkipSpace(b, end) == len(b), json.Valid(b); got != want {
+			t.Fatalf("%q: scanner says %v, encoding/json %v", b, got, want)
+		}
+	})
+}
