@@ -21,8 +21,10 @@
 //   - Damage is repaired only at the first append and never by deleting a
 //     byte: a torn last line is copied to <file>.torn, a file where nothing
 //     parses is renamed to <file>.corrupt, the original is kept as <file>.bak (or
-//     <file>.v<N>.bak for a migration) before any whole-file rewrite, and
-//     rewrites go through a temporary file, fsync, rename and a folder fsync.
+//     <file>.v<N>.bak for a migration) before any whole-file rewrite. Rewrites
+//     and sidecars are written through a temporary file, fsync, rename and a
+//     folder fsync, so a sidecar that exists holds every byte it keeps; a
+//     crash at worst leaves a stray <name>.tmp beside it.
 //     A file of a newer format version opens read-only.
 //   - Session.Repair applies those repairs at once, without an append (what
 //     `arbor fsck --repair` does).

@@ -315,13 +315,14 @@ func TestRewriteFaults(t *testing.T) {
 	}{
 		{"backup write", func(f *faultFS) {
 			f.write = func(name string, p []byte) (int, error) {
-				if strings.HasSuffix(name, ".bak") {
+				if strings.HasSuffix(name, ".bak.tmp") { // the backup is written to a temporary file first
 					return 0, syscall.ENOSPC
 				}
 				return len(p), nil
 			}
 		}},
-		{"temporary file fsync", func(f *faultFS) { f.sync = nth(1, ".tmp", syscall.EIO) }},
+		{"backup fsync", func(f *faultFS) { f.sync = nth(1, ".bak.tmp", syscall.EIO) }},
+		{"temporary file fsync", func(f *faultFS) { f.sync = nth(1, "s.jsonl.tmp", syscall.EIO) }},
 		{"rename", func(f *faultFS) { f.rename = func(string, string) error { return syscall.EIO } }},
 	} {
 		t.Run(fault.name, func(t *testing.T) {
@@ -357,7 +358,8 @@ func TestRewriteFaults(t *testing.T) {
 }
 
 // TestRewriteOrder checks the order of a whole-file rewrite: the backup is
-// durable before anything changes, the new content is synced before the
+// durable (written to a temporary file, synced, renamed into place, folder
+// synced) before anything changes, the new content is synced before the
 // rename, and the folder is synced after it (SPEC §7).
 func TestRewriteOrder(t *testing.T) {
 	dir := t.TempDir()
@@ -377,8 +379,9 @@ func TestRewriteOrder(t *testing.T) {
 	}
 	base := filepath.Base(dir)
 	want := []string{
-		"open s.jsonl.v2.bak", "write s.jsonl.v2.bak", "sync s.jsonl.v2.bak", "close s.jsonl.v2.bak", "syncdir " + base,
-		"open s.jsonl.tmp", "write s.jsonl.tmp", "sync s.jsonl.tmp", "close s.jsonl.tmp", "syncdir " + base,
+		"open s.jsonl.v2.bak.tmp", "write s.jsonl.v2.bak.tmp", "sync s.jsonl.v2.bak.tmp", "close s.jsonl.v2.bak.tmp",
+		"rename s.jsonl.v2.bak.tmp->s.jsonl.v2.bak", "syncdir " + base,
+		"open s.jsonl.tmp", "write s.jsonl.tmp", "sync s.jsonl.tmp", "close s.jsonl.tmp",
 		"rename s.jsonl.tmp->s.jsonl", "syncdir " + base,
 		"close s.jsonl", "open s.jsonl", "write s.jsonl",
 	}
@@ -396,7 +399,7 @@ func TestTornTailFaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	ffs := newFaultFS()
-	ffs.sync = nth(1, ".torn", syscall.EIO)
+	ffs.sync = nth(1, ".torn.tmp", syscall.EIO)
 	s, err := Open(path, WithFS(ffs))
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -165,15 +166,26 @@ func TestCrash(t *testing.T) {
 			if err := s.Close(); err != nil {
 				t.Fatal(err)
 			}
+			// A kill while a sidecar is being written leaves at most a stray
+			// <sidecar>.tmp; every sidecar that exists holds a whole fragment.
+			// Besides the planted ones, a fragment can be a child's own line:
+			// Linux may cut a write(2) short when SIGKILL arrives part-way.
+			notTmp := func(n string) bool { return strings.HasSuffix(n, ".tmp") }
 			torns, _ := filepath.Glob(path + ".torn*")
+			torns = slices.DeleteFunc(torns, notTmp)
+			kept := 0
 			for _, name := range torns {
-				if got := readString(t, name); got != planted {
-					t.Errorf("%s = %q, want the planted fragment", name, got)
+				got := readString(t, name)
+				switch {
+				case got == planted:
+					kept++
+				case got == "" || strings.Contains(got, "\n") || session.IsCompleteJSON([]byte(got)) || !strings.HasPrefix(`{"type":"message"`, got) && !strings.HasPrefix(got, `{"type":"message"`):
+					t.Errorf("%s = %q, want the planted fragment or the start of an entry line", name, got)
 				}
 			}
 			// A fragment planted before the first rewrite is kept in the backup instead.
-			kept := len(torns)
 			baks, _ := filepath.Glob(path + ".v2.bak*")
+			baks = slices.DeleteFunc(baks, notTmp)
 			if len(baks) == 0 {
 				t.Error("the version 2 original was not kept")
 			}

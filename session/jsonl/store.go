@@ -314,7 +314,7 @@ func (s *store) moveTornTail() error {
 		return fmt.Errorf("read %s: %w", s.path, err)
 	}
 	torn := freeName(s.fs, s.path+".torn")
-	if err := writeDurably(s.fs, torn, frag); err != nil {
+	if err := writeAtomic(s.fs, torn, frag); err != nil {
 		return fmt.Errorf("save the torn last line of %s to %s: %w (nothing was appended)", s.path, torn, err)
 	}
 	if err := s.f.Truncate(s.size); err != nil {
@@ -332,7 +332,7 @@ func (s *store) rewrite() error {
 		return fmt.Errorf("read %s: %w", s.path, err)
 	}
 	bak := freeName(s.fs, s.backup)
-	if err := writeDurably(s.fs, bak, orig); err != nil {
+	if err := writeAtomic(s.fs, bak, orig); err != nil {
 		return fmt.Errorf("back up %s to %s: %w (nothing was changed)", s.path, bak, err)
 	}
 	var b bytes.Buffer
@@ -371,8 +371,8 @@ func freeName(fsys FS, name string) string {
 	}
 }
 
-// writeDurably creates name (which must not exist) with data and syncs it.
-func writeDurably(fsys FS, name string, data []byte) error {
+// createSynced creates name (which must not exist) with data and syncs it.
+func createSynced(fsys FS, name string, data []byte) error {
 	f, err := fsys.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return err
@@ -385,25 +385,30 @@ func writeDurably(fsys FS, name string, data []byte) error {
 		f.Close()
 		return err
 	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return fsys.SyncDir(filepath.Dir(name))
+	return f.Close()
 }
 
-// replaceFile atomically replaces path with data: a temporary file in the same
-// folder, fsync, rename over the original, fsync the folder (SPEC §7).
+// writeAtomic puts data at target through a temporary file in the same folder:
+// write, fsync, rename over target, fsync the folder (SPEC §7). A crash leaves
+// target either as it was or holding all of data, never a part of it; at worst
+// a stray <target>.tmp remains. Sidecars (.torn, .bak) are written this way too,
+// so a sidecar that exists always holds every byte it was meant to keep.
+func writeAtomic(fsys FS, target string, data []byte) error {
+	tmp := freeName(fsys, target+".tmp")
+	if err := createSynced(fsys, tmp, data); err != nil {
+		_ = fsys.Remove(tmp)
+		return err
+	}
+	if err := fsys.Rename(tmp, target); err != nil {
+		_ = fsys.Remove(tmp)
+		return err
+	}
+	return fsys.SyncDir(filepath.Dir(target))
+}
+
+// replaceFile atomically replaces path with data.
 func replaceFile(fsys FS, path string, data []byte) error {
-	tmp := freeName(fsys, path+".tmp")
-	if err := writeDurably(fsys, tmp, data); err != nil {
-		_ = fsys.Remove(tmp)
-		return fmt.Errorf("rewrite %s: %w", path, err)
-	}
-	if err := fsys.Rename(tmp, path); err != nil {
-		_ = fsys.Remove(tmp)
-		return fmt.Errorf("rewrite %s: %w", path, err)
-	}
-	if err := fsys.SyncDir(filepath.Dir(path)); err != nil {
+	if err := writeAtomic(fsys, path, data); err != nil {
 		return fmt.Errorf("rewrite %s: %w", path, err)
 	}
 	return nil
