@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/arborlog/arbor/compaction"
 	"os"
 	"strings"
 	"unicode"
@@ -40,6 +41,7 @@ func parseTreeFilter(s string) (treeFilter, error) {
 // treeView is what `arbor tree` draws: the session's tree reduced to the
 // entries a filter keeps, each attached to its nearest visible ancestor.
 type treeView struct {
+	log      *session.Log
 	filter   treeFilter
 	leaf     *session.Entry // the leaf whose path is marked; nil before the first entry
 	onPath   map[string]bool
@@ -66,6 +68,7 @@ type toolCall struct {
 // that is not a marker (SPEC §6.2), even when the marker itself is shown.
 func newTreeView(roots []*session.TreeNode, l *session.Log, leaf *session.Entry, filter treeFilter) *treeView {
 	v := &treeView{
+		log:      l,
 		filter:   filter,
 		leaf:     leaf,
 		onPath:   map[string]bool{},
@@ -456,6 +459,14 @@ func (v *treeView) describe(ln *line, e *session.Entry) {
 		ln.add(plain, flat(f.Content.Text("")))
 	case session.TypeCompaction:
 		ln.add(special, fmt.Sprintf("[compaction: %dk tokens]", int(f.TokensBefore/1000+0.5)))
+		// What it covers, so a user sees what the summary stands for ('arbor show' lists it).
+		if cov, err := compaction.Covers(v.log, e.ID); err == nil {
+			kept := "keeps nothing before it"
+			if len(cov.Kept) > 0 {
+				kept = "keeps from " + cov.FirstKeptEntryID
+			}
+			ln.add(muted, fmt.Sprintf(" replaces %d entries, %s", len(cov.Replaced), kept))
+		}
 	case session.TypeBranchSummary:
 		ln.add(warning, "[branch summary]: ")
 		ln.add(plain, flat(strings.TrimPrefix(f.Summary, branchSummaryPreamble)))
