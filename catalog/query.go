@@ -39,7 +39,7 @@ func ParseQuery(s string) (Query, error) {
 	if rest, ok := strings.CutPrefix(s, "re:"); ok {
 		pat := strings.TrimSpace(rest)
 		if pat == "" {
-			return Query{}, fmt.Errorf("%w: empty regular expression after re:", ErrEmptyQuery)
+			return Query{}, fmt.Errorf("%w: empty regular expression after the re: prefix", ErrEmptyQuery)
 		}
 		re, err := regexp.Compile("(?i)" + pat)
 		if err != nil {

@@ -259,14 +259,14 @@ func TestBranchMessages(t *testing.T) {
 	b.result(c, strings.Repeat("r", 4000))
 	b.user(strings.Repeat("v", 400)) // 100
 	entries := b.l.Branch("")
-	msgs, read, modified, tokens := BranchMessages(entries, 0)
+	msgs, read, modified, _ := BranchMessages(entries, 0)
 	if len(msgs) != 4 || msgs[0].Role != session.RoleBranchSummary {
 		t.Errorf("no budget: %d messages", len(msgs))
 	}
 	if strings.Join(read, ",") != "new.go,old.go" || strings.Join(modified, ",") != "mod.go" {
 		t.Errorf("files %v %v", read, modified)
 	}
-	msgs, _, _, tokens = BranchMessages(entries, 250)
+	msgs, _, _, tokens := BranchMessages(entries, 250)
 	if len(msgs) != 2 || tokens > 250 {
 		t.Errorf("budget 250: %d messages, %d tokens", len(msgs), tokens)
 	}

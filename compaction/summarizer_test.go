@@ -244,7 +244,7 @@ func TestModelErrors(t *testing.T) {
 			w.WriteHeader(http.StatusUnauthorized)
 			_, _ = w.Write([]byte(`{"error":{"message":"invalid api key"}}`))
 		}, 0, "401 Unauthorized: invalid api key"},
-		{"server error text", func(w http.ResponseWriter, _ chatRequest) { http.Error(w, "upstream down", 502) }, 0, "502 Bad Gateway: upstream down"},
+		{"server error text", func(w http.ResponseWriter, _ chatRequest) { http.Error(w, "upstream down", http.StatusBadGateway) }, 0, "502 Bad Gateway: upstream down"},
 		{"empty answer", answer(""), 0, "empty summary"},
 		{"no choices", func(w http.ResponseWriter, _ chatRequest) { _, _ = w.Write([]byte(`{"choices":[]}`)) }, 0, "empty summary"},
 		{"not JSON", func(w http.ResponseWriter, _ chatRequest) { _, _ = w.Write([]byte(`<html>`)) }, 0, "not chat-completions JSON"},

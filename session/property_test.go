@@ -39,9 +39,8 @@ func newModel() *model {
 }
 
 type machine struct {
-	l     *session.Log
-	m     *model
-	steps int
+	l *session.Log
+	m *model
 }
 
 var (

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"time"
 )
@@ -130,8 +130,12 @@ type source struct{ name, text string }
 // the same for a given Go release.
 func goSources() []source {
 	var out []source
+	root := ""
+	if b, err := exec.Command("go", "env", "GOROOT").Output(); err == nil {
+		root = strings.TrimSpace(string(b))
+	}
 	for _, f := range []string{"strings/strings.go", "bufio/scan.go", "sort/sort.go", "path/filepath/path.go", "encoding/csv/reader.go"} {
-		b, err := os.ReadFile(filepath.Join(runtime.GOROOT(), "src", f))
+		b, err := os.ReadFile(filepath.Join(root, "src", f))
 		if err == nil {
 			out = append(out, source{f, string(b)})
 		}
