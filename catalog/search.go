@@ -36,7 +36,8 @@ type Hit struct {
 
 // SearchOptions limit a search.
 type SearchOptions struct {
-	Limit int // at most this many hits; 0 for all
+	Limit    int  // at most this many hits; 0 for all
+	Archived bool // include archived sessions, which are left out otherwise (as from List)
 }
 
 // Search finds the entries in scope that match q, best first: by relevance
@@ -45,6 +46,13 @@ func (c *Catalog) Search(s Scope, q Query, opt SearchOptions) ([]Hit, error) {
 	es, err := c.scan(s, true)
 	if err != nil {
 		return nil, err
+	}
+	if !opt.Archived {
+		arch, err := c.archived()
+		if err != nil {
+			return nil, err
+		}
+		es = slices.DeleteFunc(es, func(e entry) bool { return arch[e.abs] })
 	}
 	if q.Regex == nil && c.idx != nil {
 		if _, err := c.indexTexts(es); err == nil {

@@ -180,6 +180,23 @@ func TestArchiveRoundTrip(t *testing.T) {
 	if got := ids(ListOptions{Archived: true}); len(got) != 2 {
 		t.Errorf("ls --archived: %v", got)
 	}
+	found := func(opt SearchOptions) int {
+		q, err := ParseQuery("spike")
+		if err != nil {
+			t.Fatal(err)
+		}
+		hits, err := c.Search(Scope{Dir: dir}, q, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(hits)
+	}
+	if n := found(SearchOptions{}); n != 0 {
+		t.Errorf("search found %d hits in an archived session, want none without --archived", n)
+	}
+	if n := found(SearchOptions{Archived: true}); n != 1 {
+		t.Errorf("search --archived found %d hits, want the archived session's one", n)
+	}
 	if p, err := c.Resolve("0195abab-0000-7000-8000-000000000001", Scope{Dir: dir}); err != nil || p != w.path {
 		t.Errorf("an archived session is not found by id: %v", err)
 	}

@@ -26,7 +26,8 @@ arguments of tool calls, and tool results. Each hit is one entry, best first.
   re:<regex>     a regular expression, case-insensitive (reads the files)
 
 Words match by their letters and digits, so "main.go" finds main.go and
-main/go. The first search indexes what is new; later ones take milliseconds.
+main/go. Archived sessions are left out unless --archived. The first search
+indexes what is new; later ones take milliseconds.
 --json prints [{"path","sessionId","entryId","role","timestamp","snippet"}].`,
 		Example: `  arbor search flock deadlock
   arbor search '"torn write"' --all
@@ -57,6 +58,7 @@ main/go. The first search indexes what is new; later ones take milliseconds.
 		},
 	}
 	cmd.Flags().IntVar(&opt.Limit, "limit", 50, "show at most this many hits (0: all)")
+	cmd.Flags().BoolVar(&opt.Archived, "archived", false, "include archived sessions")
 	addAllFlag(cmd, g)
 	return cmd
 }
