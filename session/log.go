@@ -558,14 +558,8 @@ func (l *Log) HasAssistant() bool {
 	return l.hasAssistant
 }
 
-// Ingest indexes entries another program appended to the file (read by the
-// store), as a reopen would: each moves its cursor's leaf.
-func (l *Log) Ingest(entries []*Entry) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.ingest(entries)
-}
-
+// ingest indexes entries another program appended to the file (read by the
+// store's Refresh), as a reopen would: each moves its cursor's leaf.
 func (l *Log) ingest(entries []*Entry) {
 	for _, e := range entries {
 		if e.ID == "" {

@@ -106,13 +106,6 @@ func (s *Session) Repairs() []string {
 	return slices.Clone(s.store.repairs)
 }
 
-// Written reports whether the session's file exists with its header.
-func (s *Session) Written() bool {
-	s.store.mu.Lock()
-	defer s.store.mu.Unlock()
-	return s.store.created
-}
-
 // Dir returns the default folder for a project's sessions under root
 // (SPEC §1): root/--<cwd with / \ : replaced by ->--.
 func Dir(root, cwd string) string {
