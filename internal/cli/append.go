@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
+	"unicode/utf8"
 
 	"github.com/arborlog/arbor/session"
 	"github.com/arborlog/arbor/session/jsonl"
@@ -44,6 +46,22 @@ session is locked for writing while this runs; a second writer fails at once.`,
 	return cmd
 }
 
+// parseInput reads one line of append's input: a pi message (SPEC §4) in
+// valid UTF-8 with a role pi writes; one without a timestamp gets the current time.
+func parseInput(line []byte) (session.Message, error) {
+	if !utf8.Valid(line) {
+		return session.Message{}, errors.New("not valid UTF-8 (session files are UTF-8 JSON)")
+	}
+	m, err := session.ParseMessage(bytes.Clone(line))
+	if err != nil {
+		return m, err
+	}
+	if !session.KnownRole(m.Role) {
+		return m, fmt.Errorf("unknown role %q: want user, assistant, toolResult, bashExecution, custom or system", m.Role)
+	}
+	return m.WithTimestamp(time.Now().UnixMilli()), nil
+}
+
 func runAppend(ios *IO, g *Global, arg string, policy jsonl.Durability) error {
 	path, err := g.resolve(arg)
 	if err != nil {
@@ -70,7 +88,7 @@ func runAppend(ios *IO, g *Global, arg string, policy jsonl.Durability) error {
 		if len(line) == 0 {
 			continue
 		}
-		m, err := session.ParseMessage(bytes.Clone(line))
+		m, err := parseInput(line)
 		if err != nil {
 			runErr = fmt.Errorf("stdin line %d: %v; nothing from this line on was appended to %s", n, err, path)
 			break

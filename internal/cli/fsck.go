@@ -106,15 +106,20 @@ func runFsck(ios *IO, g *Global, arg string, repair bool) error {
 	var repaired []string
 	if repair {
 		s, err := jsonl.Open(path)
-		if err != nil {
+		if errors.Is(err, jsonl.ErrNotSession) {
+			// Not a session: nothing to repair, and arbor writes nothing to it. Report it as it is.
+			s = nil
+		} else if err != nil {
 			return fmt.Errorf("repair %s: %w", path, err)
 		}
-		repaired, err = s.Repair()
-		if cerr := s.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			return fmt.Errorf("repair %s: %w", path, err)
+		if s != nil {
+			repaired, err = s.Repair()
+			if cerr := s.Close(); err == nil {
+				err = cerr
+			}
+			if err != nil {
+				return fmt.Errorf("repair %s: %w", path, err)
+			}
 		}
 	}
 	l, err := jsonl.Read(path)
@@ -132,6 +137,9 @@ func runFsck(ios *IO, g *Global, arg string, repair bool) error {
 	}
 	if rep.OK {
 		return nil
+	}
+	if rep.NoHeader && rep.Entries == 0 && rep.Lines > 0 {
+		return fmt.Errorf("%s is not a session file: no line of it is a session header or entry; arbor leaves it as it is", path)
 	}
 	if rep.repairable() {
 		return fmt.Errorf("%s is damaged; 'arbor fsck --repair %s' repairs it, keeping the original bytes in sidecar files", path, path)
@@ -153,7 +161,7 @@ func printFsck(ios *IO, r *FsckReport) {
 	}
 	if r.NoHeader {
 		if r.Entries == 0 {
-			ios.Printf("  no line is a session entry: --repair renames the file to .corrupt and starts a new session\n")
+			ios.Printf("  no line is a session header or entry: this is not a session file, and arbor does not write to it\n")
 		} else {
 			ios.Printf("  no session header: --repair keeps the entries under a new one (original saved as .bak)\n")
 		}
@@ -165,7 +173,7 @@ func printFsck(ios *IO, r *FsckReport) {
 		ios.Printf("  extra session headers (ignored): lines %s\n", joinInts(r.ExtraHeaders))
 	}
 	if r.TornTail {
-		ios.Printf("  torn last line (a write cut short): --repair or the next append moves it to .torn\n")
+		ios.Printf("  torn last line (a write cut short): --repair moves it to .torn; an append ends it in place\n")
 	}
 	if r.MissingNewline {
 		ios.Printf("  the last line lacks its newline: --repair or the next append adds it\n")
