@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"errors"
+	"github.com/arborlog/arbor/session/jsonl"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -27,17 +28,8 @@ func (s Scope) String() string {
 	return "this project (" + s.Cwd + ")"
 }
 
-// Home returns $ARBOR_DIR, or ~/.arbor.
-func Home() string {
-	if d := os.Getenv("ARBOR_DIR"); d != "" {
-		return d
-	}
-	h, err := os.UserHomeDir()
-	if err != nil {
-		return ".arbor"
-	}
-	return filepath.Join(h, ".arbor")
-}
+// Home returns $ARBOR_DIR, or ~/.arbor (jsonl.Home).
+func Home() string { return jsonl.Home() }
 
 // SessionsRoot returns $ARBOR_DIR/sessions.
 func SessionsRoot() string { return filepath.Join(Home(), "sessions") }

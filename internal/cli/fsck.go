@@ -69,14 +69,16 @@ func newCmdFsck(ios *IO, g *Global) *cobra.Command {
 last line, a missing final newline, a missing or repeated header, duplicate
 entry ids, parent loops and entries whose parent is unknown.
 
-With --repair, apply now the repairs arbor makes before its first append to a
-damaged file, never deleting a byte:
-  - a torn last line is moved to <file>.torn;
+With --repair, apply now the repairs arbor makes to a damaged file, under the
+writer lock, never deleting a byte:
+  - a torn last line is moved to <file>.torn, if the file has stopped growing
+    (an append never moves it: it ends the fragment with a newline in place,
+    since another program may still be writing it);
   - a complete last line missing its newline gets one;
   - a file without a header keeps its entries under a new header, the original
-    saved as <file>.bak (an old-version file is migrated, saved as <file>.v<N>.bak);
-  - a file where nothing parses is renamed to <file>.corrupt and a new session
-    is started at its path.
+    saved as <file>.bak (an old-version file is migrated, saved as <file>.v<N>.bak).
+A file of which no line is a session header or entry is not a session: fsck
+reports it, and nothing in arbor writes to it.
 Unreadable lines, duplicate ids, loops and unknown parents stay in the file:
 loading skips or works around them, and fsck keeps reporting them.
 
