@@ -116,10 +116,12 @@ func (w *writerLock) release() error {
 	if w == nil {
 		return nil
 	}
+	// Unlock first: a second writer refused in between still finds the record.
+	err := w.fl.Unlock()
 	if w.record != "" {
 		os.Remove(w.record)
 	}
-	return w.fl.Unlock()
+	return err
 }
 
 // LockDir is where writers record who they are: $ARBOR_DIR/locks. A record is

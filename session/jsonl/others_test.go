@@ -1,6 +1,7 @@
 package jsonl
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -427,4 +428,47 @@ func equal(a, b []string) bool {
 		}
 	}
 	return true
+}
+
+// TestLockErrorAlwaysNamesHolder: while another process opens and closes the
+// session as fast as it can, every refusal names that process as an arbor
+// writer, never nobody and never a dead pid.
+func TestLockErrorAlwaysNamesHolder(t *testing.T) {
+	path, _ := seed(t)
+	cmd := child(t, "churn", path, "-")
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { in.Close(); cmd.Wait() }()
+	if _, err := bufio.NewReader(out).ReadString('\n'); err != nil {
+		t.Fatal(err)
+	}
+	refused := 0
+	for i := 0; i < 400 && refused < 100; i++ {
+		s, err := Open(path)
+		if err == nil {
+			s.Close()
+			continue
+		}
+		var le *LockError
+		if !errors.As(err, &le) {
+			t.Fatalf("Open: %v", err)
+		}
+		refused++
+		if le.Holder.PID != cmd.Process.Pid || !le.Arbor || le.Holder.Started == "" {
+			t.Fatalf("refusal %d: %v (%+v), want the churning arbor process %d named", refused, err, le.Holder, cmd.Process.Pid)
+		}
+	}
+	if refused == 0 {
+		t.Skip("never refused: the other process did not hold the lock when tried")
+	}
+	t.Logf("%d refusals, each naming the holder", refused)
 }

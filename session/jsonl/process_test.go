@@ -94,6 +94,23 @@ func childMain(mode string, args []string) int {
 			f.Close()
 		}
 		return 0
+	case "churn":
+		// Opens and closes the session over and over until stdin closes.
+		done := make(chan struct{})
+		go func() { _, _ = io.Copy(io.Discard, os.Stdin); close(done) }()
+		fmt.Println("ready")
+		for {
+			select {
+			case <-done:
+				return 0
+			default:
+			}
+			s, err := Open(path)
+			if err != nil {
+				continue
+			}
+			s.Close()
+		}
 	case "hold":
 		s, err := Open(path, Immediate())
 		if err != nil {

@@ -70,10 +70,11 @@ type store struct {
 	lock   *writerLock
 
 	f       File
-	size    int64  // [0, size) of the file is accounted for: read, or written by this store
-	own     []span // this store's lines past size, in file order, with others' bytes before them
-	created bool   // the file exists with a header
-	defer_  bool   // hold entries until the first assistant message
+	ident   fs.FileInfo // f's identity (device and inode), taken at its first check
+	size    int64       // [0, size) of the file is accounted for: read, or written by this store
+	own     []span      // this store's lines past size, in file order, with others' bytes before them
+	created bool        // the file exists with a header
+	defer_  bool        // hold entries until the first assistant message
 	header  []byte
 	pending []*session.Entry
 
@@ -303,12 +304,15 @@ func contiguous(ss []span) bool {
 // checkPath fails when the path no longer names the open file (it was
 // renamed over or removed): what was written went to a file nobody will read.
 func (s *store) checkPath() error {
-	mine, err := s.f.Stat()
-	if err != nil {
-		return fmt.Errorf("stat %s: %w", s.path, err)
+	if s.ident == nil {
+		mine, err := s.f.Stat()
+		if err != nil {
+			return fmt.Errorf("stat %s: %w", s.path, err)
+		}
+		s.ident = mine
 	}
 	now, err := s.fs.Stat(s.path)
-	if err == nil && os.SameFile(mine, now) {
+	if err == nil && os.SameFile(s.ident, now) {
 		return nil
 	}
 	how := "was replaced by another file (an editor, sed -i or a sync tool renamed a new file over it)"
@@ -397,7 +401,7 @@ func (s *store) openNew(dir string) error {
 		s.repair = repairNone
 		s.repairs = append(s.repairs, fmt.Sprintf("wrote a session header to %s, which was empty", s.path))
 	}
-	s.f, s.size = f, st.Size()
+	s.f, s.size, s.ident = f, st.Size(), st
 	return nil
 }
 
@@ -530,7 +534,7 @@ func (s *store) rewrite() error {
 	}
 	s.f.Close()
 	s.lock.release()
-	s.f, s.lock, s.own, s.snapshot = nf, nl, nil, nil
+	s.f, s.lock, s.own, s.snapshot, s.ident = nf, nl, nil, nil, nil
 	s.size = int64(b.Len()) // what was carried over is read as others' lines
 	s.repairs = append(s.repairs, fmt.Sprintf("kept the original of %s as %s and rewrote it with a version %d header", s.path, bak, session.CurrentVersion))
 	return nil
