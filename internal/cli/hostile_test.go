@@ -1,16 +1,21 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
 	"github.com/arborlog/arbor/internal/termtext"
+	"github.com/arborlog/arbor/window/blob"
 )
 
 // hostile is what a session file can carry to attack the terminal that prints
@@ -202,6 +207,7 @@ func TestHostileJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	valid := hostileLoaded
+	node, _ := exec.LookPath("node") // without Node, JSON.parse is not tried
 	for _, tc := range []struct {
 		args []string
 		want string // a value the output must hold
@@ -231,6 +237,14 @@ func TestHostileJSON(t *testing.T) {
 		if !holds(v, tc.want) {
 			t.Errorf("arbor %s --json does not give back %q exactly:\n%s", tc.args[0], tc.want, r.out)
 		}
+		// pi reads arbor's JSON with JSON.parse: raw U+2028, U+202E, DEL must not trouble it.
+		if node != "" {
+			cmd := exec.Command(node, "-e", `JSON.parse(require("fs").readFileSync(0, "utf8"))`)
+			cmd.Stdin = strings.NewReader(r.out)
+			if msg, err := cmd.CombinedOutput(); err != nil {
+				t.Errorf("JSON.parse rejects arbor %s --json: %v %s", tc.args[0], err, msg)
+			}
+		}
 	}
 }
 
@@ -257,4 +271,70 @@ func holds(v any, s string) bool {
 		}
 	}
 	return false
+}
+
+// runTerminal runs the arbor command as if stdout and stderr were a terminal
+// (colour on), which is where escapes do harm.
+func runTerminal(t *testing.T, args ...string) result {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	ios := newIO(strings.NewReader(""), &out, &errOut)
+	ios.outTTY, ios.errTTY = true, true
+	root := newRoot(ios)
+	root.SetArgs(args)
+	root.SetOut(&out)
+	root.SetErr(&errOut)
+	if err := root.Execute(); err != nil {
+		t.Fatalf("arbor %s: %v", strings.Join(args, " "), err)
+	}
+	return result{out.String(), errOut.String(), 0}
+}
+
+// ownColours are the only escape sequences arbor writes itself.
+var ownColours = func() *strings.Replacer {
+	var pairs []string
+	for _, code := range append(slices.Collect(maps.Values(ansi)), "\x1b[0m", "\x1b[1;33m", "\x1b[31m", "\x1b[32m", "\x1b[33m") {
+		pairs = append(pairs, code, "")
+	}
+	return strings.NewReplacer(pairs...)
+}()
+
+// On a terminal arbor colours its output; the colours are its own, and
+// nothing from the session gets through beside them.
+func TestHostileTerminal(t *testing.T) {
+	t.Setenv("NO_COLOR", "")
+	home := catalogHome(t)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "hostile.jsonl")
+	if err := os.WriteFile(file, []byte(hostileSession()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ref, err := blob.Store{Dir: filepath.Join(home, "blobs")}.Put([]byte("TOOL" + hostile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"tree", file},
+		{"search", "--session-dir", dir, "ZXZpbA"},
+		{"stats", file},
+		{"ls", "--session-dir", dir},
+		{"context", file},
+		{"blob", ref},
+	} {
+		r := runTerminal(t, args...)
+		if args[0] != "stats" && !strings.Contains(r.out, hostileSeen) { // stats prints numbers
+			t.Errorf("arbor %s on a terminal does not show the session's text:\n%s", args[0], r.out)
+		}
+		if args[0] == "tree" || args[0] == "search" || args[0] == "stats" {
+			if !strings.Contains(r.out, "\x1b[0m") {
+				t.Errorf("arbor %s on a terminal is not coloured", args[0])
+			}
+		}
+		assertPrintable(t, "arbor "+args[0]+" stdout", ownColours.Replace(r.out))
+		assertPrintable(t, "arbor "+args[0]+" stderr", r.err)
+	}
+	// Piped, a blob is printed as stored.
+	if r := runArbor(t, "", "blob", ref); r.out != "TOOL"+hostile {
+		t.Errorf("arbor blob piped = %q, want the bytes stored", r.out)
+	}
 }
