@@ -133,11 +133,13 @@ func TestHostileText(t *testing.T) {
 		{"label", []string{"label", file, u1, "NEW" + hostile}, []string{"U1"}},
 		{"cursor-rename", []string{"cursor", "rename", file, "CURSOR" + hostileLoaded, "RENAMED" + hostile}, []string{"CURID", "RENAMED"}},
 		{"cursor-switch", []string{"cursor", "switch", file, "RENAMED" + hostileLoaded}, []string{"RENAMED"}},
+		{"pin", []string{"pin", file, u1, "--cursor", "RENAMED" + hostileLoaded}, []string{"U1", "CURID"}},
+		{"rename", []string{"rename", named, "NAME2" + hostile}, []string{"S", "NAME2"}},
 		{"latest", []string{"latest", "--session-dir", filepath.Dir(named)}, []string{"S"}},
 		{"show-missing", []string{"show", named, "NOPE" + hostile}, []string{"S", "NOPE"}},
 		{"info-missing", []string{"info", filepath.Join(dir, "GONE"+pathHostile+".jsonl")}, []string{"GONE"}},
 		{"rm", []string{"rm", named}, []string{"S", "ID"}},
-		{"restore-list", []string{"restore", "--list"}, []string{"S", "NAME"}},
+		{"restore-list", []string{"restore", "--list"}, []string{"S", "NAME2"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
