@@ -66,11 +66,11 @@ func (s *IO) Printf(format string, a ...any) { fprintf(s.Out, format, a...) }
 // Warnf writes a line to stderr; see fprintf.
 func (s *IO) Warnf(format string, a ...any) { fprintf(s.ErrOut, "arbor: "+format+"\n", a...) }
 
-// fprintf is fmt.Fprintf for human-readable output. Its arguments are taken to
-// be untrusted one-line fields: every string, []byte, error and fmt.Stringer
-// is printed through termtext.Line, so nothing a session supplied reaches a
-// terminal as a control sequence. Only the format, arbor's own text, may hold
-// newlines. Multi-line text goes through termtext.Block instead.
+// fprintf is fmt.Fprintf for human-readable output. Its arguments are taken
+// to be untrusted one-line fields: every string (each of a []string), []byte,
+// error and fmt.Stringer is printed through termtext.Line, so nothing a session
+// supplied reaches a terminal as a control sequence. Only the format, arbor's
+// own text, may hold newlines. Multi-line text goes through termtext.Block.
 func fprintf(w io.Writer, format string, a ...any) { fmt.Fprintf(w, format, lineArgs(a)...) }
 
 // sprintf is fmt.Sprintf with fprintf's treatment of its arguments.
@@ -84,6 +84,12 @@ func lineArgs(a []any) []any {
 			safe[i] = lineArg(v)
 		case []byte:
 			safe[i] = lineArg(v)
+		case []string:
+			lines := make([]lineArg, len(v))
+			for j, s := range v {
+				lines[j] = lineArg(s)
+			}
+			safe[i] = lines
 		case error:
 			safe[i] = lineArg(v.Error())
 		case fmt.Stringer:

@@ -21,6 +21,7 @@ func TestFprintfEscapesArguments(t *testing.T) {
 		{"%s", []any{kind("type\n")}, `type\n`},
 		{"%q", []any{"say \x1b[2J"}, `"say \x1b[2J"`},
 		{"%d entries in %s", []any{3, "plain"}, "3 entries in plain"},
+		{"ids %v", []any{[]string{"a\x1b", "b"}}, `ids [a\x1b b]`},
 	} {
 		var b strings.Builder
 		fprintf(&b, tc.format, tc.args...)
