@@ -4,6 +4,9 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"unicode/utf8"
+
+	"github.com/arborlog/arbor/internal/termtext"
 )
 
 type kind string
@@ -29,4 +32,24 @@ func TestFprintfEscapesArguments(t *testing.T) {
 			t.Errorf("fprintf(%q, %q) = %q, want %q", tc.format, tc.args, got, tc.want)
 		}
 	}
+}
+
+// Whatever the argument, fprintf prints nothing a terminal would act on,
+// with any of the verbs arbor uses.
+func FuzzFprintf(f *testing.F) {
+	for _, s := range []string{"plain", "\x1b[2J", "\u202e\u2028", "\xff", "\u009b"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, format := range []string{"%s", "%-16s", "%q", "%v", "%8v"} {
+			var b strings.Builder
+			fprintf(&b, format, s)
+			fprintf(&b, format, []string{s, s})
+			fprintf(&b, format, errors.New(s))
+			out := b.String()
+			if !utf8.ValidString(out) || strings.ContainsFunc(out, termtext.Forbidden) {
+				t.Fatalf("fprintf(%q, %q) = %q", format, s, out)
+			}
+		}
+	})
 }
