@@ -98,7 +98,7 @@ func runAppend(ios *IO, g *Global, arg string, policy jsonl.Durability) error {
 			runErr = fmt.Errorf("stdin line %d: %w", n, err)
 			break
 		}
-		fmt.Fprintln(out, e.ID)
+		fprintf(out, "%s\n", e.ID)
 		if err := out.Flush(); err != nil {
 			runErr = err
 			break

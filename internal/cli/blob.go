@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/arborlog/arbor/catalog"
+	"github.com/arborlog/arbor/internal/termtext"
 	"github.com/arborlog/arbor/window/blob"
 	"github.com/spf13/cobra"
 )
@@ -20,7 +21,10 @@ func newCmdBlob(ios *IO, g *Global) *cobra.Command {
 When a tool result is larger than its share of the budget, the context holds
 its first lines and a note naming a blob: the whole output, stored once under
 $ARBOR_DIR/blobs by its SHA-256. <ref> is that name (sha256:<hex>), the hex
-digest, or a unique prefix of at least 8 hex digits.`,
+digest, or a unique prefix of at least 8 hex digits.
+
+Piped, the bytes are printed as stored. On a terminal, control characters and
+bidirectional controls are shown as escapes (\x1b, \u202e), as everywhere.`,
 		Example: `  arbor blob sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
   arbor blob 9f86d081 | less`,
 		Args: cobra.ExactArgs(1),
@@ -32,6 +36,9 @@ digest, or a unique prefix of at least 8 hex digits.`,
 			}
 			if err != nil {
 				return err
+			}
+			if ios.IsTTY() {
+				data = []byte(termtext.Block(string(data)))
 			}
 			_, err = ios.Out.Write(data)
 			return err

@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/arborlog/arbor/internal/termtext"
 	"github.com/spf13/cobra"
 )
 
@@ -25,7 +26,8 @@ func Main(args []string, in io.Reader, out, errOut io.Writer) int {
 		if !errors.As(err, new(usageError)) && isFlagError(msg) {
 			err = usageError{err}
 		}
-		fmt.Fprintf(errOut, "arbor: %s\n", oneLine(msg))
+		// Errors quote ids, names and paths from session files: print them safely.
+		fmt.Fprintf(errOut, "arbor: %s\n", termtext.Line(oneLine(msg)))
 		if errors.As(err, new(usageError)) && cmd != nil {
 			fmt.Fprintf(errOut, "Run 'arbor %s --help' for usage.\n", strings.TrimPrefix(cmd.CommandPath(), "arbor "))
 		}
