@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"errors"
+	"fmt"
 	"github.com/arborlog/arbor/session/jsonl"
 	"io/fs"
 	"os"
@@ -10,6 +11,9 @@ import (
 	"strings"
 	"time"
 )
+
+// ErrNoFolder is returned when the folder a scope names does not exist.
+var ErrNoFolder = errors.New("catalog: no such folder")
 
 // Scope says where to look for sessions.
 type Scope struct {
@@ -88,6 +92,12 @@ func (s Scope) walk() ([]file, []string, error) {
 	absRoots, err := s.absRoots()
 	if err != nil {
 		return nil, nil, err
+	}
+	if s.Dir != "" {
+		// A folder the user named must exist: an empty list would hide a typo.
+		if info, err := os.Stat(s.Dir); err != nil || !info.IsDir() {
+			return nil, nil, fmt.Errorf("%w: %s is not a folder (--session-dir)", ErrNoFolder, s.Dir)
+		}
 	}
 	var out []file
 	seen := map[string]bool{}

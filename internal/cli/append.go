@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -28,6 +29,10 @@ func newCmdAppend(ios *IO, g *Global) *cobra.Command {
 cursor's leaf. Each new entry id is printed on its own line once the entry is
 written under the --fsync policy: always (fsync every entry), turn (fsync after
 assistant messages and at the end; the default) or never.
+
+--json prints one object a line instead, {"id","parentId","line"}, where line
+is the stdin line number. A message without a timestamp gets the current time;
+invalid UTF-8 and roles pi does not write stop the run at that line.
 
 A path that does not exist yet becomes a new session, written at once. The
 session is locked for writing while this runs; a second writer fails at once.`,
@@ -60,6 +65,14 @@ func parseInput(line []byte) (session.Message, error) {
 		return m, fmt.Errorf("unknown role %q: want user, assistant, toolResult, bashExecution, custom or system", m.Role)
 	}
 	return m.WithTimestamp(time.Now().UnixMilli()), nil
+}
+
+// appendResult is one line of `arbor append --json`: the entry appended for
+// stdin line Line.
+type appendResult struct {
+	ID       string `json:"id"`
+	ParentID string `json:"parentId"`
+	Line     int    `json:"line"`
 }
 
 func runAppend(ios *IO, g *Global, arg string, policy jsonl.Durability) error {
@@ -98,7 +111,13 @@ func runAppend(ios *IO, g *Global, arg string, policy jsonl.Durability) error {
 			runErr = fmt.Errorf("stdin line %d: %w", n, err)
 			break
 		}
-		fprintf(out, "%s\n", e.ID)
+		if g.JSON {
+			// One JSON object a line, as each entry is acknowledged: a stream a script can follow.
+			b, _ := json.Marshal(appendResult{ID: e.ID, ParentID: e.ParentID, Line: n})
+			out.Write(append(b, '\n'))
+		} else {
+			fprintf(out, "%s\n", e.ID)
+		}
 		if err := out.Flush(); err != nil {
 			runErr = err
 			break

@@ -1,9 +1,11 @@
 package cli
 
 import (
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"path/filepath"
+	"unicode/utf8"
 
 	"github.com/arborlog/arbor/catalog"
 	"github.com/arborlog/arbor/internal/termtext"
@@ -12,6 +14,16 @@ import (
 )
 
 var _ = register(newCmdBlob)
+
+// blobResult is what `arbor blob --json` prints: the content as text when it
+// is UTF-8, else as base64.
+type blobResult struct {
+	Ref    string `json:"ref"`
+	Bytes  int    `json:"bytes"`
+	UTF8   bool   `json:"utf8"`
+	Text   string `json:"text,omitempty"`
+	Base64 string `json:"base64,omitempty"`
+}
 
 func newCmdBlob(ios *IO, g *Global) *cobra.Command {
 	return &cobra.Command{
@@ -36,6 +48,16 @@ bidirectional controls are shown as escapes (\x1b, \u202e), as everywhere.`,
 			}
 			if err != nil {
 				return err
+			}
+			if g.JSON {
+				ref, _ := st.Resolve(args[0])
+				res := blobResult{Ref: blob.Prefix + ref, Bytes: len(data), UTF8: utf8.Valid(data)}
+				if res.UTF8 {
+					res.Text = string(data)
+				} else {
+					res.Base64 = base64.StdEncoding.EncodeToString(data)
+				}
+				return ios.JSON(res)
 			}
 			if ios.IsTTY() {
 				data = []byte(termtext.Block(string(data)))
