@@ -74,3 +74,40 @@ func TestCommandPromises(t *testing.T) {
 		}
 	}
 }
+
+func TestShortIDs(t *testing.T) {
+	ids := []string{
+		"019a7c2e-1111-7000-8000-000000000001", // same minute as the next: 8 characters are not enough
+		"019a7c2e-1122-7000-8000-000000000002",
+		"019b0000-0000-7000-8000-000000000003",
+		"019a7c2e-1111-7000-8000-000000000001", // listed twice (search hits): still its own prefix
+		"short",
+	}
+	got := shortIDs(ids)
+	want := []string{"019a7c2e-111", "019a7c2e-112", "019b0000", "019a7c2e-111", "short"}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("shortIDs = %q, want %q", got, want)
+		}
+	}
+	// Each shown prefix names one session among those listed.
+	for i, p := range got {
+		for j, id := range ids {
+			if ids[i] != id && strings.HasPrefix(id, p) {
+				t.Errorf("%q (for %s) is also a prefix of %s (%d)", p, ids[i], id, j)
+			}
+		}
+	}
+}
+
+func TestEntryIDPrefix(t *testing.T) {
+	s := copyFile(t, "../../examples/refactor.jsonl", t.TempDir())
+	r := runArbor(t, "", "show", s, "e1b8", "--json")
+	if r.code != 0 || !strings.Contains(r.out, `"id":"e1b8045d"`) {
+		t.Errorf("show by a unique prefix: exit %d %q %q", r.code, r.out, r.err)
+	}
+	r = runArbor(t, "", "show", s, "e1b")
+	if r.code != 1 || !strings.Contains(r.err, `no entry "e1b"`) {
+		t.Errorf("a prefix under 4 characters: exit %d %q", r.code, r.err)
+	}
+}
