@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -109,5 +110,19 @@ func TestEntryIDPrefix(t *testing.T) {
 	r = runArbor(t, "", "show", s, "e1b")
 	if r.code != 1 || !strings.Contains(r.err, `no entry "e1b"`) {
 		t.Errorf("a prefix under 4 characters: exit %d %q", r.code, r.err)
+	}
+}
+
+// TestInfoHeaderlessStable: a file without a header shows the same id (and
+// creation time) on every run.
+func TestInfoHeaderlessStable(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "nohdr.jsonl")
+	data := `{"type":"message","id":"aaaaaaa1","parentId":null,"timestamp":"2026-03-01T12:00:01.000Z","message":{"role":"user","content":"hi","timestamp":1}}` + "\n"
+	if err := os.WriteFile(p, []byte(data), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	a, b := runArbor(t, "", "info", p, "--json"), runArbor(t, "", "info", p, "--json")
+	if a.code != 0 || a.out != b.out || !strings.Contains(a.out, `"id":"`) {
+		t.Errorf("two runs of info differ or fail:\n%s\n%s", a.out, b.out)
 	}
 }
