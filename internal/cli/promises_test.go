@@ -126,3 +126,13 @@ func TestInfoHeaderlessStable(t *testing.T) {
 		t.Errorf("two runs of info differ or fail:\n%s\n%s", a.out, b.out)
 	}
 }
+
+func TestStatsWindowAlone(t *testing.T) {
+	r := runArbor(t, "", "stats", "../../examples/refactor.jsonl", "--window", "5000", "--json")
+	var st struct {
+		PromptBudget int `json:"promptBudget"`
+	}
+	if err := json.Unmarshal([]byte(r.out), &st); r.code != 0 || err != nil || st.PromptBudget != 5000-1250 {
+		t.Errorf("stats --window 5000: exit %d, %v, budget %d; stderr %q", r.code, err, st.PromptBudget, r.err)
+	}
+}
