@@ -79,22 +79,28 @@ func (l *Log) ProjectionAt(leaf *string) Projection {
 
 // ProjectPath projects a branch given as its entries, root first (pi's
 // buildSessionProjection over a path, as its compaction planner calls it).
-func ProjectPath(path []*Entry) Projection {
+func ProjectPath(path []*Entry) Projection { return ProjectPathFrom(path, "") }
+
+// ProjectPathFrom is ProjectPath with the latest compaction on the path keeping
+// from the entry firstKept instead of its own firstKeptEntryId ("": its own).
+// A compaction planner uses it to take back into the context what an older
+// compaction cut off wrongly (a tool call whose result it kept).
+func ProjectPathFrom(path []*Entry, firstKept string) Projection {
 	ns := make([]*node, len(path))
 	for i, e := range path {
 		ns[i] = &node{e: e}
 	}
-	return projectPath(ns)
+	return projectPath(ns, firstKept)
 }
 
 func (l *Log) project(leaf *node) Projection {
 	if leaf == nil {
 		return Projection{ThinkingLevel: emptyContext().ThinkingLevel}
 	}
-	return projectPath(l.path(leaf))
+	return projectPath(l.path(leaf), "")
 }
 
-func projectPath(path []*node) Projection {
+func projectPath(path []*node, keepFrom string) Projection {
 	p := Projection{ThinkingLevel: emptyContext().ThinkingLevel}
 	// Settings come from the last entry of each kind on the path: scan backwards
 	// and decode only those, never every assistant message.
@@ -128,6 +134,9 @@ func projectPath(path []*node) Projection {
 	} else {
 		ce := path[compaction].e
 		firstKept, _ := jsonString(ce.rawValue("firstKeptEntryId"))
+		if keepFrom != "" {
+			firstKept = keepFrom
+		}
 		entries = append(entries, ce)
 		kept := false
 		for _, n := range path[:compaction] {
@@ -314,3 +323,9 @@ func (e *Entry) UsageRecord() (key string, u Usage, ok bool) {
 	}
 	return key, *d.Usage, true
 }
+
+// ContextMessages is what the entry contributes to a context before context
+// edits (pi 1.6.0's sessionEntryToContextMessages): a message as stored (null
+// content read as empty), a custom message, a branch summary with a summary,
+// a compaction's system checkpoint and summary. Other entries contribute nothing.
+func (e *Entry) ContextMessages() []ContextMessage { return entryMessages(e) }

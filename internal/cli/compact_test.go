@@ -18,7 +18,7 @@ import (
 var chainSession = filepath.Join("..", "..", "compaction", "testdata", "pi", "sessions", "chain-1.jsonl")
 
 func TestCompactDryRunEqualsPi(t *testing.T) {
-	want, err := os.ReadFile(filepath.Join("..", "..", "compaction", "testdata", "pi", "expected", "chain-1.prepare-4000.json"))
+	want, err := os.ReadFile(filepath.Join("..", "..", "compaction", "testdata", "pi", "expected16", "chain-1.prepare-4000.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

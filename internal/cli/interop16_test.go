@@ -30,7 +30,8 @@ func pi16Leaves(t *testing.T) map[string][]string {
 // TestPi16Interop runs arbor on every session pi 1.6.0 wrote and checks that
 // `context --json` (at the leaf, at null and at each leaf in leaves.json),
 // `context --format llm`, `context --system --json`, `stats --json`'s usage by
-// model, `tree --json` and `info --json` say what pi 1.6.0 says: byte for byte
+// model, `compact --dry-run --json` at four keep values (pi's prepareCompaction,
+// null when it makes no plan), `tree --json` and `info --json` say what pi 1.6.0 says: byte for byte
 // where pi prints JSON of the session's own values, field by field for the tree
 // and info.
 func TestPi16Interop(t *testing.T) {
@@ -60,6 +61,9 @@ func TestPi16Interop(t *testing.T) {
 				{"tree", []string{"tree", file, "--json"}, sameTree},
 				{"info", []string{"info", file, "--json"}, sameInfo},
 				{"usage", []string{"stats", file, "--json"}, sameUsage},
+			}
+			for _, keep := range []string{"20000", "4000", "1000", "100"} {
+				checks = append(checks, check{"prepare-" + keep, []string{"compact", file, "--dry-run", "--json", "--keep-recent-tokens", keep}, sameBytes})
 			}
 			if len(leaves[name]) == 0 {
 				t.Fatalf("leaves.json names no leaves for %s", name)
