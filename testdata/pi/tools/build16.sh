@@ -13,3 +13,5 @@ for T in testdata/pi compaction/testdata/pi; do
   done
 done
 rm -rf "$TMPDIR"
+# listings of the same folders by pi 1.6.0 (listAll(DIR))
+for n in basic damaged; do node "$P" list "testdata/pi/list/$n" > "testdata/pi/expected16/list-$n.json"; done

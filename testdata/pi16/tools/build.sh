@@ -61,7 +61,6 @@ for f in "$T"/sessions/n-s1-*.jsonl "$T"/sessions/n-s2-*.jsonl; do
   cp "$f" "$T/list/gen16/$name"
 done
 node "$P" list "$T/list/gen16" > "$T/expected/list-gen16.json"
-node "$P" list "$T/list/gen16" /home/dev/proj-1 > "$T/expected/list-gen16-proj-1.json"
 
 # 5. checks: gen16's own expected values agree with the per-command outputs
 for g in "$W"/*.gen.json; do
