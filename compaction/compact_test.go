@@ -236,7 +236,7 @@ func TestBranchSummary(t *testing.T) {
 	}
 	var bs session.BranchSummaryData
 	_ = m.Summary.Decode(&bs)
-	if m.Summary.ParentID != fork.ID || bs.FromID != fork.ID || b.l.Leaf().ID != m.Summary.ID {
+	if m.Summary.ParentID != fork.ID || bs.FromID != oldLeaf || b.l.Leaf().ID != m.Summary.ID {
 		t.Errorf("summary entry %s parent %s fromId %s", m.Summary.ID, m.Summary.ParentID, bs.FromID)
 	}
 	if !strings.HasPrefix(bs.Summary, BranchSummaryPreamble+"## Original request\n") || !strings.Contains(bs.Summary, "<modified-files>\nREADME.md\nparser.go\n</modified-files>") {

@@ -25,7 +25,7 @@ const RoleSystem = "system"
 type Projected struct {
 	Entry    *Entry
 	Messages []ContextMessage
-	// Edit is the context_edit applied to the entry, or nil.
+	// Edit is the context_edit applied to the entry's messages, or nil.
 	Edit *Entry
 }
 
@@ -165,7 +165,7 @@ func projectPath(path []*node, keepFrom string) Projection {
 			continue // an older compaction inside the kept part says nothing
 		}
 		msgs := entryMessages(e)
-		if ed := edits[e.ID]; ed != nil {
+		if ed := edits[e.ID]; ed != nil && len(msgs) > 0 {
 			if r, ok := editReplacement(ed); ok {
 				p.Entries[i].Edit = ed
 				msgs = applyEdit(msgs, r)
