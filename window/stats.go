@@ -145,13 +145,16 @@ func Measure(l *session.Log, c *session.Cursor, o StatsOptions) Stats {
 			inContext[m.Entry.ID] = true
 		}
 	}
-	lastCompaction := -1
+	lastCompaction, invalidated := -1, -1
 	for i, e := range path {
 		if !e.IsMarker() {
 			s.PathEntryCount++
 		}
 		if e.Type == session.TypeCompaction {
 			lastCompaction = i
+		}
+		if e.Type == session.TypeCompaction || e.Type == session.TypeContextEdit {
+			invalidated = i
 		}
 	}
 	for i, e := range path {
@@ -177,6 +180,8 @@ func Measure(l *session.Log, c *session.Cursor, o StatsOptions) Stats {
 			s.RoleTokens.Assistant += m.Tokens
 		case session.RoleToolResult:
 			s.RoleTokens.Tool += m.Tokens
+		case session.RoleSystem:
+			s.RoleTokens.System += m.Tokens
 		default:
 			s.RoleTokens.User += m.Tokens
 		}
@@ -196,7 +201,7 @@ func Measure(l *session.Log, c *session.Cursor, o StatsOptions) Stats {
 		}
 	}
 	s.EstimatedUsed = sum
-	if id, tokens, ok := anchor(res, path, lastCompaction); ok {
+	if id, tokens, ok := anchor(res, path, invalidated); ok {
 		s.UsageAnchor, s.EstimatedUsed = id, tokens
 	}
 	s.EstimatedRemaining = max(0, s.PromptBudget-s.EstimatedUsed)
@@ -219,8 +224,9 @@ func reaches(e *session.Entry) bool {
 // anchor is pi's estimateContextTokens: the usage the provider reported for
 // the last assistant message that did not fail, plus estimates of what came
 // after it. It applies only while every message up to the anchor is rendered
-// in full, and the anchor is newer than the last compaction, since the usage
-// measured that context and no other.
+// in full, and the anchor is newer than the last compaction and context edit
+// (pi 1.6.0), since the usage measured that context and no other. Usage that
+// counts nothing is skipped.
 func anchor(res *Result, path []*session.Entry, lastCompaction int) (string, int, bool) {
 	after := map[string]bool{}
 	if lastCompaction >= 0 {
@@ -234,7 +240,7 @@ func anchor(res *Result, path []*session.Entry, lastCompaction int) (string, int
 			continue
 		}
 		d, ok := data(m.Raw)
-		if !ok || d.Usage == nil || d.StopReason == "aborted" || d.StopReason == "error" {
+		if !ok || d.Usage == nil || d.StopReason == "aborted" || d.StopReason == "error" || contextTokens(*d.Usage) <= 0 {
 			continue
 		}
 		if lastCompaction >= 0 && !after[m.Entry.ID] {
@@ -245,17 +251,21 @@ func anchor(res *Result, path []*session.Entry, lastCompaction int) (string, int
 				return "", 0, false
 			}
 		}
-		u := *d.Usage
-		tokens := int(u.TotalTokens)
-		if tokens == 0 {
-			tokens = int(u.Input + u.Output + u.CacheRead + u.CacheWrite)
-		}
+		tokens := int(contextTokens(*d.Usage))
 		for _, later := range res.Messages[i+1:] {
 			tokens += later.Tokens
 		}
 		return m.Entry.ID, tokens, true
 	}
 	return "", 0, false
+}
+
+// contextTokens is pi's calculateContextTokens: the total, or the sum of the parts when it is 0.
+func contextTokens(u session.Usage) float64 {
+	if u.TotalTokens != 0 {
+		return u.TotalTokens
+	}
+	return u.Input + u.Output + u.CacheRead + u.CacheWrite
 }
 
 func (u *APIUsage) add(key string, m session.Usage) {
