@@ -37,11 +37,20 @@ type Projection struct {
 	Entries       []Projected
 	ThinkingLevel jsontext.Value
 	Model         *Model
+
+	// all holds every entry's messages in order when no edit changed any,
+	// so Context need not copy them.
+	all   []ContextMessage
+	whole bool
 }
 
 // Context flattens the projection into the context the model sees.
 func (p Projection) Context() Context {
 	ctx := Context{ThinkingLevel: p.ThinkingLevel, Model: p.Model}
+	if p.whole {
+		ctx.Messages = p.all
+		return ctx
+	}
 	for _, e := range p.Entries {
 		ctx.Messages = append(ctx.Messages, e.Messages...)
 	}
@@ -159,38 +168,55 @@ func projectPath(path []*node, keepFrom string) Projection {
 		}
 	}
 	p.Entries = make([]Projected, len(entries))
+	buf := make([]ContextMessage, 0, len(entries)+1) // one backing array for every entry's messages
+	edited := false
 	for i, e := range entries {
 		p.Entries[i].Entry = e
 		if e.Type == TypeCompaction && i > 0 {
 			continue // an older compaction inside the kept part says nothing
 		}
-		msgs := entryMessages(e)
+		n := len(buf)
+		buf = appendEntryMessages(buf, e)
+		msgs := buf[n:len(buf):len(buf)]
+		if len(msgs) == 0 {
+			msgs = nil
+		}
 		if ed := edits[e.ID]; ed != nil && len(msgs) > 0 {
 			if r, ok := editReplacement(ed); ok {
 				p.Entries[i].Edit = ed
 				msgs = applyEdit(msgs, r)
+				edited = true
 			}
 		}
 		p.Entries[i].Messages = msgs
+	}
+	if !edited && len(buf) > 0 {
+		p.all, p.whole = buf, true
 	}
 	return p
 }
 
 // entryMessages is pi 1.6.0's sessionEntryToContextMessages: what one entry
 // contributes to a context before context edits.
-func entryMessages(e *Entry) []ContextMessage {
+func entryMessages(e *Entry) []ContextMessage { return appendEntryMessages(nil, e) }
+
+// appendEntryMessages appends what entryMessages returns to dst.
+func appendEntryMessages(dst []ContextMessage, e *Entry) []ContextMessage {
 	switch e.Type {
 	case TypeMessage:
 		raw := e.messageRaw()
 		if raw == nil {
-			return nil
+			return dst
 		}
 		switch e.role {
 		case RoleUser, RoleAssistant, RoleToolResult, RoleSystem:
+			if e.hasContent {
+				break // the common case, told by the line scan: no need to look
+			}
 			// Null or missing content reads as empty, as pi normalises it.
 			ms, err := objectMembers(raw)
 			if err != nil {
-				return nil
+				return dst
 			}
 			if c, _ := find(ms, "content"); len(c) == 0 || c.Kind() == 'n' {
 				empty := jsontext.Value("[]")
@@ -200,16 +226,15 @@ func entryMessages(e *Entry) []ContextMessage {
 				raw = buildObject(setMember(ms, "content", empty))
 			}
 		}
-		return []ContextMessage{{Role: e.role, Entry: e, Raw: raw}}
+		return append(dst, ContextMessage{Role: e.role, Entry: e, Raw: raw})
 	case TypeCompaction:
-		var out []ContextMessage
 		if sm := e.rawValue("systemMessage"); truthy(sm) {
-			out = append(out, ContextMessage{Role: RoleSystem, Entry: e, Raw: sm})
+			dst = append(dst, ContextMessage{Role: RoleSystem, Entry: e, Raw: sm})
 		}
 		m, _ := e.AsMessage()
-		return append(out, m)
+		return append(dst, m)
 	}
-	var ctx Context
+	ctx := Context{Messages: dst}
 	ctx.add(e)
 	return ctx.Messages
 }
