@@ -251,6 +251,11 @@ func FuzzLoad(f *testing.F) {
 				t.Fatalf("for the model: %s", m)
 			}
 		}
+		for _, e := range l.Entries() {
+			if key, _, ok := e.UsageRecord(); ok && key == "" {
+				t.Fatalf("entry %s costs under no key", e.ID)
+			}
+		}
 		for _, c := range append(l.Cursors(), CursorInfo{}) { // {} : the active cursor
 			c1, _ := l.Cursor(c.ID).Context().MarshalJSON()
 			c2, _ := l2.Cursor(c.ID).Context().MarshalJSON()

@@ -88,6 +88,13 @@ func TestEditCommand(t *testing.T) {
 	if got := contextJSON(t, f); got != before {
 		t.Errorf("--restore did not give the context back")
 	}
+	// The tree shows the edits with --filter all and hides them by default, as pi 1.6.0's tree does.
+	if r = runArbor(t, "", "tree", f, "--filter", "all"); !strings.Contains(r.out, "[edit: omit "+target.ID+"]") || !strings.Contains(r.out, "[edit: replace "+target.ID+"]") {
+		t.Errorf("tree --filter all does not show the edits:\n%s", r.out)
+	}
+	if r = runArbor(t, "", "tree", f); strings.Contains(r.out, "[edit: ") || strings.Contains(r.out, "[usage: ") {
+		t.Errorf("the default tree shows edits or usage entries:\n%s", r.out)
+	}
 
 	for _, tt := range []struct {
 		args []string
