@@ -36,13 +36,19 @@ func listFolder(t *testing.T, name string) string {
 	return dir
 }
 
-// TestLsJSONEqualsPi compares `arbor ls --json --empty` with pi's list on the
-// committed folders (pi lists empty sessions too, hence --empty).
+// TestLsJSONEqualsPi compares `arbor ls --json --empty` with pi 1.6.0's
+// listAll(dir) on the committed folders (pi lists empty sessions too, hence
+// --empty): those of the 0.73.1 corpus and the sessions pi 1.6.0 wrote.
 func TestLsJSONEqualsPi(t *testing.T) {
 	catalogHome(t)
-	for _, name := range []string{"basic", "damaged"} {
-		dir := filepath.Join("..", "..", "testdata", "pi", "list", name)
-		b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "pi", "expected", "list-"+name+".json"))
+	root := filepath.Join("..", "..", "testdata")
+	for _, f := range [][3]string{
+		{"basic", filepath.Join(root, "pi", "list", "basic"), filepath.Join(root, "pi", "expected16", "list-basic.json")},
+		{"damaged", filepath.Join(root, "pi", "list", "damaged"), filepath.Join(root, "pi", "expected16", "list-damaged.json")},
+		{"gen16", filepath.Join(root, "pi16", "list", "gen16"), filepath.Join(root, "pi16", "expected", "list-gen16.json")},
+	} {
+		name, dir := f[0], f[1]
+		b, err := os.ReadFile(f[2])
 		if err != nil {
 			t.Skipf("no pi expectations: %v", err)
 		}

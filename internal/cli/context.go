@@ -10,6 +10,7 @@ import (
 	"github.com/arborlog/arbor/session"
 	"github.com/arborlog/arbor/window"
 	"github.com/arborlog/arbor/window/blob"
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/spf13/cobra"
 )
 
@@ -25,6 +26,7 @@ type contextOptions struct {
 	budget  int
 	explain bool
 	share   float64
+	system  bool
 }
 
 func newCmdContext(ios *IO, g *Global) *cobra.Command {
@@ -41,6 +43,9 @@ By default the leaf is the active cursor's. --leaf starts from any entry
 --json prints {"messages":[…],"thinkingLevel":…,"model":…} exactly as pi's
 buildSessionContext() would; --format llm prints the messages converted for
 the model (bash runs, custom messages and summaries become user messages).
+--system prints the system prompt and tools in force at the leaf instead:
+every system message of the context replayed (pi 1.6.0's getCurrentSystemMessage),
+as the prompt text, or with --json as {"message":{…}|null,"text":"…"}.
 
 Entries the cursor outlined or summarized (arbor outline, arbor summarize) are
 rendered that way. --budget N fits the context into N tokens: tool results
@@ -76,6 +81,9 @@ A tool call left without a result (a crash mid-tool) gets an error result.
 			if o.share <= 0 || o.share > 1 {
 				return usagef("--result-share must be above 0 and at most 1, not %g", o.share)
 			}
+			if o.system && (o.budget > 0 || c.Flags().Changed("format")) {
+				return usagef("--system cannot be used with --budget or --format")
+			}
 			if !c.Flags().Changed("leaf") {
 				o.leaf = ""
 			} else if o.leaf == "" {
@@ -89,6 +97,7 @@ A tool call left without a result (a crash mid-tool) gets an error result.
 	cmd.Flags().StringVar(&o.format, "format", "text", "text, json (pi's context) or llm (converted for the model)")
 	cmd.Flags().IntVar(&o.budget, "budget", 0, "fit the context into this many tokens")
 	cmd.Flags().BoolVar(&o.explain, "explain", false, "with --budget: say on stderr what was cut, downgraded and left out")
+	cmd.Flags().BoolVar(&o.system, "system", false, "print the system prompt and tools replayed at the leaf")
 	cmd.Flags().Float64Var(&o.share, "result-share", 0.25, "with --budget: the largest share of it one tool result may take")
 	return cmd
 }
@@ -120,6 +129,9 @@ func runContext(o *contextOptions) error {
 	default:
 		ctx = l.Context()
 	}
+	if o.system {
+		return o.printSystem(ctx)
+	}
 	var marks map[int]string
 	if ctx, marks, err = o.fit(ctx, res.Resolutions(), path); err != nil {
 		return err
@@ -149,6 +161,25 @@ func runContext(o *contextOptions) error {
 		printTranscript(w, ctx, marks)
 	}
 	return nil
+}
+
+// printSystem prints the system prompt replayed from the context's system messages.
+func (o *contextOptions) printSystem(ctx session.Context) error {
+	msg, text := session.SystemPrompt(ctx.Messages)
+	w := o.io.Buffered()
+	defer w.Flush()
+	if !o.g.JSON {
+		w.WriteString(text + "\n")
+		return nil
+	}
+	w.Flush()
+	if msg == nil {
+		msg = jsontext.Value("null")
+	}
+	return printJSON(o.io, struct {
+		Message jsontext.Value `json:"message"`
+		Text    string         `json:"text"`
+	}{msg, text})
 }
 
 // fit renders the cursor's resolutions and, with --budget, fits the context.

@@ -228,7 +228,8 @@ func (v *treeView) visible(n *session.TreeNode) bool {
 		return e.Role() == session.RoleUser
 	}
 	switch e.Type {
-	case session.TypeLabel, session.TypeCustom, session.TypeModelChange, session.TypeThinkingLevelChange, session.TypeSessionInfo:
+	case session.TypeLabel, session.TypeCustom, session.TypeModelChange, session.TypeThinkingLevelChange, session.TypeSessionInfo,
+		session.TypeContextEdit, session.TypeUsage: // as pi 1.6.0 hides them (usage entries even more: everywhere but --filter all)
 		return false
 	}
 	if v.filter == filterNoTools && e.Role() == session.RoleToolResult {
@@ -430,6 +431,11 @@ func (v *treeView) describe(ln *line, e *session.Entry) {
 		ThinkingLevel string          `json:"thinkingLevel"`
 		Label         *string         `json:"label"`
 		Name          *string         `json:"name"`
+		TargetID      string          `json:"targetId"`
+		Replacement   *struct{}       `json:"replacement"`
+		Kind          string          `json:"kind"`
+		Provider      string          `json:"provider"`
+		Model         string          `json:"model"`
 	}
 	if e.Type != session.TypeMessage {
 		_ = e.Decode(&f)
@@ -475,6 +481,14 @@ func (v *treeView) describe(ln *line, e *session.Entry) {
 		} else {
 			ln.add(muted, "[title: "+strings.TrimSpace(*f.Name)+"]")
 		}
+	case session.TypeContextEdit:
+		if f.Replacement == nil {
+			ln.add(muted, "[edit: omit "+f.TargetID+"]")
+		} else {
+			ln.add(muted, "[edit: replace "+f.TargetID+"]")
+		}
+	case session.TypeUsage:
+		ln.add(muted, "[usage: "+f.Kind+" "+f.Provider+"/"+f.Model+"]")
 	default:
 		ln.add(muted, "["+e.Type+"]")
 	}
