@@ -54,7 +54,7 @@ type Log struct {
 	corder  []string
 	active  string
 
-	hasAssistant bool
+	hasConversation bool
 	readOnly     error
 	store        Store
 	now          func() time.Time
@@ -451,8 +451,8 @@ func (l *Log) replay(n *node) {
 		_ = unmarshal(e.raw, &v) // a name that is not a string clears it, as in pi
 		l.name = strings.TrimSpace(v.Name)
 	case TypeMessage:
-		if e.role == RoleAssistant {
-			l.hasAssistant = true
+		if e.role == RoleAssistant || e.role == RoleUser {
+			l.hasConversation = true
 		}
 	}
 	c := l.cursor(cursorID(e))
@@ -580,11 +580,12 @@ func (l *Log) Report() Report {
 	return l.report
 }
 
-// HasAssistant reports whether any message entry is an assistant message.
-func (l *Log) HasAssistant() bool {
+// HasConversation reports whether any message entry is a user or an
+// assistant message: what makes pi 1.6.0 (and arbor) write a new session's file.
+func (l *Log) HasConversation() bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.hasAssistant
+	return l.hasConversation
 }
 
 // ingest indexes entries another program appended to the file (read by the

@@ -18,7 +18,7 @@
 //   - Durability policy: Always fsyncs after every entry, Turn (the default)
 //     after every assistant message, every compaction and on close, Never
 //     leaves it to the operating system.
-//   - A new session writes nothing until its first assistant message (unless
+//   - A new session writes nothing until its first user or assistant message (unless
 //     Immediate), then the header and every entry so far, once. A reopened file
 //     never gets its header or old entries written twice.
 //   - One writer per session: an exclusive flock on the session file itself,

@@ -280,19 +280,19 @@ func TestCreateFaults(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer s.Close()
-			u, err := s.AppendMessage(user(t, "held"))
+			u, err := s.AppendModelChange("p", "m")
 			if err != nil {
 				t.Fatal(err)
 			}
 			if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
-				t.Fatalf("a user message alone created the file: %v", err)
+				t.Fatalf("a setup entry alone created the file: %v", err)
 			}
 			fault.set(ffs)
-			if _, err := s.AppendMessage(assistant(t, "a")); err == nil {
+			if _, err := s.AppendMessage(user(t, "a")); err == nil {
 				t.Fatal("append on a failing disk succeeded")
 			}
 			ffs.write, ffs.sync, ffs.syncDir = nil, nil, nil
-			a, err := s.AppendMessage(assistant(t, "b"))
+			a, err := s.AppendMessage(user(t, "b"))
 			if err != nil {
 				t.Fatal(err)
 			}

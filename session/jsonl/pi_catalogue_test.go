@@ -284,22 +284,22 @@ func TestReopenBeforeAssistant(t *testing.T) {
 }
 
 func TestCreateBranchedSessionPersisted(t *testing.T) {
-	t.Run("from the first user message: nothing written until an assistant message", func(t *testing.T) {
+	t.Run("from a setup entry: nothing written until a user or assistant message", func(t *testing.T) {
 		dir := t.TempDir()
 		s, err := jsonl.Create("/p", dir)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer s.Close()
-		u := must(t)(s.AppendMessage(user(t)))
-		must(t)(s.AppendMessage(assistant(t)))
+		u := must(t)(s.AppendModelChange("p", "m"))
+		must(t)(s.AppendMessage(user(t)))
 		b, err := s.CreateBranchedSession(u.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer b.Close()
 		if _, err := os.Stat(b.Path()); !os.IsNotExist(err) {
-			t.Fatalf("branched file exists before an assistant message: %v", err)
+			t.Fatalf("branched file exists before a conversation: %v", err)
 		}
 		if b.Header().ParentSession == "" || filepath.Dir(b.Path()) != dir {
 			t.Errorf("branched session parent %q at %s", b.Header().ParentSession, b.Path())

@@ -41,7 +41,7 @@ func WithDurability(d Durability) Option { return func(c *config) { c.policy = d
 func WithFS(f FS) Option { return func(c *config) { c.fs = f } }
 
 // Immediate writes a new session's file at its first append instead of waiting
-// for the first assistant message.
+// for the first user or assistant message.
 func Immediate() Option { return func(c *config) { c.deferred = false } }
 
 // WithCwd sets the working directory recorded for a session whose file has no
@@ -70,7 +70,7 @@ func (s *Session) Path() string { return s.path }
 // Close syncs and closes the file and releases the writer lock.
 func (s *Session) Close() error { return s.store.close() }
 
-// Flush writes a new session's file now, even before its first assistant message.
+// Flush writes a new session's file now, even before its first user or assistant message.
 func (s *Session) Flush() error { return s.store.flush() }
 
 // Repair applies now the repairs the first append would apply (SPEC §8), and
@@ -155,7 +155,8 @@ func SafeID(id string) bool {
 }
 
 // Create starts a new session for cwd in dir. Nothing is written until the
-// first assistant message (or Flush, or Immediate).
+// first user or assistant message (or Flush, or Immediate), as pi 1.6.0 does:
+// setup entries alone (model, thinking level) leave no file behind.
 func Create(cwd, dir string, opts ...Option) (*Session, error) {
 	c := newConfig(opts)
 	l := session.New(cwd, c.header...)
@@ -391,8 +392,8 @@ func ForkFrom(src, cwd, dir string, opts ...Option) (*Session, error) {
 
 // CreateBranchedSession writes a new session holding only the path root→leafID
 // of this one, in the same folder, with parentSession pointing here (SPEC §6.1).
-// Like pi, it writes the file at once when the path has an assistant message,
-// and otherwise on the first one.
+// Like pi 1.6.0, it writes the file at once when the path has a user or
+// assistant message, and otherwise on the first one.
 func (s *Session) CreateBranchedSession(leafID string, opts ...Option) (*Session, error) {
 	return BranchFrom(s.path, s.Log, leafID, opts...)
 }
@@ -411,7 +412,7 @@ func BranchFrom(src string, l *session.Log, leafID string, opts ...Option) (*Ses
 		return nil, err
 	}
 	ns := attach(nl, path, c, nl.Entries())
-	if nl.HasAssistant() {
+	if nl.HasConversation() {
 		if err := ns.Flush(); err != nil {
 			return nil, err
 		}

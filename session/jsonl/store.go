@@ -74,7 +74,7 @@ type store struct {
 	size    int64       // [0, size) of the file is accounted for: read, or written by this store
 	own     []span      // this store's lines past size, in file order, with others' bytes before them
 	created bool        // the file exists with a header
-	defer_  bool        // hold entries until the first assistant message
+	defer_  bool        // hold entries until the first user or assistant message
 	header  []byte
 	pending []*session.Entry
 
@@ -179,7 +179,7 @@ func (s *store) Write(e *session.Entry) error {
 	}
 	if !s.created {
 		s.pending = append(s.pending, e)
-		if s.defer_ && !hasAssistant(s.pending) {
+		if s.defer_ && !hasConversation(s.pending) {
 			return nil
 		}
 		err := s.create()
@@ -194,9 +194,12 @@ func (s *store) Write(e *session.Entry) error {
 	return s.appendLines([][]byte{e.Raw()}, s.policy == Always || (s.policy == Turn && turnEnds(e)))
 }
 
-func hasAssistant(es []*session.Entry) bool {
+// hasConversation reports whether es hold a user or an assistant message, as
+// pi 1.6.0 decides when a new session's file is created: at the first prompt,
+// so a prompt is on disk even if its turn never completes.
+func hasConversation(es []*session.Entry) bool {
 	for _, e := range es {
-		if e.Type == session.TypeMessage && e.Role() == session.RoleAssistant {
+		if e.Type == session.TypeMessage && (e.Role() == session.RoleAssistant || e.Role() == session.RoleUser) {
 			return true
 		}
 	}
