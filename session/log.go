@@ -55,10 +55,10 @@ type Log struct {
 	active  string
 
 	hasConversation bool
-	readOnly     error
-	store        Store
-	now          func() time.Time
-	report       Report
+	readOnly        error
+	store           Store
+	now             func() time.Time
+	report          Report
 }
 
 type node struct {

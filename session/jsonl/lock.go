@@ -7,7 +7,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/gofrs/flock"
@@ -85,30 +87,61 @@ type writerLock struct {
 
 // lockFile takes the writer lock on the file at path, which must exist. It
 // fails at once, naming the holder, when another process has it.
+//
+// The holder's record is written before the lock is tried, so whoever is
+// refused finds it; a refused writer takes its own record back. A holder
+// that lets go while it is being looked up is no holder: the lock is tried
+// again.
 func lockFile(path string) (*writerLock, error) {
-	fl := flock.New(path, flock.SetFlag(os.O_RDONLY))
-	ok, err := fl.TryLock()
-	if err != nil {
-		return nil, fmt.Errorf("lock %s: %w", path, err)
+	var record, key string
+	if info, err := os.Stat(path); err == nil {
+		key = fileKey(info)
+		record = writeRecord(key)
 	}
-	info, serr := fl.Stat()
-	if !ok {
+	fl := flock.New(path, flock.SetFlag(os.O_RDONLY))
+	deadline := time.Now().Add(time.Second)
+	for {
+		ok, err := fl.TryLock()
+		if err != nil {
+			removeRecord(record)
+			return nil, fmt.Errorf("lock %s: %w", path, err)
+		}
+		if ok {
+			break
+		}
+		info, serr := fl.Stat()
 		if serr != nil {
 			info, serr = os.Stat(path)
 		}
-		le := &LockError{Path: path}
-		if serr == nil {
-			le.Holder, le.Arbor = findHolder(fileKey(info))
+		if serr != nil {
+			removeRecord(record)
+			return nil, &LockError{Path: path}
 		}
-		return nil, le
+		h, arbor, held := findHolder(fileKey(info), record)
+		if held || time.Now().After(deadline) {
+			removeRecord(record)
+			return nil, &LockError{Path: path, Holder: h, Arbor: arbor}
+		}
 	}
+	info, serr := fl.Stat()
 	if serr != nil {
+		removeRecord(record)
 		fl.Unlock()
 		return nil, fmt.Errorf("lock %s: %w", path, serr)
 	}
-	w := &writerLock{fl: fl, info: info}
-	w.record = writeRecord(fileKey(info))
-	return w, nil
+	if k := fileKey(info); k != key {
+		// The path named another file when it was looked at: record this one.
+		removeRecord(record)
+		record, key = writeRecord(k), k
+	}
+	removeStale(key)
+	return &writerLock{fl: fl, info: info, record: record}, nil
+}
+
+func removeRecord(p string) {
+	if p != "" {
+		os.Remove(p)
+	}
 }
 
 // release drops the lock and this holder's record.
@@ -118,15 +151,14 @@ func (w *writerLock) release() error {
 	}
 	// Unlock first: a second writer refused in between still finds the record.
 	err := w.fl.Unlock()
-	if w.record != "" {
-		os.Remove(w.record)
-	}
+	removeRecord(w.record)
 	return err
 }
 
 // LockDir is where writers record who they are: $ARBOR_DIR/locks. A record is
-// named <file key>.<pid>.json, where the file key identifies the locked file
-// (its device and inode), so any path to the file finds it.
+// named <file key>.<pid>.<n>.json, where the file key identifies the locked
+// file (its device and inode), so any path to the file finds it, and n tells
+// apart the locks one process tries.
 func LockDir() string { return filepath.Join(Home(), "locks") }
 
 // Home returns $ARBOR_DIR, or ~/.arbor: arbor's own folder (sessions, the
@@ -142,72 +174,96 @@ func Home() string {
 	return filepath.Join(h, ".arbor")
 }
 
-func recordPath(key string, pid int) string {
-	return filepath.Join(LockDir(), fmt.Sprintf("%s.%d.json", key, pid))
+var recordSeq atomic.Int64
+
+// records lists the records for key: of pid, or of any process when pid is 0.
+func records(key string, pid int) []string {
+	who := "*"
+	if pid != 0 {
+		who = strconv.Itoa(pid)
+	}
+	ps, _ := filepath.Glob(filepath.Join(globEscape(LockDir()), globEscape(key)+"."+who+".*.json"))
+	return ps
 }
 
-// writeRecord records this process as the holder of the file with key and
-// removes records other processes left for it (they no longer hold the lock,
-// since this process does). It returns the record's path, or "" when it could
-// not be written (a read-only $ARBOR_DIR): the lock still holds, and a second
-// writer's error then says less about this one.
+// writeRecord records this process as a writer of the file with key. It
+// returns the record's path, or "" when it could not be written (a read-only
+// $ARBOR_DIR): the lock still works, and a refused writer's error then says
+// less about this one.
 func writeRecord(key string) string {
 	dir := LockDir()
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return ""
 	}
-	if stale, _ := filepath.Glob(filepath.Join(globEscape(dir), globEscape(key)+".*.json")); len(stale) > 0 {
-		for _, s := range stale {
-			os.Remove(s)
-		}
-	}
 	host, _ := os.Hostname()
 	h := Holder{PID: os.Getpid(), Host: host, Started: time.Now().UTC().Format(time.RFC3339), Command: commandLine()}
 	b, _ := json.Marshal(h)
-	p := recordPath(key, h.PID)
-	// Through a temporary file and a rename: a symlink planted at the record's
-	// name is replaced, never followed.
-	if err := writeAtomic(OS, p, append(b, '\n')); err != nil {
+	p := filepath.Join(dir, fmt.Sprintf("%s.%d.%d.json", key, h.PID, recordSeq.Add(1)))
+	// Through a temporary file and a rename (a symlink planted at the record's
+	// name is replaced, never followed), without fsync: a record only names a
+	// live process, and a crash ends that process anyway.
+	tmp := p + ".tmp"
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return ""
+	}
+	_, werr := f.Write(append(b, '\n'))
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Rename(tmp, p)
+	}
+	if werr != nil {
+		os.Remove(tmp)
 		return ""
 	}
 	return p
 }
 
+// removeStale removes the records of processes that are gone (killed holders).
+func removeStale(key string) {
+	for _, p := range records(key, 0) {
+		var pid int
+		name := strings.TrimPrefix(filepath.Base(p), key+".")
+		if _, err := fmt.Sscanf(name, "%d.", &pid); err == nil && pid > 0 && !alive(pid) {
+			os.Remove(p)
+		}
+	}
+}
+
 // findHolder names the process that holds the lock on the file with key: its
 // pid from the kernel's lock table where there is one (Linux), its details
-// from its arbor record, else from the process table. The holder may be
-// between taking the lock and writing its record, so a missing record is
-// looked for again for a moment before the holder is called not arbor.
-func findHolder(key string) (Holder, bool) {
-	pid := lockHolderPID(key)
+// from its arbor record, else from the process table. held is false when no
+// process holds it any more (the caller tries the lock again). A holder whose
+// record is missing is looked at again for a moment (it may be an arbor that
+// is re-recording itself) before it is called not arbor.
+func findHolder(key, own string) (h Holder, arbor, held bool) {
 	for wait := time.Millisecond; ; wait *= 2 {
-		if h, ok := readRecord(key, pid); ok {
-			return h, true
+		pid := lockHolderPID(key)
+		if pid == 0 && lockTableReadable() {
+			return Holder{}, false, false
 		}
-		if wait > 128*time.Millisecond {
-			break
+		if h, ok := readRecord(key, pid, own); ok {
+			return h, true, true
+		}
+		if wait > 64*time.Millisecond {
+			if pid == 0 {
+				return Holder{}, false, true
+			}
+			return processHolder(pid), false, true
 		}
 		time.Sleep(wait)
-		if pid == 0 {
-			pid = lockHolderPID(key)
-		}
 	}
-	if pid == 0 {
-		return Holder{}, false
-	}
-	return processHolder(pid), false
 }
 
 // readRecord reads the holder record for key: the one of pid when pid is
-// known, else any record whose process is alive.
-func readRecord(key string, pid int) (Holder, bool) {
-	var paths []string
-	if pid != 0 {
-		paths = []string{recordPath(key, pid)}
-	} else {
-		paths, _ = filepath.Glob(filepath.Join(globEscape(LockDir()), globEscape(key)+".*.json"))
-	}
-	for _, p := range paths {
+// known, else any record whose process is alive; never the record own.
+func readRecord(key string, pid int, own string) (Holder, bool) {
+	for _, p := range records(key, pid) {
+		if p == own {
+			continue
+		}
 		b, err := os.ReadFile(p)
 		if err != nil {
 			continue

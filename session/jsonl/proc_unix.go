@@ -65,6 +65,13 @@ func lockHolderPID(key string) int {
 	return 0
 }
 
+// lockTableReadable reports whether the kernel's lock table can be read: then
+// a lock it does not list is free.
+func lockTableReadable() bool {
+	_, err := os.Stat("/proc/locks")
+	return err == nil
+}
+
 // processHolder describes a process from the process table, for a holder that
 // left no arbor record.
 func processHolder(pid int) Holder {
