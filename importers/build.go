@@ -39,14 +39,43 @@ type builder struct {
 	seed  string
 	nodes []*node
 	byKey map[string]*node
+	// calls holds, for an assistant message or a tool result, the tool calls
+	// a tool result under it may answer.
+	calls   map[string]map[string]bool
+	orphans int
 }
 
 func newBuilder(seed string) *builder {
-	return &builder{seed: seed, byKey: map[string]*node{}}
+	return &builder{seed: seed, byKey: map[string]*node{}, calls: map[string]map[string]bool{}}
 }
 
-// add appends a node; a key already used gets a suffix, so nothing is lost.
+// add appends a node; a key already used gets a suffix, so nothing is lost. A
+// tool result that does not follow the message with its call would make a
+// provider refuse the whole context: it is kept as a custom entry instead.
 func (b *builder) add(n *node) *node {
+	if m, ok := n.fields["message"].(map[string]any); ok && n.typ == "message" {
+		switch m["role"] {
+		case "assistant":
+			calls := map[string]bool{}
+			blocks, _ := m["content"].([]any)
+			for _, bl := range blocks {
+				if c, ok := bl.(map[string]any); ok && c["type"] == "toolCall" {
+					id, _ := c["id"].(string)
+					calls[id] = true
+				}
+			}
+			defer func() { b.calls[n.key] = calls }()
+		case "toolResult":
+			id, _ := m["toolCallId"].(string)
+			if open := b.calls[n.parent]; open[id] {
+				defer func() { b.calls[n.key] = open }()
+			} else {
+				n.typ = "custom"
+				n.fields = map[string]any{"customType": "import.orphan_tool_result", "data": m}
+				b.orphans++
+			}
+		}
+	}
 	base := n.key
 	for i := 2; b.byKey[n.key] != nil; i++ {
 		n.key = fmt.Sprintf("%s~%d", base, i)

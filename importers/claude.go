@@ -328,6 +328,7 @@ func readClaude(in Input) *Session {
 		}
 	}
 	s.Lines, _ = b.finish(leaf)
+	s.Stats.Custom += b.orphans
 	return s
 }
 

@@ -202,6 +202,7 @@ func readCodex(in Input) *Session {
 	}
 	r.flush()
 	s.Lines, _ = r.b.finish(r.cur)
+	s.Stats.Custom += r.b.orphans
 	return s
 }
 

@@ -196,6 +196,7 @@ func readRho(in Input) *Session {
 	}
 	var ids map[string]string
 	s.Lines, ids = b.finish(leaf)
+	s.Stats.Custom += b.orphans
 	for _, id := range cursorOrder {
 		c := cursors[id]
 		c.Leaf = ids[c.Leaf]
