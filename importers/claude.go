@@ -88,6 +88,7 @@ var ccSkipped = map[string]bool{
 type ccNode struct {
 	key      string // first uuid (or "line:N")
 	line     int
+	lastLine int
 	parent   string // key of the parent node after re-linking
 	kind     string // prompt, meta, assistant, results, compaction, custom
 	lines    []*ccLine
@@ -164,7 +165,7 @@ func readClaude(in Input) *Session {
 		return p
 	}
 	newNode := func(key string, line int, kind string, c *ccLine, parent string) *ccNode {
-		n := &ccNode{key: key, line: line, kind: kind, parent: parent}
+		n := &ccNode{key: key, line: line, lastLine: line, kind: kind, parent: parent}
 		if c != nil {
 			n.lines = []*ccLine{c}
 		}
@@ -178,6 +179,7 @@ func readClaude(in Input) *Session {
 		case c.Type == "assistant" && c.UUID != "" && c.Message != nil:
 			if g := byMsg[c.Message.ID]; c.Message.ID != "" && g != nil {
 				g.lines = append(g.lines, c)
+				g.lastLine = num
 				nodes[c.UUID] = g
 			} else {
 				n := newNode(c.UUID, num, "assistant", c, parentOf(c))
@@ -197,6 +199,7 @@ func readClaude(in Input) *Session {
 				// The summary belongs to the compaction it follows.
 				if b := nodes[parentOf(c)]; b != nil && b.kind == "compaction" && len(b.lines) == 1 {
 					b.lines = append(b.lines, c)
+					b.lastLine = num
 					nodes[c.UUID] = b
 					break
 				}
@@ -297,6 +300,28 @@ func readClaude(in Input) *Session {
 		}
 	}
 
+	// A response still being written (no stop reason yet) or a compaction whose
+	// summary is not written yet, with nothing after it, may still change.
+	lastStart := 0
+	for _, n := range order {
+		lastStart = max(lastStart, n.line)
+	}
+	open := map[string]bool{}
+	for _, n := range order {
+		if n.lastLine < lastStart {
+			continue
+		}
+		switch {
+		case n.kind == "compaction" && len(n.lines) == 1:
+			open[n.key] = true
+		case n.kind == "assistant":
+			l := n.lines[len(n.lines)-1]
+			if l.Message.StopReason == nil || *l.Message.StopReason == "" {
+				open[n.key] = true
+			}
+		}
+	}
+
 	// Pass 2: entries.
 	b := newBuilder(h.ID)
 	tools := map[string]string{} // tool_use id -> name
@@ -319,6 +344,9 @@ func readClaude(in Input) *Session {
 			parent = n.parent // an ancestor emitted nothing of its own
 		}
 		last := ccEmit(b, n, parent, tools, s)
+		if open[n.key] {
+			b.byKey[n.key].open = true
+		}
 		if last == "" {
 			last = parent
 		}
@@ -327,7 +355,7 @@ func readClaude(in Input) *Session {
 			leaf = last
 		}
 	}
-	s.Lines, _ = b.finish(leaf)
+	s.Lines, _, s.open = b.finish(leaf)
 	s.Stats.Custom += b.orphans
 	return s
 }

@@ -103,13 +103,17 @@ type cxReader struct {
 	asstKey  string
 	asstLine int
 	asstTs   string
-	dupUser  map[string]int // event_msg user_message texts that a response_item repeats
-	dupAgent map[string]int
+	// A message is written twice, as a response item and as an event_msg, in
+	// either order: the first is imported and the second, matched by text, is
+	// skipped. Matching without looking ahead keeps a re-import of a grown file
+	// the same.
+	unpaired map[string]int // "kind\x00role\x00text" -> copies imported and not yet matched
+	turnDone bool           // a task_complete was seen since the assistant message began
 }
 
 func readCodex(in Input) *Session {
 	s := &Session{}
-	r := &cxReader{s: s, tools: map[string]string{}, dupUser: map[string]int{}, dupAgent: map[string]int{}, provider: "openai"}
+	r := &cxReader{s: s, tools: map[string]string{}, unpaired: map[string]int{}, provider: "openai"}
 	var recs []cxLine
 	var nums []int
 	var raws [][]byte
@@ -140,24 +144,6 @@ func readCodex(in Input) *Session {
 			continue
 		}
 		break
-	}
-	// Response items are the history; the event_msg copies of the same messages
-	// are imported only when no response item carries them.
-	for _, c := range recs {
-		if c.Type != "response_item" {
-			continue
-		}
-		var it cxItem
-		if json.Unmarshal(c.Payload, &it) != nil || it.Type != "message" {
-			continue
-		}
-		text := cxText(it.Content)
-		switch it.Role {
-		case "user":
-			r.dupUser[strings.TrimSpace(text)]++
-		case "assistant":
-			r.dupAgent[strings.TrimSpace(text)]++
-		}
 	}
 	sourceID := meta.ID
 	stem := strings.TrimSuffix(filepath.Base(in.Path), ".jsonl")
@@ -200,8 +186,14 @@ func readCodex(in Input) *Session {
 	for i, c := range recs {
 		r.record(c, nums[i], raws[i])
 	}
+	if r.asst != nil && !r.turnDone {
+		// The file ends inside a response: more of it may still be written.
+		key := r.asstKey
+		r.flush()
+		r.b.byKey[key].open = true
+	}
 	r.flush()
-	s.Lines, _ = r.b.finish(r.cur)
+	s.Lines, _, s.open = r.b.finish(r.cur)
 	s.Stats.Custom += r.b.orphans
 	return s
 }
@@ -251,6 +243,7 @@ func (r *cxReader) assistant(line int, ts string) map[string]any {
 		r.asst = map[string]any{"role": "assistant", "content": []any{}, "api": "openai-responses", "provider": r.provider,
 			"model": r.model, "stopReason": "stop", "timestamp": msTime(ts), "usage": usage(0, 0, 0, 0)}
 		r.asstKey = fmt.Sprintf("L%d", line)
+		r.turnDone = false
 		r.asstLine = line
 		r.asstTs = ts
 	}
@@ -331,6 +324,24 @@ func (r *cxReader) record(c cxLine, line int, raw []byte) {
 	}
 }
 
+// duplicate records a copy of a message seen as an item or an event; it reports
+// (and counts as skipped) one that matches a copy of the other kind already
+// imported.
+func (r *cxReader) duplicate(kind, role, text string) bool {
+	t := strings.TrimSpace(text)
+	other := "event"
+	if kind == "event" {
+		other = "item"
+	}
+	if k := other + "\x00" + role + "\x00" + t; r.unpaired[k] > 0 {
+		r.unpaired[k]--
+		r.s.Stats.Skipped++
+		return true
+	}
+	r.unpaired[kind+"\x00"+role+"\x00"+t]++
+	return false
+}
+
 func (r *cxReader) userTurn(key string) {
 	r.turns = append(r.turns, key)
 	r.s.Stats.Prompts++
@@ -343,13 +354,20 @@ func (r *cxReader) item(it cxItem, line int, ts string, raw []byte) {
 		text := cxText(it.Content)
 		switch it.Role {
 		case "assistant":
+			if r.duplicate("item", "assistant", text) {
+				return
+			}
 			r.appendBlock(line, ts, textBlock(text))
 		case "user":
-			r.flush()
 			if cxInjected(text) {
+				r.flush()
 				r.add(key, "custom_message", ts, line, map[string]any{"customType": "codex.context", "content": cxContent(it.Content), "display": false})
 				return
 			}
+			if r.duplicate("item", "user", text) {
+				return
+			}
+			r.flush()
 			r.add(key, "message", ts, line, map[string]any{"message": userMessage(cxContent(it.Content), msTime(ts))})
 			r.userTurn(key)
 		default: // developer, system: instructions Codex sends, not typed
@@ -401,10 +419,7 @@ func (r *cxReader) event(it cxItem, line int, ts string, raw []byte) {
 	key := fmt.Sprintf("L%d", line)
 	switch it.Type {
 	case "user_message":
-		t := strings.TrimSpace(it.Message)
-		if r.dupUser[t] > 0 {
-			r.dupUser[t]--
-			r.s.Stats.Skipped++
+		if r.duplicate("event", "user", it.Message) {
 			return
 		}
 		r.flush()
@@ -417,10 +432,7 @@ func (r *cxReader) event(it cxItem, line int, ts string, raw []byte) {
 		r.add(key, "message", ts, line, map[string]any{"message": userMessage(content, msTime(ts))})
 		r.userTurn(key)
 	case "agent_message":
-		t := strings.TrimSpace(it.Message)
-		if r.dupAgent[t] > 0 {
-			r.dupAgent[t]--
-			r.s.Stats.Skipped++
+		if r.duplicate("event", "assistant", it.Message) {
 			return
 		}
 		r.appendBlock(line, ts, textBlock(it.Message))
@@ -456,6 +468,9 @@ func (r *cxReader) event(it cxItem, line int, ts string, raw []byte) {
 		r.s.Stats.Branches++
 		r.s.Stats.Custom++
 		r.add(key, "custom", ts, line, map[string]any{"customType": "codex.thread_rolled_back", "data": json.RawMessage(raw)})
+	case "task_complete", "turn_complete":
+		r.s.Stats.Skipped++
+		r.turnDone = true
 	default:
 		if cxSkippedEvents[it.Type] {
 			r.s.Stats.Skipped++

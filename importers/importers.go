@@ -33,6 +33,8 @@ type Session struct {
 	Lines  [][]byte // entries, parents before children, the leaf last
 	Stats  Stats
 	Damage []LineError
+	// open holds the ids of entries that may still change as the source grows.
+	open map[string]bool
 }
 
 // Stats counts what a reader did with the source's lines.

@@ -195,7 +195,7 @@ func readRho(in Input) *Session {
 		}
 	}
 	var ids map[string]string
-	s.Lines, ids = b.finish(leaf)
+	s.Lines, ids, s.open = b.finish(leaf)
 	s.Stats.Custom += b.orphans
 	for _, id := range cursorOrder {
 		c := cursors[id]
