@@ -105,6 +105,9 @@ func runFsck(ios *IO, g *Global, arg string, repair bool) error {
 	}
 	var repaired []string
 	if repair {
+		if err := refuseForeign(path); err != nil {
+			return err
+		}
 		s, err := jsonl.Open(path)
 		if err != nil {
 			return fmt.Errorf("repair %s: %w", path, err)

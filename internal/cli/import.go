@@ -6,6 +6,7 @@ import (
 
 	"github.com/arborlog/arbor/catalog"
 	"github.com/arborlog/arbor/importers"
+	"github.com/arborlog/arbor/session"
 	"github.com/arborlog/arbor/session/jsonl"
 	"github.com/spf13/cobra"
 )
@@ -129,4 +130,39 @@ func printWritten(ios *IO, w importers.Written) {
 	for _, d := range w.Damage {
 		ios.Printf("  damaged %s\n", oneLine(d.String()))
 	}
+}
+
+// foreignFormat says which other agent's format the file at path is in, or ""
+// for a pi session or anything else.
+func foreignFormat(path string) importers.Format {
+	head, err := jsonl.FirstLine(path)
+	if err != nil {
+		return ""
+	}
+	f, err := importers.Detect(path, head)
+	if err != nil {
+		return ""
+	}
+	return f
+}
+
+// readForeign reads a rho, Claude Code or Codex file in place, read-only; ok is
+// false for any other file.
+func readForeign(path string) (l *session.Log, ok bool, err error) {
+	if foreignFormat(path) == "" {
+		return nil, false, nil
+	}
+	s, err := importers.ReadFile(path)
+	if err != nil {
+		return nil, true, fmt.Errorf("read %s: %w", path, err)
+	}
+	return s.Log(), true, nil
+}
+
+// refuseForeign keeps writing commands off other agents' files.
+func refuseForeign(path string) error {
+	if f := foreignFormat(path); f != "" {
+		return fmt.Errorf("%s is a %s session, which arbor only reads; run 'arbor import %s' and work on the imported copy", path, f, path)
+	}
+	return nil
 }

@@ -64,3 +64,47 @@ func TestImport(t *testing.T) {
 		t.Errorf("no argument: code %d", r.code)
 	}
 }
+
+// TestReadInPlace: tree, context and info read other agents' files where they
+// are; commands that write refuse them and leave them as they were.
+func TestReadInPlace(t *testing.T) {
+	dir := t.TempDir()
+	cc := copyFile(t, filepath.Join("..", "..", "importers", "testdata", "claude", "synthetic", "synth-0001.jsonl"), dir)
+	cx := copyFile(t, filepath.Join("..", "..", "importers", "testdata", "codex", "synthetic", "2026", "03", "01", "rollout-2026-03-01T10-00-00-aaaaaaaa-0000-4000-8000-000000000001.jsonl"), dir)
+	before, _ := os.ReadFile(cc)
+
+	r := runArbor(t, "", "context", cc, "--json")
+	var ctx struct {
+		Messages []struct {
+			Role string `json:"role"`
+		} `json:"messages"`
+	}
+	if r.code != 0 || json.Unmarshal([]byte(r.out), &ctx) != nil {
+		t.Fatalf("context: code %d %s%s", r.code, r.out, r.err)
+	}
+	var roles []string
+	for _, m := range ctx.Messages {
+		roles = append(roles, m.Role)
+	}
+	if got := strings.Join(roles, " "); got != "compactionSummary user assistant toolResult" {
+		t.Errorf("context roles %q", got)
+	}
+	if r := runArbor(t, "", "tree", cc); r.code != 0 || !strings.Contains(r.out, "Actually, rename the build target") || !strings.Contains(r.out, "Add an all target") {
+		t.Errorf("tree: code %d\n%s%s", r.code, r.out, r.err)
+	}
+	if r := runArbor(t, "", "info", cx); r.code != 0 || !strings.Contains(r.out, "/work/proj") {
+		t.Errorf("info: code %d\n%s%s", r.code, r.out, r.err)
+	}
+	for _, args := range [][]string{{"rename", cc, "x"}, {"append", cc}, {"fsck", "--repair", cc}, {"label", cc, "3d3adf8e", "x"}} {
+		if r := runArbor(t, `{"role":"user","content":"x"}`+"\n", args...); r.code != 1 || !strings.Contains(r.err, "arbor import") {
+			t.Errorf("%v: code %d, %q", args, r.code, r.err)
+		}
+	}
+	after, _ := os.ReadFile(cc)
+	if string(before) != string(after) {
+		t.Error("a command changed the Claude Code file")
+	}
+	if ls, _ := filepath.Glob(filepath.Join(dir, "*.lock")); len(ls) > 0 {
+		t.Errorf("left %v", ls)
+	}
+}
