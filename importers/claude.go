@@ -176,6 +176,10 @@ func readClaude(in Input) *Session {
 	for i, c := range parsed {
 		num := nums[i]
 		switch {
+		case c.UUID != "" && nodes[c.UUID] != nil:
+			// A line repeated (a resumed session copies history): the first one counts.
+			s.Stats.Skipped++
+			continue
 		case c.Type == "assistant" && c.UUID != "" && c.Message != nil:
 			if g := byMsg[c.Message.ID]; c.Message.ID != "" && g != nil {
 				g.lines = append(g.lines, c)
@@ -556,7 +560,12 @@ func ccEmit(b *builder, n *ccNode, parent string, tools map[string]string, s *Se
 		last := n.lines[len(n.lines)-1]
 		for _, l := range n.lines {
 			var raws []json.RawMessage
-			_ = json.Unmarshal(l.Message.Content, &raws)
+			if err := json.Unmarshal(l.Message.Content, &raws); err != nil {
+				var text string
+				if json.Unmarshal(l.Message.Content, &text) == nil && text != "" {
+					raws = []json.RawMessage{marshalJSON(textBlock(text))}
+				}
+			}
 			for _, r := range raws {
 				if seen[string(r)] { // a block repeated by streaming
 					continue

@@ -48,6 +48,7 @@ type cxItem struct {
 	Info        json.RawMessage `json:"info"`
 	Model       string          `json:"model"` // turn_context
 	Replacement json.RawMessage `json:"replacement_history"`
+	Action      json.RawMessage `json:"action"` // local_shell_call
 	Images      []string        `json:"images"`
 }
 
@@ -387,6 +388,8 @@ func (r *cxReader) item(it cxItem, line int, ts string, raw []byte) {
 		switch {
 		case it.Type == "custom_tool_call":
 			args = marshalJSON(map[string]any{"input": it.Input})
+		case it.Type == "local_shell_call" && len(it.Action) > 0 && it.Action[0] == '{':
+			args = it.Action
 		case json.Valid([]byte(it.Arguments)) && strings.HasPrefix(strings.TrimSpace(it.Arguments), "{"):
 			args = json.RawMessage(it.Arguments)
 		case it.Arguments != "":
