@@ -108,3 +108,44 @@ func TestReadInPlace(t *testing.T) {
 		t.Errorf("left %v", ls)
 	}
 }
+
+// TestListInPlace: sessions in the configured sources ($ARBOR_SOURCES) are
+// listed with everyone else's, through the index, and resolve by id.
+func TestListInPlace(t *testing.T) {
+	src := t.TempDir()
+	t.Setenv("ARBOR_SOURCES", src)
+	t.Setenv("ARBOR_DIR", t.TempDir())
+	t.Setenv("PI_CODING_AGENT_DIR", t.TempDir())
+	deep := filepath.Join(src, "2026", "03", "01")
+	if err := os.MkdirAll(deep, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	copyFile(t, filepath.Join("..", "..", "importers", "testdata", "codex", "synthetic", "2026", "03", "01", "rollout-2026-03-01T10-00-00-aaaaaaaa-0000-4000-8000-000000000001.jsonl"), deep)
+	cc := copyFile(t, filepath.Join("..", "..", "importers", "testdata", "claude", "synthetic", "synth-0001.jsonl"), src)
+	for range 2 { // cold, then from the index
+		r := runArbor(t, "", "ls", "--all", "--json")
+		if r.code != 0 {
+			t.Fatalf("ls: %d %s", r.code, r.err)
+		}
+		var rows []struct {
+			Path         string `json:"path"`
+			ID           string `json:"id"`
+			Cwd          string `json:"cwd"`
+			FirstMessage string `json:"firstMessage"`
+		}
+		if err := json.Unmarshal([]byte(r.out), &rows); err != nil {
+			t.Fatalf("%v: %s", err, r.out)
+		}
+		got := map[string]string{}
+		for _, row := range rows {
+			got[row.Cwd] = row.FirstMessage
+		}
+		if got["/work/proj"] != "first question" || !strings.HasPrefix(got["/work/app"], "Why does the build fail?") {
+			t.Fatalf("listing: %s", r.out)
+		}
+	}
+	r := runArbor(t, "", "info", "5ff6573e")
+	if r.code != 0 || !strings.Contains(r.out, cc) {
+		t.Errorf("info by id prefix: %d %s%s", r.code, r.out, r.err)
+	}
+}
