@@ -9,8 +9,8 @@
 //
 // Other agents' sessions (rho, Claude Code, Codex) in the folders $ARBOR_SOURCES
 // names, by default ~/.claude/projects, ~/.codex/sessions and ~/.rho/sessions
-// where they exist, are listed too, read in place through package importers
-// (see foreign.go); their text is not in the full-text index yet.
+// where they exist, are listed and searched too, read in place through package
+// importers (see foreign.go).
 //
 // Listing reproduces pi's SessionManager.list() field for field (SPEC §9). Its
 // cold path reads files in parallel with a scanner that validates each line

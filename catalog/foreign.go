@@ -9,10 +9,11 @@ import (
 	"github.com/arborlog/arbor/importers"
 )
 
-// Other agents' sessions are listed in place, read-only, through the same index:
-// each file is read by package importers as the pi session an import would
-// write, and that is what the listing folds. Their text is not in the full-text
-// index yet (search finds them by id and name only).
+// Other agents' sessions are listed and searched in place, read-only, through
+// the same index: each file is read by package importers as the pi session an
+// import would write, and that is what the listing folds and the text index
+// holds. Offsets into such a file are offsets into that conversion, and a
+// changed file is read whole again.
 
 // SourcesEnv names the configured folders of other agents' sessions, a path
 // list. Unset, the usual folders that exist are read; set and empty, none.
@@ -47,6 +48,26 @@ func ForeignRoots() []string {
 // foreignDepth is how deep a foreign root is walked: Codex keeps
 // sessions/YYYY/MM/DD/rollout-*.jsonl, Claude Code <project>/<session>/subagents/.
 const foreignDepth = 5
+
+// foreignHead converts the file at path when its first bytes say it is another
+// agent's session; ok is false for any other file.
+func foreignFile(path string) (pi []byte, ok bool, err error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, false, err
+	}
+	head := make([]byte, 4096)
+	n, _ := fh.ReadAt(head, 0)
+	var mtime time.Time
+	if fi, err := fh.Stat(); err == nil {
+		mtime = fi.ModTime()
+	}
+	fh.Close()
+	if n == 0 {
+		return nil, false, nil
+	}
+	return foreign(path, head[:n], mtime)
+}
 
 func isForeignRoot(root string) bool { return slices.Contains(ForeignRoots(), root) }
 

@@ -70,6 +70,7 @@ func summarize(f file, prev *state) (*state, error) {
 				return nil, err
 			}
 			st.sum.feed(&r.l, pi)
+			st.off = int64(len(pi)) // what the text index reads, in the conversion
 			st.listed = st.sum.isSession()
 			st.info = st.sum.info(f.path, st.size, timeFromNS(st.mtimeNS))
 			return st, nil

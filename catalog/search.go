@@ -269,8 +269,15 @@ func extract(path string, from, to int64) ([]doc, error) {
 		return nil, err
 	}
 	defer f.Close()
+	var src io.ReaderAt = f
+	if pi, ok, err := foreignFile(path); ok {
+		if err != nil {
+			return nil, err
+		}
+		src = bytes.NewReader(pi)
+	}
 	data := make([]byte, to-from)
-	if _, err := io.ReadFull(io.NewSectionReader(f, from, to-from), data); err != nil {
+	if _, err := io.ReadFull(io.NewSectionReader(src, from, to-from), data); err != nil {
 		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
 			return nil, nil // the file shrank: the next listing reads it again
 		}
@@ -337,7 +344,14 @@ func hitAt(e *entry, off int64, q Query) (Hit, bool) {
 		return Hit{}, false
 	}
 	defer f.Close()
-	b, err := readLine(f, off)
+	var src io.ReaderAt = f
+	if pi, ok, err := foreignFile(e.abs); ok {
+		if err != nil {
+			return Hit{}, false
+		}
+		src = bytes.NewReader(pi)
+	}
+	b, err := readLine(src, off)
 	if err != nil {
 		return Hit{}, false
 	}
@@ -364,7 +378,7 @@ func makeHit(e *entry, l *line, text string, marks [][2]int) Hit {
 }
 
 // readLine reads the line that starts at off, without its newline.
-func readLine(f *os.File, off int64) ([]byte, error) {
+func readLine(f io.ReaderAt, off int64) ([]byte, error) {
 	var out []byte
 	buf := make([]byte, 64<<10)
 	for {
@@ -423,7 +437,10 @@ func (c *Catalog) searchFiles(es []entry, q Query, opt SearchOptions) ([]Hit, er
 
 // scanFile returns the hits of q in one session file, in file order.
 func scanFile(e *entry, q Query) ([]Hit, error) {
-	data, err := os.ReadFile(e.abs)
+	data, ok, err := foreignFile(e.abs)
+	if !ok && err == nil {
+		data, err = os.ReadFile(e.abs)
+	}
 	if err != nil {
 		return nil, err
 	}

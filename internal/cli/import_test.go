@@ -148,4 +148,24 @@ func TestListInPlace(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.out, cc) {
 		t.Errorf("info by id prefix: %d %s%s", r.code, r.out, r.err)
 	}
+	// Search, through the text index and by regular expression, finds the
+	// entries by the ids reading the file in place gives.
+	for _, q := range []string{"Makefile", "re:makefile has no"} {
+		r := runArbor(t, "", "search", "--all", q, "--json")
+		var hits []struct {
+			Path    string `json:"path"`
+			EntryID string `json:"entryId"`
+		}
+		if r.code != 0 || json.Unmarshal([]byte(r.out), &hits) != nil || len(hits) == 0 {
+			t.Fatalf("search %q: %d %s%s", q, r.code, r.out, r.err)
+		}
+		for _, h := range hits {
+			if h.Path != cc {
+				t.Errorf("search %q: hit in %s", q, h.Path)
+			}
+			if c := runArbor(t, "", "context", cc, "--leaf", h.EntryID); c.code != 0 {
+				t.Errorf("search %q: entry %s is not in the file read in place: %s", q, h.EntryID, c.err)
+			}
+		}
+	}
 }
