@@ -120,6 +120,9 @@ func runFsck(ios *IO, g *Global, arg string, repair bool) error {
 			return fmt.Errorf("repair %s: %w", path, err)
 		}
 	}
+	if ok, err := fsckForeign(ios, g, path); ok {
+		return err
+	}
 	l, err := jsonl.Read(path)
 	if err != nil {
 		return fmt.Errorf("read %s: %w", path, err)

@@ -166,3 +166,38 @@ func refuseForeign(path string) error {
 	}
 	return nil
 }
+
+// fsckForeign checks another agent's file the way its reader sees it: the
+// lines it could not read. ok is false for any other file.
+func fsckForeign(ios *IO, g *Global, path string) (ok bool, err error) {
+	f := foreignFormat(path)
+	if f == "" {
+		return false, nil
+	}
+	s, err := importers.ReadFile(path)
+	if err != nil {
+		return true, fmt.Errorf("read %s: %w", path, err)
+	}
+	if g.JSON {
+		damage := s.Damage
+		if damage == nil {
+			damage = []importers.LineError{}
+		}
+		if err := ios.JSON(map[string]any{"path": path, "format": f, "ok": len(damage) == 0, "stats": s.Stats, "damage": damage}); err != nil {
+			return true, err
+		}
+	} else {
+		state := "ok"
+		if len(s.Damage) > 0 {
+			state = "damaged"
+		}
+		ios.Printf("%s: %s (%s session, read in place; %d lines, %d entries)\n", path, state, f, s.Stats.Lines, len(s.Lines))
+		for _, d := range s.Damage {
+			ios.Printf("  %s\n", oneLine(d.String()))
+		}
+	}
+	if len(s.Damage) > 0 {
+		return true, fmt.Errorf("%s has %d unreadable lines; arbor reads the rest and never writes to it", path, len(s.Damage))
+	}
+	return true, nil
+}

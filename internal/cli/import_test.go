@@ -100,6 +100,12 @@ func TestReadInPlace(t *testing.T) {
 			t.Errorf("%v: code %d, %q", args, r.code, r.err)
 		}
 	}
+	if r := runArbor(t, "", "fsck", cc); r.code != 1 || !strings.Contains(r.out, "line 18:") || !strings.Contains(r.out, "claude-code session") {
+		t.Errorf("fsck: code %d\n%s%s", r.code, r.out, r.err)
+	}
+	if r := runArbor(t, "", "fsck", cx); r.code != 0 {
+		t.Errorf("fsck of a sound rollout: code %d\n%s%s", r.code, r.out, r.err)
+	}
 	after, _ := os.ReadFile(cc)
 	if string(before) != string(after) {
 		t.Error("a command changed the Claude Code file")
