@@ -197,14 +197,23 @@ type Header struct {
 
 // Source is the header's "importedFrom" record.
 type Source struct {
-	Format    string   `json:"format"`
-	Path      string   `json:"path"`
-	ID        string   `json:"id,omitempty"`        // the source's session id
-	Parent    string   `json:"parent,omitempty"`    // the source id of the session it was forked from or spawned by
-	ToolCall  string   `json:"toolCall,omitempty"`  // the parent's tool call that started it (a subagent)
-	Cursors   []Cursor `json:"cursors,omitempty"`   // rho cursors, with their leaves as imported ids
-	Overlays  int      `json:"overlays,omitempty"`  // rho resolution overlays not carried over
-	Sidechain bool     `json:"sidechain,omitempty"` // a subagent transcript
+	Format    string    `json:"format"`
+	Path      string    `json:"path"`
+	ID        string    `json:"id,omitempty"`        // the source's session id
+	Parent    string    `json:"parent,omitempty"`    // the source id of the session it was forked from or spawned by
+	ToolCall  string    `json:"toolCall,omitempty"`  // the parent's tool call that started it (a subagent)
+	Cursors   []Cursor  `json:"cursors,omitempty"`   // rho cursors, with their leaves as imported ids
+	Overlays  []Overlay `json:"overlays,omitempty"`  // rho resolution lines, which pi has no form for
+	Sidechain bool      `json:"sidechain,omitempty"` // a subagent transcript
+}
+
+// Overlay is a rho Resolution line: how a cursor shows an entry (outlined,
+// summarized, pinned, compacted into another), with the entry as imported.
+type Overlay struct {
+	Line       int             `json:"line"`
+	Entry      string          `json:"entry"`
+	Cursor     string          `json:"cursor,omitempty"`
+	Resolution json.RawMessage `json:"resolution"`
 }
 
 // Cursor is a rho cursor as imported.

@@ -39,6 +39,7 @@
 // is a compaction whose summary is the message or the replacement history.
 //
 // rho: Entry payloads map one to one (system messages and LeafMoved are kept as
-// custom entries); the leaf is the continued cursor's; cursors are listed in the
-// header; per-cursor resolution overlays have no pi form and are counted.
+// custom entries); the leaf is the continued cursor's; cursors and the
+// per-cursor resolution overlays, which pi has no form for, are listed in the
+// header with the entries' imported ids.
 package importers

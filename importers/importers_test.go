@@ -145,7 +145,10 @@ func render(t *testing.T, s *Session) string {
 	rel := func(p string) string { return strings.Replace(p, abs, "testdata", 1) }
 	h := s.Header
 	fmt.Fprintf(&b, "session %s  cwd %s  time %s\n", h.ID, h.Cwd, h.Timestamp)
-	fmt.Fprintf(&b, "from %s %s id=%s parent=%s toolCall=%s sidechain=%v overlays=%d\n", h.From.Format, rel(h.From.Path), h.From.ID, h.From.Parent, h.From.ToolCall, h.From.Sidechain, h.From.Overlays)
+	fmt.Fprintf(&b, "from %s %s id=%s parent=%s toolCall=%s sidechain=%v\n", h.From.Format, rel(h.From.Path), h.From.ID, h.From.Parent, h.From.ToolCall, h.From.Sidechain)
+	for _, o := range h.From.Overlays {
+		fmt.Fprintf(&b, "overlay line %d entry %s cursor %q %s\n", o.Line, o.Entry, o.Cursor, o.Resolution)
+	}
 	if h.ParentSession != "" {
 		fmt.Fprintf(&b, "parentSession %s\n", rel(h.ParentSession))
 	}

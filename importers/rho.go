@@ -79,6 +79,7 @@ func readRho(in Input) *Session {
 	cursors := map[string]Cursor{}
 	var cursorOrder []string
 	firstCursor := ""
+	var overlays []Overlay
 	src := lines(in.Data)
 	for i, l := range src {
 		s.Stats.Lines++
@@ -114,14 +115,19 @@ func readRho(in Input) *Session {
 			// Per-cursor context overlays (outlined, summarized, pinned) have no
 			// pi form; the full entries are kept and the overlay is counted.
 			s.Stats.Skipped++
-			s.Header.From.Overlays++
 			var c struct {
-				Cursor *string `json:"cursor"`
+				Cursor     *string         `json:"cursor"`
+				Resolution json.RawMessage `json:"resolution"`
 			}
 			_ = json.Unmarshal(l.text, &c)
 			if firstCursor == "" && c.Cursor != nil {
 				firstCursor = *c.Cursor
 			}
+			o := Overlay{Line: l.n, Entry: r.Entry, Resolution: c.Resolution}
+			if c.Cursor != nil {
+				o.Cursor = *c.Cursor
+			}
+			overlays = append(overlays, o)
 		case "Cursor":
 			s.Stats.Skipped++
 			if _, ok := cursors[r.ID]; !ok {
@@ -134,7 +140,7 @@ func readRho(in Input) *Session {
 		}
 	}
 	stem := strings.TrimSuffix(filepath.Base(in.Path), ".jsonl")
-	h := Header{From: Source{Format: string(Rho), Path: in.Path, ID: stem, Overlays: s.Header.From.Overlays}}
+	h := Header{From: Source{Format: string(Rho), Path: in.Path, ID: stem}}
 	if head != nil {
 		h.From.ID = head.ID
 		h.Cwd = head.Cwd
@@ -197,6 +203,15 @@ func readRho(in Input) *Session {
 	var ids map[string]string
 	s.Lines, ids, s.open = b.finish(leaf)
 	s.Stats.Custom += b.orphans
+	for _, o := range overlays {
+		if id, ok := ids[o.Entry]; ok {
+			o.Entry = id
+			if len(o.Resolution) == 0 {
+				o.Resolution = json.RawMessage("null")
+			}
+			s.Header.From.Overlays = append(s.Header.From.Overlays, o)
+		}
+	}
 	for _, id := range cursorOrder {
 		c := cursors[id]
 		c.Leaf = ids[c.Leaf]
