@@ -97,6 +97,7 @@ type cxReader struct {
 	b        *builder
 	cur      string // key of the entry new ones hang under
 	turns    []string
+	prompts  []string // the user's messages since the last replacement of the context
 	model    string
 	provider string
 	tools    map[string]string
@@ -311,6 +312,16 @@ func (r *cxReader) record(c cxLine, line int, raw []byte) {
 		summary := it.Message
 		if len(it.Replacement) > 0 && it.Replacement[0] == '[' {
 			summary = cxRenderHistory(summary, it.Replacement)
+			r.prompts = nil
+		} else if len(r.prompts) > 0 {
+			// Codex rebuilds a legacy compaction's context from the user's
+			// messages and the summary (compact::build_compacted_history).
+			var b strings.Builder
+			b.WriteString("The user's messages so far:\n")
+			for _, p := range r.prompts {
+				fmt.Fprintf(&b, "\n[user]\n%s\n", p)
+			}
+			summary = b.String() + "\n" + summary
 		}
 		key := fmt.Sprintf("L%d", line)
 		r.add(key, "compaction", ts, line, map[string]any{"summary": summary, "firstKeptEntryId": key, "tokensBefore": 0.0})
@@ -343,8 +354,9 @@ func (r *cxReader) duplicate(kind, role, text string) bool {
 	return false
 }
 
-func (r *cxReader) userTurn(key string) {
+func (r *cxReader) userTurn(key, text string) {
 	r.turns = append(r.turns, key)
+	r.prompts = append(r.prompts, text)
 	r.s.Stats.Prompts++
 }
 
@@ -370,7 +382,7 @@ func (r *cxReader) item(it cxItem, line int, ts string, raw []byte) {
 			}
 			r.flush()
 			r.add(key, "message", ts, line, map[string]any{"message": userMessage(cxContent(it.Content), msTime(ts))})
-			r.userTurn(key)
+			r.userTurn(key, text)
 		default: // developer, system: instructions Codex sends, not typed
 			r.flush()
 			r.add(key, "custom_message", ts, line, map[string]any{"customType": "codex." + cxSafeName(it.Role), "content": cxContent(it.Content), "display": false})
@@ -433,7 +445,7 @@ func (r *cxReader) event(it cxItem, line int, ts string, raw []byte) {
 			}
 		}
 		r.add(key, "message", ts, line, map[string]any{"message": userMessage(content, msTime(ts))})
-		r.userTurn(key)
+		r.userTurn(key, it.Message)
 	case "agent_message":
 		if r.duplicate("event", "assistant", it.Message) {
 			return
@@ -467,6 +479,7 @@ func (r *cxReader) event(it cxItem, line int, ts string, raw []byte) {
 		}
 		start := r.turns[len(r.turns)-n]
 		r.turns = r.turns[:len(r.turns)-n]
+		r.prompts = r.prompts[:max(0, len(r.prompts)-n)]
 		r.cur = r.b.byKey[start].parent
 		r.s.Stats.Branches++
 		r.s.Stats.Custom++
