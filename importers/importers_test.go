@@ -542,38 +542,59 @@ func TestPiReadsImports(t *testing.T) {
 		if err := os.WriteFile(out, s.Bytes(), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		cmd := exec.Command("node", script, "context", out)
-		cmd.Env = append(os.Environ(), "TMPDIR="+t.TempDir())
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		got, err := cmd.Output()
-		if err != nil {
-			t.Fatalf("%s: pi context: %v: %s", f, err, stderr.Bytes())
+		// The leaf, and every other leaf of the tree (abandoned branches).
+		l := s.Log()
+		leaves := []string{""}
+		for _, e := range l.Entries() {
+			if len(l.Children(e.ID)) == 0 && (l.Leaf() == nil || e.ID != l.Leaf().ID) {
+				leaves = append(leaves, e.ID)
+			}
 		}
-		var pi struct {
-			Messages []any `json:"messages"`
+		for _, leaf := range leaves {
+			piSameContext(t, script, f, out, l, leaf)
 		}
-		if err := json.Unmarshal(got, &pi); err != nil {
-			t.Fatalf("%s: pi printed %q: %v", f, got, err)
-		}
-		ctx, err := json.Marshal(s.Log().Context())
-		if err != nil {
-			t.Fatal(err)
-		}
-		var ours struct {
-			Messages []any `json:"messages"`
-		}
-		if err := json.Unmarshal(ctx, &ours); err != nil {
-			t.Fatal(err)
-		}
-		if ours.Messages == nil {
-			ours.Messages = []any{}
-		}
-		if pi.Messages == nil {
-			pi.Messages = []any{}
-		}
-		if diff := cmp.Diff(pi.Messages, ours.Messages); diff != "" {
-			t.Errorf("%s: pi 1.6.0's context differs from arbor's (-pi +arbor):\n%s", f, diff)
-		}
+	}
+}
+
+func piSameContext(t *testing.T, script, f, out string, l *session.Log, leaf string) {
+	t.Helper()
+	args := []string{script, "context", out}
+	ours := l.Context()
+	if leaf != "" {
+		args = append(args, leaf)
+		ours = l.ContextAt(&leaf)
+	}
+	cmd := exec.Command("node", args...)
+	cmd.Env = append(os.Environ(), "TMPDIR="+t.TempDir())
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	got, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%s: pi context: %v: %s", f, err, stderr.Bytes())
+	}
+	var pi struct {
+		Messages []any `json:"messages"`
+	}
+	if err := json.Unmarshal(got, &pi); err != nil {
+		t.Fatalf("%s: pi printed %q: %v", f, got, err)
+	}
+	ctx, err := json.Marshal(ours)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mine struct {
+		Messages []any `json:"messages"`
+	}
+	if err := json.Unmarshal(ctx, &mine); err != nil {
+		t.Fatal(err)
+	}
+	if mine.Messages == nil {
+		mine.Messages = []any{}
+	}
+	if pi.Messages == nil {
+		pi.Messages = []any{}
+	}
+	if diff := cmp.Diff(pi.Messages, mine.Messages); diff != "" {
+		t.Errorf("%s at leaf %q: pi 1.6.0's context differs from arbor's (-pi +arbor):\n%s", f, leaf, diff)
 	}
 }
