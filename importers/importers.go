@@ -151,6 +151,10 @@ func Read(f Format, in Input) (*Session, error) {
 	default:
 		return nil, fmt.Errorf("%s: %w", in.Path, ErrNotForeign)
 	}
+	if s.Header.Timestamp == "" {
+		// No time in the file and none given: a fixed one keeps the output stable.
+		s.Header.Timestamp = isoTime(time.Unix(0, 0))
+	}
 	s.Stats.Entries = len(s.Lines)
 	return s, nil
 }
