@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -30,6 +31,9 @@ type ccLine struct {
 	RequestID         string          `json:"requestId"`
 	Content           json.RawMessage `json:"content"`
 	Message           *ccMessage      `json:"message"`
+	CustomTitle       string          `json:"customTitle"`
+	AITitle           string          `json:"aiTitle"`
+	AgentName         string          `json:"agentName"`
 	ToolUseResult     json.RawMessage `json:"toolUseResult"`
 	CompactMetadata   *struct {
 		PreTokens        float64 `json:"preTokens"`
@@ -151,18 +155,25 @@ func readClaude(in Input) *Session {
 	nodes := map[string]*ccNode{}  // uuid -> node it belongs to
 	through := map[string]string{} // uuid of a skipped chain line -> its parent uuid
 	byMsg := map[string]*ccNode{}  // assistant message id -> node
-	redirect := map[string]string{}
 	var order []*ccNode
-	var prevUUID string
+	titleRank := 0
 	parentOf := func(c *ccLine) string {
 		if c.ParentUUID == nil {
 			return ""
 		}
-		p := *c.ParentUUID
-		if r, ok := redirect[p]; ok {
-			return r
+		return *c.ParentUUID
+	}
+	// Lines outside the chain that become entries (a name, a line not
+	// understood) wait for the next prompt or response and go in before it, so
+	// they never stand between a response and its tool results.
+	var pending []*ccNode
+	before := func(parent string) string {
+		for _, p := range pending {
+			p.parent = parent
+			parent = p.key
 		}
-		return p
+		pending = nil
+		return parent
 	}
 	newNode := func(key string, line int, kind string, c *ccLine, parent string) *ccNode {
 		n := &ccNode{key: key, line: line, lastLine: line, kind: kind, parent: parent}
@@ -186,7 +197,7 @@ func readClaude(in Input) *Session {
 				g.lastLine = num
 				nodes[c.UUID] = g
 			} else {
-				n := newNode(c.UUID, num, "assistant", c, parentOf(c))
+				n := newNode(c.UUID, num, "assistant", c, before(parentOf(c)))
 				byMsg[c.Message.ID] = n
 			}
 		case c.Type == "user" && c.UUID != "" && c.Message != nil:
@@ -209,32 +220,62 @@ func readClaude(in Input) *Session {
 				}
 				kind = "meta"
 			}
-			newNode(c.UUID, num, kind, c, parentOf(c))
+			parent := parentOf(c)
+			if kind != "results" {
+				parent = before(parent)
+			}
+			newNode(c.UUID, num, kind, c, parent)
 		case c.Type == "system" && c.Subtype == "compact_boundary" && c.UUID != "":
 			newNode(c.UUID, num, "compaction", c, c.LogicalParentUUID)
+		case c.UUID == "" && (c.CustomTitle != "" || c.AITitle != "" || c.AgentName != ""):
+			// The session's name, as a session_info in the chain where it was
+			// written (pi appends its own the same way). A name the user gave
+			// (agent-name, custom-title) wins over one Claude Code made up
+			// (ai-title): a made-up one after a given one is skipped.
+			rank := 1
+			if c.CustomTitle != "" || c.AgentName != "" {
+				rank = 2
+			}
+			if rank < titleRank {
+				s.Stats.Skipped++
+				break
+			}
+			titleRank = rank
+			n := newNode(fmt.Sprintf("line:%d", num), num, "title", c, "")
+			n.raw = raws[i]
+			pending = append(pending, n)
 		case ccSkipped[c.Type] || c.Type == "user" || c.Type == "assistant":
 			s.Stats.Skipped++
 			if c.UUID != "" {
 				through[c.UUID] = parentOf(c)
 			}
 		default:
-			// Not understood: kept where it stands in the chain.
+			// Not understood: kept where it stands in the chain, or, outside
+			// it, before the next prompt or response.
 			s.Stats.Custom++
-			key := c.UUID
-			parent := parentOf(c)
-			if key == "" {
-				key = fmt.Sprintf("line:%d", num)
-				parent = prevUUID
-				if prevUUID != "" {
-					redirect[prevUUID] = key
-				}
+			if c.UUID != "" {
+				n := newNode(c.UUID, num, "custom", c, parentOf(c))
+				n.raw = raws[i]
+				break
 			}
-			n := newNode(key, num, "custom", c, parent)
+			n := newNode(fmt.Sprintf("line:%d", num), num, "custom", c, "")
 			n.raw = raws[i]
+			pending = append(pending, n)
 		}
-		if c.UUID != "" {
-			prevUUID = c.UUID
+	}
+	// Lines still waiting at the end go after the last conversation node; if
+	// that is a response whose tool results may still come, they wait (open).
+	var atEnd []*ccNode
+	if len(pending) > 0 {
+		atEnd = pending
+		last := ""
+		for i := len(order) - 1; i >= 0; i-- {
+			if !slices.Contains(atEnd, order[i]) {
+				last = order[i].key
+				break
+			}
 		}
+		before(last)
 	}
 
 	// Resolve each node's parent to a node key: through skipped lines, and from
@@ -308,7 +349,9 @@ func readClaude(in Input) *Session {
 	// summary is not written yet, with nothing after it, may still change.
 	lastStart := 0
 	for _, n := range order {
-		lastStart = max(lastStart, n.line)
+		if !strings.HasPrefix(n.key, "line:") {
+			lastStart = max(lastStart, n.line)
+		}
 	}
 	open := map[string]bool{}
 	for _, n := range order {
@@ -321,6 +364,14 @@ func readClaude(in Input) *Session {
 		case n.kind == "assistant":
 			l := n.lines[len(n.lines)-1]
 			if l.Message.StopReason == nil || *l.Message.StopReason == "" {
+				open[n.key] = true
+			}
+		}
+	}
+
+	if len(atEnd) > 0 {
+		if t := byKey[atEnd[0].parent]; t != nil && (open[t.key] || t.kind == "assistant" && ccCalls(t)) {
+			for _, n := range atEnd {
 				open[n.key] = true
 			}
 		}
@@ -355,7 +406,7 @@ func readClaude(in Input) *Session {
 			last = parent
 		}
 		tail[n.key] = last
-		if n.kind != "custom" && last != "" {
+		if n.kind != "custom" && n.kind != "title" && last != "" {
 			leaf = last
 		}
 	}
@@ -464,6 +515,18 @@ func ccCommand(content json.RawMessage) bool {
 	return strings.HasPrefix(t, "<command-") || strings.HasPrefix(t, "<local-command-")
 }
 
+// ccCalls reports whether a response made tool calls.
+func ccCalls(n *ccNode) bool {
+	for _, l := range n.lines {
+		for _, b := range ccBlocks(l.Message.Content) {
+			if b.Type == "tool_use" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 func ccHasToolResult(content json.RawMessage) bool {
 	for _, b := range ccBlocks(content) {
 		if b.Type == "tool_result" {
@@ -532,6 +595,10 @@ func ccEmit(b *builder, n *ccNode, parent string, tools map[string]string, s *Se
 	ts := normTime(c.Timestamp, s.Header.Timestamp)
 	origin := Origin{Line: n.line, ID: c.UUID}
 	switch n.kind {
+	case "title":
+		b.add(&node{key: n.key, parent: parent, typ: "session_info", ts: ts, origin: origin,
+			fields: map[string]any{"name": firstOf(c.AgentName, c.CustomTitle, c.AITitle)}})
+		return n.key
 	case "custom":
 		b.add(&node{key: n.key, parent: parent, typ: "custom", ts: ts, origin: origin,
 			fields: map[string]any{"customType": "claude-code." + ccTypeName(c), "data": n.raw}})
@@ -700,4 +767,13 @@ func joinText(blocks []any) string {
 		}
 	}
 	return strings.Join(parts, "\n")
+}
+
+func firstOf(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
 }

@@ -26,7 +26,10 @@
 // are branches; progress, attachment and system lines in the chain are skipped
 // and their children re-linked to the nearest kept ancestor; compact_boundary
 // plus its summary is a compaction (a preserved tail is its kept part); summary
-// lines are titles of other sessions and skipped; a subagent transcript is a
+// lines are titles of other sessions and skipped; the session's own name
+// (agent-name, custom-title over ai-title) is a session_info entry; lines
+// outside the chain go in before the next prompt or response, never between a
+// response and its tool results; a subagent transcript is a
 // session whose parentSession is its parent's file and whose header names the
 // tool call that started it; usage is counted once per message and request.
 //
