@@ -243,3 +243,44 @@ func TestSearchAndLatestCommands(t *testing.T) {
 		t.Errorf("latest: %d %q %s", r.code, r.out, r.err)
 	}
 }
+
+// TestRmRefusesWhatIsNotASession: rm and rm --purge on a plain file, a JSONL
+// log or a symlink fail with one line naming it, and touch nothing; writes
+// to a file that is not a session are refused the same way.
+func TestRmRefusesWhatIsNotASession(t *testing.T) {
+	catalogHome(t)
+	dir := t.TempDir()
+	notes := filepath.Join(dir, "notes.txt")
+	os.WriteFile(notes, []byte("my notes\n"), 0o600)
+	log := filepath.Join(dir, "app.jsonl")
+	os.WriteFile(log, []byte(`{"level":"info"}`+"\n"), 0o600)
+	for _, p := range []string{notes, log} {
+		for _, args := range [][]string{{"rm", p}, {"rm", "--purge", p}} {
+			r := runArbor(t, "", args...)
+			if r.code != 1 || !strings.Contains(r.err, p) || strings.Count(r.err, "\n") != 1 {
+				t.Errorf("%v: exit %d, stderr %q; want exit 1 and one line naming the file", args, r.code, r.err)
+			}
+		}
+	}
+	for _, args := range [][]string{
+		{"name", log, "x"}, {"label", log, "aaaaaaa1", "x"}, {"branch", log, "aaaaaaa1"}, {"compact", log}, {"fork", log},
+	} {
+		r := runArbor(t, `{"role":"user","content":"x"}`+"\n", args...)
+		if r.code != 1 || !strings.Contains(r.err, log) || !strings.Contains(r.err, "not a session") {
+			t.Errorf("%v: exit %d, stderr %q; want exit 1 saying %s is not a session", args, r.code, r.err, log)
+		}
+	}
+	r := runArbor(t, `{"role":"user","content":"x"}`+"\n", "append", log)
+	if r.code != 1 || !strings.Contains(r.err, log) || !strings.Contains(r.err, "fsck") {
+		t.Errorf("append: exit %d, stderr %q; want exit 1 naming the file and fsck", r.code, r.err)
+	}
+	if b, _ := os.ReadFile(notes); string(b) != "my notes\n" {
+		t.Errorf("notes.txt changed")
+	}
+	if b, _ := os.ReadFile(log); string(b) != `{"level":"info"}`+"\n" {
+		t.Errorf("app.jsonl changed: %q", b)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 2 {
+		t.Errorf("files beside them: %d, want 2", len(ents))
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/arborlog/arbor/catalog"
+	"github.com/arborlog/arbor/internal/termtext"
 	"github.com/arborlog/arbor/session"
 	"github.com/arborlog/arbor/window"
 	"github.com/arborlog/arbor/window/blob"
@@ -164,7 +165,7 @@ func (o *contextOptions) fit(ctx session.Context, res map[string]session.Resolut
 		return ctx, nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if o.explain {
-		fmt.Fprint(o.io.ErrOut, r.Explain())
+		fmt.Fprint(o.io.ErrOut, termtext.Block(r.Explain()))
 	}
 	marks := map[int]string{}
 	for i, m := range r.Messages {
@@ -218,24 +219,36 @@ func printTranscript(w interface{ WriteString(string) (int, error) }, ctx sessio
 		if err != nil {
 			continue
 		}
-		w.WriteString("── " + m.Role)
+		w.WriteString("── " + termtext.Line(m.Role))
 		if m.Entry != nil {
-			w.WriteString(" [" + m.Entry.ID + "]")
+			w.WriteString(" [" + termtext.Line(m.Entry.ID) + "]")
 		}
 		if mark, ok := marks[i]; ok {
 			w.WriteString(" (" + mark + ")")
 		}
 		w.WriteString("\n")
-		w.WriteString(strings.TrimRight(Describe(msg), "\n") + "\n\n")
+		w.WriteString(termtext.Block(strings.TrimRight(Describe(msg), "\n")) + "\n\n")
 	}
 	model := "none"
 	if ctx.Model != nil {
-		model = strings.Trim(string(ctx.Model.Provider), `"`) + "/" + strings.Trim(string(ctx.Model.ModelID), `"`)
+		model = valueText(ctx.Model.Provider) + "/" + valueText(ctx.Model.ModelID)
 	}
-	w.WriteString(fmt.Sprintf("%d messages · thinking %s · model %s\n", len(ctx.Messages), strings.Trim(string(ctx.ThinkingLevel), `"`), model))
+	w.WriteString(sprintf("%d messages · thinking %s · model %s\n", len(ctx.Messages), valueText(ctx.ThinkingLevel), model))
 }
 
-// Describe renders a message as readable text: its text, thinking, tool calls and results.
+// valueText is a stored JSON value as a person reads it: a string decoded,
+// anything else as written.
+func valueText(v []byte) string {
+	var s string
+	if jsonUnmarshal(v, &s) == nil {
+		return s
+	}
+	return string(v)
+}
+
+// Describe renders a message as readable text: its text, thinking, tool calls
+// and results. One-line fields (a tool's name) are made printable here; the
+// caller prints the whole through termtext.Block.
 func Describe(m session.Message) string {
 	d, err := m.Data()
 	if err != nil {
@@ -257,7 +270,7 @@ func Describe(m session.Message) string {
 		if d.IsError {
 			status = " (error)"
 		}
-		fmt.Fprintf(&b, "%s result%s:\n", d.ToolName, status)
+		fprintf(&b, "%s result%s:\n", d.ToolName, status)
 	}
 	if d.Content.IsString {
 		b.WriteString(d.Content.String)
@@ -270,9 +283,9 @@ func Describe(m session.Message) string {
 		case "thinking":
 			b.WriteString("(thinking) " + blk.Thinking + "\n")
 		case "toolCall":
-			b.WriteString("→ " + blk.Name + " " + string(blk.Arguments) + "\n")
+			b.WriteString("→ " + termtext.Line(blk.Name) + " " + string(blk.Arguments) + "\n")
 		case "image":
-			b.WriteString("[image " + blk.MimeType + "]\n")
+			b.WriteString("[image " + termtext.Line(blk.MimeType) + "]\n")
 		}
 	}
 	return b.String()

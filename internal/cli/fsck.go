@@ -69,14 +69,16 @@ func newCmdFsck(ios *IO, g *Global) *cobra.Command {
 last line, a missing final newline, a missing or repeated header, duplicate
 entry ids, parent loops and entries whose parent is unknown.
 
-With --repair, apply now the repairs arbor makes before its first append to a
-damaged file, never deleting a byte:
-  - a torn last line is moved to <file>.torn;
+With --repair, apply now the repairs arbor makes to a damaged file, under the
+writer lock, never deleting a byte:
+  - a torn last line is moved to <file>.torn, if the file has stopped growing
+    (an append never moves it: it ends the fragment with a newline in place,
+    since another program may still be writing it);
   - a complete last line missing its newline gets one;
   - a file without a header keeps its entries under a new header, the original
-    saved as <file>.bak (an old-version file is migrated, saved as <file>.v<N>.bak);
-  - a file where nothing parses is renamed to <file>.corrupt and a new session
-    is started at its path.
+    saved as <file>.bak (an old-version file is migrated, saved as <file>.v<N>.bak).
+A file of which no line is a session header or entry is not a session: fsck
+reports it, and nothing in arbor writes to it.
 Unreadable lines, duplicate ids, loops and unknown parents stay in the file:
 loading skips or works around them, and fsck keeps reporting them.
 
@@ -109,15 +111,20 @@ func runFsck(ios *IO, g *Global, arg string, repair bool) error {
 			return err
 		}
 		s, err := jsonl.Open(path)
-		if err != nil {
+		if errors.Is(err, jsonl.ErrNotSession) {
+			// Not a session: nothing to repair, and arbor writes nothing to it. Report it as it is.
+			s = nil
+		} else if err != nil {
 			return fmt.Errorf("repair %s: %w", path, err)
 		}
-		repaired, err = s.Repair()
-		if cerr := s.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			return fmt.Errorf("repair %s: %w", path, err)
+		if s != nil {
+			repaired, err = s.Repair()
+			if cerr := s.Close(); err == nil {
+				err = cerr
+			}
+			if err != nil {
+				return fmt.Errorf("repair %s: %w", path, err)
+			}
 		}
 	}
 	if ok, err := fsckForeign(ios, g, path); ok {
@@ -139,6 +146,9 @@ func runFsck(ios *IO, g *Global, arg string, repair bool) error {
 	if rep.OK {
 		return nil
 	}
+	if rep.NoHeader && rep.Entries == 0 && rep.Lines > 0 {
+		return fmt.Errorf("%s is not a session file: no line of it is a session header or entry; arbor leaves it as it is", path)
+	}
 	if rep.repairable() {
 		return fmt.Errorf("%s is damaged; 'arbor fsck --repair %s' repairs it, keeping the original bytes in sidecar files", path, path)
 	}
@@ -159,7 +169,7 @@ func printFsck(ios *IO, r *FsckReport) {
 	}
 	if r.NoHeader {
 		if r.Entries == 0 {
-			ios.Printf("  no line is a session entry: --repair renames the file to .corrupt and starts a new session\n")
+			ios.Printf("  no line is a session header or entry: this is not a session file, and arbor does not write to it\n")
 		} else {
 			ios.Printf("  no session header: --repair keeps the entries under a new one (original saved as .bak)\n")
 		}
@@ -171,7 +181,7 @@ func printFsck(ios *IO, r *FsckReport) {
 		ios.Printf("  extra session headers (ignored): lines %s\n", joinInts(r.ExtraHeaders))
 	}
 	if r.TornTail {
-		ios.Printf("  torn last line (a write cut short): --repair or the next append moves it to .torn\n")
+		ios.Printf("  torn last line (a write cut short): --repair moves it to .torn; an append ends it in place\n")
 	}
 	if r.MissingNewline {
 		ios.Printf("  the last line lacks its newline: --repair or the next append adds it\n")

@@ -82,13 +82,14 @@ func TestFsck(t *testing.T) {
 			sidecar:  map[string]string{"s.jsonl.bak": fsckLines(fsckU1, fsckU2)},
 		},
 		{
-			name:     "nothing parses",
-			data:     "garbage\n\x00\x01\n",
-			want:     FsckReport{Version: 3, Lines: 2, BadLines: []int{1, 2}, NoHeader: true},
-			code:     1,
-			repaired: FsckReport{OK: true, Version: 3, Lines: 1},
-			actions:  1,
-			sidecar:  map[string]string{"s.jsonl.corrupt": "garbage\n\x00\x01\n"},
+			name:   "nothing parses",
+			data:   "garbage\n\x00\x01\n",
+			want:   FsckReport{Version: 3, Lines: 2, BadLines: []int{1, 2}, NoHeader: true},
+			code:   1,
+			stderr: "not a session file",
+			// Not a session: --repair refuses to write to it, and the file stays as it is.
+			repaired: FsckReport{Version: 3, Lines: 2, BadLines: []int{1, 2}, NoHeader: true},
+			rcode:    1,
 		},
 		{
 			name:     "empty",

@@ -100,7 +100,7 @@ func TestReadInPlace(t *testing.T) {
 			t.Errorf("%v: code %d, %q", args, r.code, r.err)
 		}
 	}
-	if r := runArbor(t, "", "fsck", cc); r.code != 1 || !strings.Contains(r.out, "line 18:") || !strings.Contains(r.out, "claude-code session") {
+	if r := runArbor(t, "", "fsck", cc); r.code != 1 || !strings.Contains(r.out, "line 19:") || !strings.Contains(r.out, "claude-code session") {
 		t.Errorf("fsck: code %d\n%s%s", r.code, r.out, r.err)
 	}
 	if r := runArbor(t, "", "fsck", cx); r.code != 0 {

@@ -3,6 +3,7 @@ package cli
 import (
 	"github.com/arborlog/arbor/session/jsonl"
 	"github.com/spf13/cobra"
+	"strings"
 )
 
 var _ = register(newCmdLabel)
@@ -42,6 +43,9 @@ Without a label (or with --clear) the entry's label is cleared.`,
 					return usagef("give a label or --clear, not both")
 				}
 				o.label = args[2]
+				if strings.TrimSpace(o.label) == "" {
+					return usagef("a label of only white space would look like none: give some text, or --clear to remove the label")
+				}
 			}
 			return runLabel(o)
 		},

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/arborlog/arbor/catalog"
+	"github.com/arborlog/arbor/internal/termtext"
 	"github.com/spf13/cobra"
 )
 
@@ -79,21 +80,21 @@ func printList(ios *IO, infos []catalog.Info, project bool, now time.Time) {
 	projW := 0
 	if project {
 		for _, in := range infos {
-			projW = max(projW, min(28, textWidth(shortPath(in.Cwd, home))))
+			projW = max(projW, min(28, textWidth(termtext.Line(shortPath(in.Cwd, home)))))
 		}
 	}
 	for _, in := range infos {
 		var b strings.Builder
-		fmt.Fprintf(&b, "%-8s %10s %5d  ", shortID(in.ID), age(in.Modified.Time(), now), in.MessageCount)
+		fprintf(&b, "%-8s %10s %5d  ", shortID(in.ID), age(in.Modified.Time(), now), in.MessageCount)
 		if project {
-			b.WriteString(pad(cut(shortPath(in.Cwd, home), projW), projW))
+			b.WriteString(pad(cut(termtext.Line(shortPath(in.Cwd, home)), projW), projW))
 			b.WriteString("  ")
 		}
 		title := in.Name
 		if title == "" {
 			title = in.FirstMessage
 		}
-		title = strings.Join(strings.Fields(title), " ")
+		title = termtext.Line(strings.Join(strings.Fields(title), " "))
 		if in.Archived {
 			title = "[archived] " + title
 		}

@@ -107,7 +107,7 @@ func runStats(o *statsOptions) error {
 			countNoun(s.APIUsage.Requests, "request"), thousands(int(s.APIUsage.Input)), thousands(int(s.APIUsage.Output)), thousands(int(s.APIUsage.CacheRead)), thousands(int(s.APIUsage.CacheWrite)), thousands(int(s.APIUsage.TotalTokens)), s.APIUsage.Cost)},
 	}
 	for _, r := range rows {
-		fmt.Fprintf(w, "%-14s %s\n", r[0], r[1])
+		fprintf(w, "%-14s %s\n", r[0], r[1])
 	}
 	return nil
 }
