@@ -39,7 +39,8 @@ func Find(s *Session, dir string) string {
 
 // Write writes s into dir as a pi session file. The first import creates the
 // file (complete or not at all); a later one appends only the entries the file
-// does not have yet, under the file's writer lock, so importing again changes
+// does not have yet, under the file's writer lock (an agent continuing it has
+// it: the import then fails and changes nothing), so importing again changes
 // nothing and a source that grew is brought up to date.
 func Write(s *Session, dir string) (Written, error) {
 	w := Written{Source: s.Header.From.Path, Format: Format(s.Header.From.Format), Stats: s.Stats, Damage: s.Damage}
@@ -63,11 +64,11 @@ func Write(s *Session, dir string) (Written, error) {
 		return w, create(w.Path, out.Bytes())
 	}
 	w.Path = path
-	js, err := jsonl.Open(path)
+	lock, err := jsonl.LockFile(path)
 	if err != nil {
 		return w, err
 	}
-	defer js.Close()
+	defer lock.Unlock()
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return w, err
@@ -75,11 +76,12 @@ func Write(s *Session, dir string) (Written, error) {
 	if len(data) > 0 && data[len(data)-1] != '\n' {
 		return w, fmt.Errorf("%s ends in a partial line; run 'arbor fsck %s' before importing into it again", path, path)
 	}
-	if h := js.Header(); h.ID != s.Header.ID {
+	l := session.Load(data)
+	if h := l.Header(); h.ID != s.Header.ID {
 		return w, fmt.Errorf("%s has session id %s, not %s; move it away to import %s again", path, h.ID, s.Header.ID, s.Header.From.Path)
 	}
 	have := map[string]bool{}
-	for _, e := range js.Entries() {
+	for _, e := range l.Entries() {
 		have[e.ID] = true
 	}
 	var add bytes.Buffer

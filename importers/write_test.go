@@ -3,6 +3,7 @@ package importers
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/arborlog/arbor/session"
+	"github.com/arborlog/arbor/session/jsonl"
 )
 
 func contextJSON(t *testing.T, l *session.Log) string {
@@ -127,12 +129,41 @@ func TestWriteRefusesAForeignFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	other := session.New("/x", session.WithID("not-the-same"))
-	_ = other
 	if err := os.WriteFile(w.Path, []byte(`{"type":"session","version":3,"id":"someone-else","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/x"}`+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := Write(s, dir); err == nil {
 		t.Fatal("appended to another session's file")
+	}
+}
+
+// TestWriteWaitsForNoWriter: while an agent has the imported session open,
+// bringing it up to date fails, naming the lock, and changes nothing.
+func TestWriteWaitsForNoWriter(t *testing.T) {
+	dir := t.TempDir()
+	data, _ := os.ReadFile("testdata/claude/compact-preserved/s2.jsonl")
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	src := filepath.Join(dir, "s2.jsonl")
+	short, err := Read(Claude, Input{Path: src, Data: bytes.Join(lines[:6], nil)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := Write(short, filepath.Join(dir, "out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	held, err := jsonl.Open(w.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	before, _ := os.ReadFile(w.Path)
+	full, _ := Read(Claude, Input{Path: src, Data: data})
+	var le *jsonl.LockError
+	if _, err := Write(full, filepath.Join(dir, "out")); !errors.As(err, &le) {
+		t.Fatalf("import into a file a writer holds: %v", err)
+	}
+	if after, _ := os.ReadFile(w.Path); !bytes.Equal(before, after) {
+		t.Error("the held file changed")
 	}
 }
