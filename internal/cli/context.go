@@ -104,9 +104,11 @@ func runContext(o *contextOptions) error {
 	case o.leaf == "null":
 		ctx = l.ContextAt(nil)
 	case o.leaf != "":
-		if _, err := entryOrErr(l, path, o.leaf); err != nil {
+		e, err := entryOrErr(l, path, o.leaf)
+		if err != nil {
 			return err
 		}
+		o.leaf = e.ID
 		ctx = l.ContextAt(&o.leaf)
 	case o.cursor != "":
 		c := l.Cursor(o.cursor)

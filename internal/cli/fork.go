@@ -73,8 +73,12 @@ func runFork(o *forkOptions) error {
 			return fmt.Errorf("cursor %s of %s is before the first entry: nothing to fork; pass --leaf <entry-id>", cursorLabel(l, c.ID()), path)
 		}
 		leaf = e.ID
-	} else if _, err := targetOrErr(l, path, leaf); err != nil {
-		return err
+	} else {
+		e, err := targetOrErr(l, path, leaf)
+		if err != nil {
+			return err
+		}
+		leaf = e.ID
 	}
 	ns, err := jsonl.BranchFrom(path, l, leaf)
 	if err != nil {

@@ -31,6 +31,9 @@ type FsckReport struct {
 	NoHeader       bool     `json:"noHeader"`
 	ExtraHeaders   []int    `json:"extraHeaders"`
 	ReadOnly       bool     `json:"readOnly"`
+	// Empty is a file with no line but blank ones: no session yet, not damage
+	// (SPEC §8): the first append writes a header there.
+	Empty bool `json:"empty"`
 	// Repaired lists what --repair did, one sentence each.
 	Repaired []string `json:"repaired,omitempty"`
 }
@@ -48,6 +51,10 @@ func fsckReportOf(path string, l *session.Log) FsckReport {
 			return []int{}
 		}
 		return n
+	}
+	if r.NoHeader && r.Entries == 0 && len(r.BadLines) == 0 && !r.TornTail {
+		return FsckReport{OK: true, Empty: true, Path: path, Version: r.Version, Lines: r.Lines,
+			BadLines: []int{}, DuplicateIDs: []string{}, Cycles: []string{}, Orphans: []string{}, ExtraHeaders: []int{}}
 	}
 	return FsckReport{
 		OK: r.Clean(), Path: path, Version: r.Version, Lines: r.Lines, Entries: r.Entries,
@@ -160,7 +167,10 @@ func printFsck(ios *IO, r *FsckReport) {
 		ios.Printf("repaired: %s\n", a)
 	}
 	state := "ok"
-	if !r.OK {
+	switch {
+	case r.Empty:
+		state = "empty, no session yet (the first append writes its header)"
+	case !r.OK:
 		state = "damaged"
 	}
 	ios.Printf("%s: %s (format version %d, %s, %s)\n", r.Path, state, r.Version, fsckCount(r.Lines, "line"), fsckCount(r.Entries, "entry"))
@@ -197,12 +207,39 @@ func printFsck(ios *IO, r *FsckReport) {
 	}
 }
 
+// joinInts lists line numbers for a person: runs as ranges ("3-9"), and
+// after 20 items the count of the rest.
 func joinInts(ns []int) string {
-	s := make([]string, len(ns))
-	for i, n := range ns {
-		s[i] = fmt.Sprint(n)
+	const shown = 20
+	var parts []string
+	for i := 0; i < len(ns); {
+		j := i
+		for j+1 < len(ns) && ns[j+1] == ns[j]+1 {
+			j++
+		}
+		switch {
+		case j == i:
+			parts = append(parts, fmt.Sprint(ns[i]))
+		case j == i+1:
+			parts = append(parts, fmt.Sprint(ns[i]), fmt.Sprint(ns[j]))
+		default:
+			parts = append(parts, fmt.Sprintf("%d-%d", ns[i], ns[j]))
+		}
+		i = j + 1
 	}
-	return strings.Join(s, ", ")
+	if len(parts) > shown {
+		rest := 0
+		for _, p := range parts[shown:] {
+			var a, b int
+			if n, _ := fmt.Sscanf(p, "%d-%d", &a, &b); n == 2 {
+				rest += b - a + 1
+			} else {
+				rest++
+			}
+		}
+		return strings.Join(parts[:shown], ", ") + fmt.Sprintf(" and %d more (--json lists them all)", rest)
+	}
+	return strings.Join(parts, ", ")
 }
 
 func fsckCount(n int, noun string) string {

@@ -57,9 +57,11 @@ Without a label (or with --clear) the entry's label is cleared.`,
 func runLabel(o *labelOptions) error {
 	res := labelResult{TargetID: o.target}
 	err := o.g.edit(o.io, o.arg, func(s *jsonl.Session) error {
-		if _, err := targetOrErr(s.Log, s.Path(), o.target); err != nil {
+		t, err := targetOrErr(s.Log, s.Path(), o.target)
+		if err != nil {
 			return err
 		}
+		o.target, res.TargetID = t.ID, t.ID
 		e, err := s.SetLabel(o.target, o.label)
 		if err != nil {
 			return err

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -72,5 +73,66 @@ func TestCommandPromises(t *testing.T) {
 		if res.UTF8 && res.Text != data || !res.UTF8 && res.Base64 == "" {
 			t.Errorf("blob --json of %q: %+v", data, res)
 		}
+	}
+}
+
+func TestShortIDs(t *testing.T) {
+	ids := []string{
+		"019a7c2e-1111-7000-8000-000000000001", // same minute as the next: 8 characters are not enough
+		"019a7c2e-1122-7000-8000-000000000002",
+		"019b0000-0000-7000-8000-000000000003",
+		"019a7c2e-1111-7000-8000-000000000001", // listed twice (search hits): still its own prefix
+		"short",
+	}
+	got := shortIDs(ids)
+	want := []string{"019a7c2e-111", "019a7c2e-112", "019b0000", "019a7c2e-111", "short"}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("shortIDs = %q, want %q", got, want)
+		}
+	}
+	// Each shown prefix names one session among those listed.
+	for i, p := range got {
+		for j, id := range ids {
+			if ids[i] != id && strings.HasPrefix(id, p) {
+				t.Errorf("%q (for %s) is also a prefix of %s (%d)", p, ids[i], id, j)
+			}
+		}
+	}
+}
+
+func TestEntryIDPrefix(t *testing.T) {
+	s := copyFile(t, "../../examples/refactor.jsonl", t.TempDir())
+	r := runArbor(t, "", "show", s, "e1b8", "--json")
+	if r.code != 0 || !strings.Contains(r.out, `"id":"e1b8045d"`) {
+		t.Errorf("show by a unique prefix: exit %d %q %q", r.code, r.out, r.err)
+	}
+	r = runArbor(t, "", "show", s, "e1b")
+	if r.code != 1 || !strings.Contains(r.err, `no entry "e1b"`) {
+		t.Errorf("a prefix under 4 characters: exit %d %q", r.code, r.err)
+	}
+}
+
+// TestInfoHeaderlessStable: a file without a header shows the same id (and
+// creation time) on every run.
+func TestInfoHeaderlessStable(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "nohdr.jsonl")
+	data := `{"type":"message","id":"aaaaaaa1","parentId":null,"timestamp":"2026-03-01T12:00:01.000Z","message":{"role":"user","content":"hi","timestamp":1}}` + "\n"
+	if err := os.WriteFile(p, []byte(data), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	a, b := runArbor(t, "", "info", p, "--json"), runArbor(t, "", "info", p, "--json")
+	if a.code != 0 || a.out != b.out || !strings.Contains(a.out, `"id":"`) {
+		t.Errorf("two runs of info differ or fail:\n%s\n%s", a.out, b.out)
+	}
+}
+
+func TestStatsWindowAlone(t *testing.T) {
+	r := runArbor(t, "", "stats", "../../examples/refactor.jsonl", "--window", "5000", "--json")
+	var st struct {
+		PromptBudget int `json:"promptBudget"`
+	}
+	if err := json.Unmarshal([]byte(r.out), &st); r.code != 0 || err != nil || st.PromptBudget != 5000-1250 {
+		t.Errorf("stats --window 5000: exit %d, %v, budget %d; stderr %q", r.code, err, st.PromptBudget, r.err)
 	}
 }

@@ -72,8 +72,13 @@ func printHits(ios *IO, hits []catalog.Hit, wide bool) {
 		return
 	}
 	color := ios.Color()
-	for _, h := range hits {
-		loc := shortID(h.SessionID)
+	ids := make([]string, len(hits))
+	for i, h := range hits {
+		ids[i] = h.SessionID
+	}
+	short := shortIDs(ids)
+	for i, h := range hits {
+		loc := short[i]
 		if wide {
 			loc = h.Path
 		}
