@@ -94,7 +94,9 @@ func Detect(path string, head []byte) (Format, error) {
 		return Codex, nil
 	case bytes.Contains(line, []byte(`"sessionId"`)), bytes.Contains(line, []byte(`"parentUuid"`)),
 		bytes.Contains(line, []byte(`"leafUuid"`)), bytes.Contains(line, []byte(`"type":"file-history-snapshot"`)),
-		bytes.Contains(line, []byte(`"type":"queue-operation"`)):
+		bytes.Contains(line, []byte(`"type":"queue-operation"`)), bytes.Contains(line, []byte(`"type":"ai-title"`)),
+		bytes.Contains(line, []byte(`"type":"custom-title"`)), bytes.Contains(line, []byte(`"type":"agent-name"`)),
+		bytes.Contains(line, []byte(`"type":"permission-mode"`)), bytes.Contains(line, []byte(`"type":"last-prompt"`)):
 		return Claude, nil
 	}
 	base := filepath.Base(path)

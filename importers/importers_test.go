@@ -584,3 +584,29 @@ func piSameContext(t *testing.T, script, f, out string, l *session.Log, leaf str
 		t.Errorf("%s at leaf %q: pi 1.6.0's context differs from arbor's (-pi +arbor):\n%s", f, leaf, diff)
 	}
 }
+
+// TestDetect: each format from its first line, pi sessions and other files
+// left alone.
+func TestDetect(t *testing.T) {
+	for _, c := range []struct {
+		path, line string
+		want       Format
+	}{
+		{"/x/a.jsonl", `{"type":"session","version":3,"id":"x","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}`, ""},
+		{"/x/a.jsonl", `{"type":"message","id":"a1b2c3d4","parentId":null,"message":{"role":"user","content":"{\"sessionId\":\"x\",\"parentUuid\":null}"}}`, ""},
+		{"/x/a.jsonl", `{"type":"Header","id":"4b021d5d","version":2,"created_at_secs":1,"cwd":"/p","parent_session":null}`, Rho},
+		{"/x/a.jsonl", `{"timestamp":"2026-01-01T00:00:00.000Z","type":"session_meta","payload":{"id":"x"}}`, Codex},
+		{"/x/a.jsonl", `{"timestamp":"2026-01-01T00:00:00.000Z","type":"response_item","payload":{"type":"message"}}`, Codex},
+		{"/x/a.jsonl", `{"parentUuid":null,"isSidechain":false,"type":"user","sessionId":"s"}`, Claude},
+		{"/x/a.jsonl", `{"type":"summary","summary":"t","leafUuid":"u"}`, Claude},
+		{"/x/a.jsonl", `{"type":"ai-title","aiTitle":"t"}`, Claude},
+		{"/h/.codex/sessions/rollout-2025-05-01-x.jsonl", `{"id":"x","timestamp":"2025-05-01T00:00:00.000Z"}`, Codex},
+		{"/h/.claude/projects/-p/s.jsonl", ``, Claude},
+		{"/x/notes.jsonl", `{"hello":"world"}`, ""},
+	} {
+		got, err := Detect(c.path, []byte(c.line+"\n"))
+		if got != c.want || (c.want == "") != (err != nil) {
+			t.Errorf("Detect(%s, %.50s) = %q, %v; want %q", c.path, c.line, got, err, c.want)
+		}
+	}
+}
