@@ -316,6 +316,7 @@ func (c *Catalog) searchIndex(es []entry, q Query, opt SearchOptions) ([]Hit, er
 	}
 	defer rows.Close()
 	var hits []Hit
+	converted := map[string][]byte{} // other agents' files, converted once per search
 	for rows.Next() {
 		var id int64
 		if err := rows.Scan(&id); err != nil {
@@ -325,7 +326,7 @@ func (c *Catalog) searchIndex(es []entry, q Query, opt SearchOptions) ([]Hit, er
 		if e == nil {
 			continue // another scope's file
 		}
-		h, ok := hitAt(e, id&(1<<offsetBits-1), q)
+		h, ok := hitAt(e, id&(1<<offsetBits-1), q, converted)
 		if !ok {
 			continue // the file changed since it was indexed
 		}
@@ -337,18 +338,29 @@ func (c *Catalog) searchIndex(es []entry, q Query, opt SearchOptions) ([]Hit, er
 	return hits, rows.Err()
 }
 
-// hitAt reads the entry whose line starts at off and makes a hit of it.
-func hitAt(e *entry, off int64, q Query) (Hit, bool) {
+// hitAt reads the entry whose line starts at off and makes a hit of it. An
+// other agent's file is read as its conversion, kept in converted (by path)
+// for the next hit in it; nil there marks a pi file.
+func hitAt(e *entry, off int64, q Query, converted map[string][]byte) (Hit, bool) {
 	f, err := os.Open(e.abs)
 	if err != nil {
 		return Hit{}, false
 	}
 	defer f.Close()
 	var src io.ReaderAt = f
-	if pi, ok, err := foreignFile(e.abs); ok {
+	pi, seen := converted[e.abs]
+	if !seen {
+		var ok bool
+		pi, ok, err = foreignFile(e.abs)
 		if err != nil {
 			return Hit{}, false
 		}
+		if !ok {
+			pi = nil
+		}
+		converted[e.abs] = pi
+	}
+	if pi != nil {
 		src = bytes.NewReader(pi)
 	}
 	b, err := readLine(src, off)
