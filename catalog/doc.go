@@ -7,6 +7,11 @@
 // project; --session-dir names any other folder. A project's sessions are those
 // whose header cwd is the project's folder: the folder names collide.
 //
+// Other agents' sessions (rho, Claude Code, Codex) in the folders $ARBOR_SOURCES
+// names, by default ~/.claude/projects, ~/.codex/sessions and ~/.rho/sessions
+// where they exist, are listed and searched too, read in place through package
+// importers (see foreign.go).
+//
 // Listing reproduces pi's SessionManager.list() field for field (SPEC §9). Its
 // cold path reads files in parallel with a scanner that validates each line
 // (pi skips what JSON.parse rejects) while it finds the few fields a listing

@@ -61,7 +61,7 @@ func (s Scope) roots() []string {
 	if pi := PiSessionsRoot(); pi != "" {
 		rs = append(rs, pi)
 	}
-	return rs
+	return append(rs, ForeignRoots()...)
 }
 
 // file is a *.jsonl file found in scope.
@@ -102,7 +102,11 @@ func (s Scope) walk() ([]file, []string, error) {
 	var out []file
 	seen := map[string]bool{}
 	for i, root := range s.roots() {
-		err = walkDir(root, absRoots[i], 2, func(f file) {
+		depth := 2
+		if s.Dir == "" && isForeignRoot(root) {
+			depth = foreignDepth
+		}
+		err = walkDir(root, absRoots[i], depth, func(f file) {
 			if !seen[f.abs] {
 				seen[f.abs] = true
 				out = append(out, f)

@@ -61,6 +61,21 @@ func summarize(f file, prev *state) (*state, error) {
 	if info, err := fh.Stat(); err == nil { // the file may have changed since the walk
 		st.size, st.mtimeNS, st.ino = info.Size(), info.ModTime().UnixNano(), inode(info)
 	}
+	// Another agent's file is read whole, as the pi session it converts to; it
+	// keeps no offsets, so it is never resumed nor put in the text index.
+	head := r.buf[:min(len(r.buf), 4096)]
+	if n, _ := fh.ReadAt(head, 0); n > 0 {
+		if pi, ok, err := foreign(f.abs, head[:n], timeFromNS(st.mtimeNS)); ok {
+			if err != nil {
+				return nil, err
+			}
+			st.sum.feed(&r.l, pi)
+			st.off = int64(len(pi)) // what the text index reads, in the conversion
+			st.listed = st.sum.isSession()
+			st.info = st.sum.info(f.path, st.size, timeFromNS(st.mtimeNS))
+			return st, nil
+		}
+	}
 	if prev != nil && grewFrom(fh, prev, st, r.buf) {
 		st.off, st.tailStart, st.tailHash, st.headHash, st.sum = prev.off, prev.tailStart, prev.tailHash, prev.headHash, prev.sum
 		st.resumed = true

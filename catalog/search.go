@@ -269,8 +269,15 @@ func extract(path string, from, to int64) ([]doc, error) {
 		return nil, err
 	}
 	defer f.Close()
+	var src io.ReaderAt = f
+	if pi, ok, err := foreignFile(path); ok {
+		if err != nil {
+			return nil, err
+		}
+		src = bytes.NewReader(pi)
+	}
 	data := make([]byte, to-from)
-	if _, err := io.ReadFull(io.NewSectionReader(f, from, to-from), data); err != nil {
+	if _, err := io.ReadFull(io.NewSectionReader(src, from, to-from), data); err != nil {
 		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
 			return nil, nil // the file shrank: the next listing reads it again
 		}
@@ -309,6 +316,7 @@ func (c *Catalog) searchIndex(es []entry, q Query, opt SearchOptions) ([]Hit, er
 	}
 	defer rows.Close()
 	var hits []Hit
+	converted := map[string][]byte{} // other agents' files, converted once per search
 	for rows.Next() {
 		var id int64
 		if err := rows.Scan(&id); err != nil {
@@ -318,7 +326,7 @@ func (c *Catalog) searchIndex(es []entry, q Query, opt SearchOptions) ([]Hit, er
 		if e == nil {
 			continue // another scope's file
 		}
-		h, ok := hitAt(e, id&(1<<offsetBits-1), q)
+		h, ok := hitAt(e, id&(1<<offsetBits-1), q, converted)
 		if !ok {
 			continue // the file changed since it was indexed
 		}
@@ -330,14 +338,32 @@ func (c *Catalog) searchIndex(es []entry, q Query, opt SearchOptions) ([]Hit, er
 	return hits, rows.Err()
 }
 
-// hitAt reads the entry whose line starts at off and makes a hit of it.
-func hitAt(e *entry, off int64, q Query) (Hit, bool) {
+// hitAt reads the entry whose line starts at off and makes a hit of it. An
+// other agent's file is read as its conversion, kept in converted (by path)
+// for the next hit in it; nil there marks a pi file.
+func hitAt(e *entry, off int64, q Query, converted map[string][]byte) (Hit, bool) {
 	f, err := os.Open(e.abs)
 	if err != nil {
 		return Hit{}, false
 	}
 	defer f.Close()
-	b, err := readLine(f, off)
+	var src io.ReaderAt = f
+	pi, seen := converted[e.abs]
+	if !seen {
+		var ok bool
+		pi, ok, err = foreignFile(e.abs)
+		if err != nil {
+			return Hit{}, false
+		}
+		if !ok {
+			pi = nil
+		}
+		converted[e.abs] = pi
+	}
+	if pi != nil {
+		src = bytes.NewReader(pi)
+	}
+	b, err := readLine(src, off)
 	if err != nil {
 		return Hit{}, false
 	}
@@ -364,7 +390,7 @@ func makeHit(e *entry, l *line, text string, marks [][2]int) Hit {
 }
 
 // readLine reads the line that starts at off, without its newline.
-func readLine(f *os.File, off int64) ([]byte, error) {
+func readLine(f io.ReaderAt, off int64) ([]byte, error) {
 	var out []byte
 	buf := make([]byte, 64<<10)
 	for {
@@ -423,7 +449,10 @@ func (c *Catalog) searchFiles(es []entry, q Query, opt SearchOptions) ([]Hit, er
 
 // scanFile returns the hits of q in one session file, in file order.
 func scanFile(e *entry, q Query) ([]Hit, error) {
-	data, err := os.ReadFile(e.abs)
+	data, ok, err := foreignFile(e.abs)
+	if !ok && err == nil {
+		data, err = os.ReadFile(e.abs)
+	}
 	if err != nil {
 		return nil, err
 	}

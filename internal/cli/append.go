@@ -80,6 +80,9 @@ func runAppend(ios *IO, g *Global, arg string, policy jsonl.Durability) error {
 	if err != nil {
 		return err
 	}
+	if err := refuseForeign(path); err != nil {
+		return err
+	}
 	opts := []jsonl.Option{jsonl.WithDurability(policy), jsonl.Immediate()}
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {

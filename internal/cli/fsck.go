@@ -114,6 +114,9 @@ func runFsck(ios *IO, g *Global, arg string, repair bool) error {
 	}
 	var repaired []string
 	if repair {
+		if err := refuseForeign(path); err != nil {
+			return err
+		}
 		s, err := jsonl.Open(path)
 		if errors.Is(err, jsonl.ErrNotSession) {
 			// Not a session: nothing to repair, and arbor writes nothing to it. Report it as it is.
@@ -130,6 +133,9 @@ func runFsck(ios *IO, g *Global, arg string, repair bool) error {
 				return fmt.Errorf("repair %s: %w", path, err)
 			}
 		}
+	}
+	if ok, err := fsckForeign(ios, g, path); ok {
+		return err
 	}
 	l, err := jsonl.Read(path)
 	if err != nil {

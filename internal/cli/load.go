@@ -29,6 +29,9 @@ func (g *Global) read(arg string) (*session.Log, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
+	if l, ok, err := readForeign(path); ok {
+		return l, path, err
+	}
 	l, err := jsonl.Read(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, path, fmt.Errorf("%s: no such session file; check the path, or run 'arbor ls' to see sessions", path)
@@ -50,6 +53,9 @@ func (g *Global) open(arg string, opts ...jsonl.Option) (*jsonl.Session, error) 
 	}
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%s: no such session file; check the path, or run 'arbor ls' to see sessions", path)
+	}
+	if err := refuseForeign(path); err != nil {
+		return nil, err
 	}
 	return jsonl.Open(path, opts...)
 }

@@ -13,6 +13,9 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	os.Setenv("ARBOR_DIR", dir)
+	// Listings read only the other agents' folders a test names, never the
+	// machine's own ~/.claude, ~/.codex or ~/.rho.
+	os.Setenv("ARBOR_SOURCES", "")
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
