@@ -361,6 +361,19 @@ func (w *writer) send(ctx context.Context, b batch, sync bool) error {
 			pb.Queue(`SET synchronous_commit = off`)
 		}
 	}
+	if err := w.queue(&pb, b); err != nil {
+		return err
+	}
+	if err := w.conn.SendBatch(ctx, &pb).Close(); err != nil {
+		return err
+	}
+	w.syncOn = sync
+	return nil
+}
+
+// queue adds the statements of an append: the session's row (inserted the
+// first time, else updated), the entries, and the notification for followers.
+func (w *writer) queue(pb *pgx.Batch, b batch) error {
 	in, listed := b.fold.Info(w.id, b.size, time.Now())
 	modified := in.Modified.Time().UnixMilli()
 	fold, err := b.fold.MarshalJSON()
@@ -374,7 +387,7 @@ func (w *writer) send(ctx context.Context, b batch, sync bool) error {
 			w.id, h.Cwd, w.header, h.Timestamp, h.ParentSession, b.pos, b.size, fold, listed, in.Name, in.MessageCount, modified)
 	}
 	for i, e := range b.entries {
-		queueEntry(&pb, w.id, b.pos-len(b.entries)+1+i, e)
+		queueEntry(pb, w.id, b.pos-len(b.entries)+1+i, e)
 	}
 	if w.created {
 		pb.Queue(`UPDATE arbor_sessions SET entries = $2, size = $3, fold = $4, listed = $5, name = $6, messages = $7,
@@ -382,10 +395,6 @@ func (w *writer) send(ctx context.Context, b batch, sync bool) error {
 			w.id, b.pos, b.size, fold, listed, in.Name, in.MessageCount, modified)
 	}
 	pb.Queue(`SELECT pg_notify('arbor_entries', $1)`, w.id)
-	if err := w.conn.SendBatch(ctx, &pb).Close(); err != nil {
-		return err
-	}
-	w.syncOn = sync
 	return nil
 }
 
