@@ -458,3 +458,26 @@ func (w *writer) close() error {
 	}
 	return errors.Join(errs...)
 }
+
+// Adopt makes the database the store of a new in-memory session l (a fork or
+// a branch of another): it takes the session's writer lock; every entry l
+// holds is written at the first flush or assistant message, as for Create.
+func (s *Store) Adopt(l *session.Log, o store.Options) (*Session, error) {
+	h := l.Header()
+	w := &writer{st: s, id: h.ID, policy: o.Durability, defer_: !o.Immediate, header: h.Raw(), pending: l.Entries()}
+	ctx, cancel := s.ctx()
+	defer cancel()
+	if err := w.lock(ctx); err != nil {
+		return nil, err
+	}
+	var exists bool
+	if err := w.conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM arbor_sessions WHERE id = $1)`, h.ID).Scan(&exists); err != nil || exists {
+		w.release(ctx)
+		if err == nil {
+			err = fmt.Errorf("session %s already exists in the database", h.ID)
+		}
+		return nil, err
+	}
+	l.SetStore(w)
+	return &Session{log: l, w: w}, nil
+}

@@ -100,3 +100,6 @@ func (f *Files) Search(s catalog.Scope, q catalog.Query, o catalog.SearchOptions
 
 // Close closes the catalog's index.
 func (f *Files) Close() error { return f.cat.Close() }
+
+// FilesOf returns the file store over an open catalog.
+func FilesOf(cat *catalog.Catalog) *Files { return &Files{cat: cat} }

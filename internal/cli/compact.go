@@ -9,7 +9,6 @@ import (
 
 	"github.com/arborlog/arbor/compaction"
 	"github.com/arborlog/arbor/session"
-	"github.com/arborlog/arbor/session/jsonl"
 	"github.com/spf13/cobra"
 )
 
@@ -268,7 +267,7 @@ func runCompact(ctx context.Context, o *compactOptions) error {
 	}
 	var res compactResult
 	skipped := false
-	err = o.g.edit(o.io, o.arg, func(s *jsonl.Session) error {
+	err = o.g.edit(o.io, o.arg, func(s *writable) error {
 		c, err := cursorOrErr(s.Log, s.Path(), o.cursor)
 		if err != nil {
 			return err
@@ -315,7 +314,7 @@ func runCompact(ctx context.Context, o *compactOptions) error {
 
 func runCompactUndo(o *compactOptions) error {
 	var res undoResult
-	err := o.g.edit(o.io, o.arg, func(s *jsonl.Session) error {
+	err := o.g.edit(o.io, o.arg, func(s *writable) error {
 		c, err := cursorOrErr(s.Log, s.Path(), o.cursor)
 		if err != nil {
 			return err

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"github.com/arborlog/arbor/session/jsonl"
 	"github.com/spf13/cobra"
 )
 
@@ -52,7 +51,7 @@ Without a label (or with --clear) the entry's label is cleared.`,
 
 func runLabel(o *labelOptions) error {
 	res := labelResult{TargetID: o.target}
-	err := o.g.edit(o.io, o.arg, func(s *jsonl.Session) error {
+	err := o.g.edit(o.io, o.arg, func(s *writable) error {
 		if _, err := targetOrErr(s.Log, s.Path(), o.target); err != nil {
 			return err
 		}

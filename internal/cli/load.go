@@ -9,6 +9,7 @@ import (
 	"github.com/arborlog/arbor/catalog"
 	"github.com/arborlog/arbor/session"
 	"github.com/arborlog/arbor/session/jsonl"
+	"github.com/arborlog/arbor/store"
 )
 
 // scope is where ids and names are looked up for these flags.
@@ -19,11 +20,23 @@ func (g *Global) scope() catalog.Scope {
 
 // resolve turns a <session> argument into a file path.
 func (g *Global) resolve(arg string) (string, error) {
+	if db, err := g.database(); err != nil || db != nil {
+		if err != nil {
+			return "", err
+		}
+		return db.Resolve(arg, g.scope())
+	}
 	return catalog.Resolve(arg, g.scope())
 }
 
 // read loads a session for reading: no lock, never a write.
 func (g *Global) read(arg string) (*session.Log, string, error) {
+	if db, err := g.database(); err != nil || db != nil {
+		if err != nil {
+			return nil, "", err
+		}
+		return g.readDB(db, arg)
+	}
 	path, err := g.resolve(arg)
 	if err != nil {
 		return nil, "", err
@@ -42,7 +55,13 @@ func (g *Global) read(arg string) (*session.Log, string, error) {
 }
 
 // open opens a session for writing (takes the writer lock).
-func (g *Global) open(arg string, opts ...jsonl.Option) (*jsonl.Session, error) {
+func (g *Global) open(arg string) (*writable, error) {
+	if db, err := g.database(); err != nil || db != nil {
+		if err != nil {
+			return nil, err
+		}
+		return g.openDB(db, arg, store.Options{}, false)
+	}
 	path, err := g.resolve(arg)
 	if err != nil {
 		return nil, err
@@ -50,7 +69,11 @@ func (g *Global) open(arg string, opts ...jsonl.Option) (*jsonl.Session, error) 
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%s: no such session file; check the path, or run 'arbor ls' to see sessions", path)
 	}
-	return jsonl.Open(path, opts...)
+	s, err := jsonl.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	return fromFile(s), nil
 }
 
 // entryOrErr returns the entry with id, or an error that names the session.

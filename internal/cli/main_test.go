@@ -3,6 +3,8 @@ package cli
 import (
 	"os"
 	"testing"
+
+	"github.com/arborlog/arbor/internal/pgtest"
 )
 
 // TestMain gives the tests an $ARBOR_DIR of their own, so writer records
@@ -14,6 +16,7 @@ func TestMain(m *testing.M) {
 	}
 	os.Setenv("ARBOR_DIR", dir)
 	code := m.Run()
+	pgtest.StopShared()
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
