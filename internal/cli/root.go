@@ -81,6 +81,7 @@ sessions, else everywhere.`,
 	for _, add := range commands {
 		root.AddCommand(add(ios, g))
 	}
+	refuseDatabase(root, g)
 	return root, g
 }
 

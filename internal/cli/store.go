@@ -4,6 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
+
+	"github.com/spf13/cobra"
 
 	"github.com/arborlog/arbor/catalog"
 	"github.com/arborlog/arbor/pgstore"
@@ -136,4 +139,29 @@ func (g *Global) forkDB(db *pgstore.Store, l *session.Log, ref, leaf string) (*w
 		return nil, err
 	}
 	return fromStore(s), nil
+}
+
+// filesOnly are the commands that work on session files only (the trash,
+// the archive, the index, repairs).
+var filesOnly = []string{"rm", "restore", "archive", "unarchive", "index", "fsck", "latest"}
+
+// refuseDatabase makes the files-only commands fail when a database store is
+// chosen, rather than act on files the user did not mean.
+func refuseDatabase(root *cobra.Command, g *Global) {
+	for _, c := range root.Commands() {
+		if !slices.Contains(filesOnly, c.Name()) || c.RunE == nil {
+			continue
+		}
+		run := c.RunE
+		c.RunE = func(cmd *cobra.Command, args []string) error {
+			u, err := g.storeURL()
+			if err != nil {
+				return err
+			}
+			if u != "" {
+				return usagef("arbor %s works on session files; it does not apply to the database store %s (give --store files)", cmd.Name(), pgstore.Redact(u))
+			}
+			return run(cmd, args)
+		}
+	}
 }

@@ -24,6 +24,12 @@ func TestStoreFlagErrors(t *testing.T) {
 			t.Errorf("%v on a server that is down: exit %d, %q", args, r.code, r.err)
 		}
 	}
+	for _, args := range [][]string{{"rm", "x"}, {"fsck", "x"}, {"latest"}} {
+		r := runArbor(t, "", append(args, "--store", down)...)
+		if r.code != 2 || !strings.Contains(r.err, "session files") {
+			t.Errorf("%v with a database store: exit %d, %q", args, r.code, r.err)
+		}
+	}
 	t.Setenv("ARBOR_STORE", "postgres://user:secret@[::1/x")
 	r = runArbor(t, "", "ls")
 	if r.code == 0 || strings.Contains(r.err, "secret") {
