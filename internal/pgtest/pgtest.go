@@ -176,3 +176,6 @@ func (c *Cluster) NewDB(t testing.TB) string {
 	}
 	return c.URL(name)
 }
+
+// Required reports whether PostgreSQL must be there (in CI).
+func Required() bool { return os.Getenv("CI") == "true" }
