@@ -186,29 +186,15 @@ func (s *Store) Search(sc catalog.Scope, q catalog.Query, o catalog.SearchOption
 	}
 	ctx, cancel := s.ctx()
 	defer cancel()
-	rows, err := s.pool.Query(ctx, sql, args...)
+	// With a limit, ask for a few more rows than hits are wanted (a row the
+	// exact match turns down is rare); if too few of them match, ask for all.
+	hits, full, err := s.searchRows(ctx, sql, args, q, o.Limit, o.Limit*2+16)
+	if err == nil && !full && len(hits) < o.Limit {
+		hits, _, err = s.searchRows(ctx, sql, args, q, o.Limit, 0)
+	}
 	if err != nil {
 		return nil, s.wrap(err)
 	}
-	defer rows.Close()
-	var hits []catalog.Hit
-	var id string
-	var raw []byte
-	for rows.Next() {
-		if err := rows.Scan(&id, &raw); err != nil {
-			return nil, s.wrap(err)
-		}
-		if h, ok := catalog.MatchLine(id, id, raw, q); ok {
-			hits = append(hits, h)
-			if o.Limit > 0 && len(hits) == o.Limit {
-				break
-			}
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return nil, s.wrap(err)
-	}
-	rows.Close()
 	if q.Regex != nil {
 		slices.SortStableFunc(hits, func(a, b catalog.Hit) int { return cmp.Compare(b.Timestamp, a.Timestamp) })
 	}
@@ -216,6 +202,39 @@ func (s *Store) Search(sc catalog.Scope, q catalog.Query, o catalog.SearchOption
 		hits = hits[:o.Limit]
 	}
 	return hits, nil
+}
+
+// searchRows runs a search query, at most rowLimit rows (0: all), and makes
+// hits of the rows that match, at most limit (0: all). full reports whether
+// every row of the query was read.
+func (s *Store) searchRows(ctx context.Context, sql string, args []any, q catalog.Query, limit, rowLimit int) (hits []catalog.Hit, full bool, err error) {
+	if limit == 0 {
+		rowLimit = 0
+	}
+	if rowLimit > 0 {
+		sql += " LIMIT " + strconv.Itoa(rowLimit)
+	}
+	rows, err := s.pool.Query(ctx, sql, args...)
+	if err != nil {
+		return nil, false, err
+	}
+	defer rows.Close()
+	var id string
+	var raw []byte
+	n := 0
+	for rows.Next() {
+		n++
+		if err := rows.Scan(&id, &raw); err != nil {
+			return nil, false, err
+		}
+		if h, ok := catalog.MatchLine(id, id, raw, q); ok {
+			hits = append(hits, h)
+			if limit > 0 && len(hits) == limit {
+				return hits, true, nil
+			}
+		}
+	}
+	return hits, rowLimit == 0 || n < rowLimit, rows.Err()
 }
 
 // Resolve turns what the user typed into a session id: an id, a unique id

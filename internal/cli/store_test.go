@@ -132,3 +132,44 @@ func TestStoreCommands(t *testing.T) {
 		}
 	}
 }
+
+// TestPullPiOpens: a session written to the database by arbor (with a
+// cursor, a label and a name) and pulled into a file is one pi reads as
+// arbor reads the database's copy: the same context and tree.
+func TestPullPiOpens(t *testing.T) {
+	url := pgtest.Shared(t).NewDB(t)
+	in := `{"role":"user","content":"why is the build red","timestamp":1700000000000}
+{"role":"assistant","content":[{"type":"text","text":"a flaky lock test"}],"api":"a","provider":"p","model":"m","usage":{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"stop","timestamp":1700000000001}
+{"role":"user","content":"fix it","timestamp":1700000000002}
+`
+	r := runArbor(t, in, "append", "pulled-1", "--store", url)
+	if r.code != 0 {
+		t.Fatal(r.err)
+	}
+	ids := strings.Fields(r.out)
+	for _, args := range [][]string{{"cursor", "new", "pulled-1", "side"}, {"branch", "pulled-1", ids[0]}, {"label", "pulled-1", ids[1], "cause"}, {"name", "pulled-1", "Red build"}} {
+		if r := runArbor(t, "", append(args, "--store", url)...); r.code != 0 {
+			t.Fatalf("%v: %s", args, r.err)
+		}
+	}
+	ctx := runArbor(t, "", "context", "pulled-1", "--json", "--store", url)
+	tree := runArbor(t, "", "tree", "pulled-1", "--json", "--store", url)
+	if ctx.code != 0 || tree.code != 0 {
+		t.Fatal(ctx.err, tree.err)
+	}
+	out := t.TempDir()
+	if r := runArbor(t, "", "sync", "pull", "--session-dir", out, "--store", url); r.code != 0 {
+		t.Fatal(r.err)
+	}
+	files, _ := filepath.Glob(filepath.Join(out, "*", "*_pulled-1.jsonl"))
+	if len(files) != 1 {
+		t.Fatalf("pulled files: %v", files)
+	}
+	// arbor reads the pulled file as it read the database.
+	if got := runArbor(t, "", "context", files[0], "--json", "--store", "files").out; got != ctx.out {
+		t.Errorf("the pulled file's context differs:\n%s\n%s", got, ctx.out)
+	}
+	script := piPeer(t)
+	sameBytes(t, runPi(t, script, "context", files[0]), []byte(ctx.out))
+	sameTree(t, runPi(t, script, "tree", files[0]), []byte(tree.out))
+}
