@@ -173,7 +173,7 @@ func generate(st *Store, n int) error {
 	var srows, erows [][]any
 	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	flush := func() error {
-		if _, err := conn.CopyFrom(ctx, pgx.Identifier{"arbor_sessions"}, []string{"id", "cwd", "header", "created", "entries", "size", "fold", "listed", "name", "messages", "modified_ms"}, pgx.CopyFromRows(srows)); err != nil {
+		if _, err := conn.CopyFrom(ctx, pgx.Identifier{"arbor_sessions"}, []string{"id", "header", "entries", "size", "fold", "listed", "cwd", "name", "parent_session", "first_message", "created_ms", "modified_ms", "messages", "entry_count"}, pgx.CopyFromRows(srows)); err != nil {
 			return err
 		}
 		if _, err := conn.CopyFrom(ctx, pgx.Identifier{"gen_entries"}, []string{"session_id", "position", "id", "parent", "type", "timestamp", "raw", "text", "lex"}, pgx.CopyFromRows(erows)); err != nil {
@@ -217,7 +217,8 @@ func generate(st *Store, n int) error {
 		}
 		in, listed := fold.Info(id, size, ts)
 		fj, _ := fold.MarshalJSON()
-		srows = append(srows, []any{id, cwd, []byte(header), session.FormatTime(ts), 4, size, fj, listed, in.Name, in.MessageCount, in.Modified.Time().UnixMilli()})
+		srows = append(srows, []any{id, []byte(header), 4, size, fj, listed, []byte(in.Cwd), []byte(in.Name), []byte(in.ParentSessionPath), []byte(in.FirstMessage),
+			millis(in.Created), millis(in.Modified), in.MessageCount, in.EntryCount})
 		if len(srows) == 5000 {
 			if err := flush(); err != nil {
 				return err

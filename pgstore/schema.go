@@ -11,25 +11,30 @@ import (
 // number of those applied is arbor_schema.version. Never edit one that has
 // shipped: add the next.
 var migrations = []string{
-	// 1: sessions, their entries (the raw line beside the envelope), writers.
+	// 1: sessions (the header line, the listing record of SPEC §9 as columns,
+	// and the fold that keeps it up to date), their entries (the raw line
+	// beside the envelope), writers. Strings read from sessions are bytea:
+	// JSON strings may hold what a text column refuses (NUL).
 	`CREATE TABLE arbor_sessions (
 		id             text PRIMARY KEY,
-		cwd            text NOT NULL,
 		header         bytea NOT NULL,
-		created        text NOT NULL,
-		parent_session text NOT NULL DEFAULT '',
 		entries        integer NOT NULL DEFAULT 0,
 		size           bigint NOT NULL,
 		updated_at     timestamptz NOT NULL DEFAULT now(),
-		fold           jsonb NOT NULL,
+		fold           bytea NOT NULL,
 		listed         boolean NOT NULL,
-		name           text NOT NULL DEFAULT '',
-		messages       integer NOT NULL DEFAULT 0,
-		modified_ms    bigint NOT NULL,
+		cwd            bytea NOT NULL,
+		name           bytea NOT NULL,
+		parent_session bytea NOT NULL,
+		first_message  bytea NOT NULL,
+		created_ms     bigint,
+		modified_ms    bigint,
+		messages       integer NOT NULL,
+		entry_count    integer NOT NULL,
 		archived       boolean NOT NULL DEFAULT false
 	);
-	CREATE INDEX arbor_sessions_modified ON arbor_sessions (modified_ms DESC, id);
-	CREATE INDEX arbor_sessions_cwd ON arbor_sessions (cwd, modified_ms DESC);
+	CREATE INDEX arbor_sessions_modified ON arbor_sessions (modified_ms DESC NULLS LAST, id);
+	CREATE INDEX arbor_sessions_cwd ON arbor_sessions (cwd, modified_ms DESC NULLS LAST, id);
 	CREATE TABLE arbor_entries (
 		session_id text NOT NULL REFERENCES arbor_sessions (id) ON DELETE CASCADE,
 		position   integer NOT NULL,

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
@@ -108,7 +107,7 @@ func scopeSQL(sc catalog.Scope, n int) (string, []any, error) {
 	case sc.All:
 		return "true", nil, nil
 	}
-	return "s.cwd = $" + strconv.Itoa(n), []any{sc.Cwd}, nil
+	return "s.cwd = $" + strconv.Itoa(n), []any{[]byte(sc.Cwd)}, nil
 }
 
 // List returns the sessions in scope, newest first, as the file catalog lists them.
@@ -125,24 +124,19 @@ func (s *Store) List(sc catalog.Scope, o catalog.ListOptions) ([]catalog.Info, e
 	}
 	ctx, cancel := s.ctx()
 	defer cancel()
-	rows, err := s.pool.Query(ctx, `SELECT s.id, s.size, s.updated_at, s.fold, s.archived FROM arbor_sessions s
-		WHERE s.listed AND `+where+` ORDER BY s.modified_ms DESC, s.id`, args...)
+	rows, err := s.pool.Query(ctx, `SELECT s.id, s.cwd, s.name, s.parent_session, s.created_ms, s.modified_ms, s.messages,
+			s.first_message, s.entry_count, s.size, s.archived
+		FROM arbor_sessions s WHERE s.listed AND `+where+` ORDER BY s.modified_ms DESC NULLS LAST, s.id`, args...)
 	if err != nil {
 		return nil, s.wrap(err)
 	}
 	var out []catalog.Info
-	var id string
-	var size int64
-	var mtime time.Time
-	var fold []byte
-	var archived bool
-	_, err = pgx.ForEachRow(rows, []any{&id, &size, &mtime, &fold, &archived}, func() error {
-		var f catalog.Summary
-		if err := f.UnmarshalJSON(fold); err != nil {
-			return fmt.Errorf("session %s: bad listing record: %w", id, err)
-		}
-		in, _ := f.Info(id, size, mtime)
-		in.Archived = archived
+	var in catalog.Info
+	var cwd, name, parent, first []byte
+	var created, modified *int64
+	_, err = pgx.ForEachRow(rows, []any{&in.ID, &cwd, &name, &parent, &created, &modified, &in.MessageCount, &first, &in.EntryCount, &in.SizeBytes, &in.Archived}, func() error {
+		in.Path, in.Cwd, in.Name, in.ParentSessionPath, in.FirstMessage = in.ID, string(cwd), string(name), string(parent), string(first)
+		in.Created, in.Modified = timeOf(created), timeOf(modified)
 		out = append(out, in)
 		return nil
 	})

@@ -375,24 +375,24 @@ func (w *writer) send(ctx context.Context, b batch, sync bool) error {
 // first time, else updated), the entries, and the notification for followers.
 func (w *writer) queue(pb *pgx.Batch, b batch) error {
 	in, listed := b.fold.Info(w.id, b.size, time.Now())
-	modified := in.Modified.Time().UnixMilli()
 	fold, err := b.fold.MarshalJSON()
 	if err != nil {
 		return err
 	}
 	if !w.created {
-		h, _ := session.ParseHeader(w.header)
-		pb.Queue(`INSERT INTO arbor_sessions (id, cwd, header, created, parent_session, entries, size, fold, listed, name, messages, modified_ms)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
-			w.id, h.Cwd, w.header, h.Timestamp, h.ParentSession, b.pos, b.size, fold, listed, in.Name, in.MessageCount, modified)
+		pb.Queue(`INSERT INTO arbor_sessions (id, header, entries, size, fold, listed, cwd, name, parent_session, first_message,
+				created_ms, modified_ms, messages, entry_count)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
+			w.id, w.header, b.pos, b.size, fold, listed, []byte(in.Cwd), []byte(in.Name), []byte(in.ParentSessionPath), []byte(in.FirstMessage),
+			millis(in.Created), millis(in.Modified), in.MessageCount, in.EntryCount)
 	}
 	for i, e := range b.entries {
 		queueEntry(pb, w.id, b.pos-len(b.entries)+1+i, e)
 	}
 	if w.created {
-		pb.Queue(`UPDATE arbor_sessions SET entries = $2, size = $3, fold = $4, listed = $5, name = $6, messages = $7,
-			modified_ms = $8, updated_at = now() WHERE id = $1`,
-			w.id, b.pos, b.size, fold, listed, in.Name, in.MessageCount, modified)
+		pb.Queue(`UPDATE arbor_sessions SET entries = $2, size = $3, fold = $4, listed = $5, name = $6, first_message = $7,
+				modified_ms = $8, messages = $9, entry_count = $10, updated_at = now() WHERE id = $1`,
+			w.id, b.pos, b.size, fold, listed, []byte(in.Name), []byte(in.FirstMessage), millis(in.Modified), in.MessageCount, in.EntryCount)
 	}
 	pb.Queue(`SELECT pg_notify('arbor_entries', $1)`, w.id)
 	return nil
@@ -480,4 +480,21 @@ func (s *Store) Adopt(l *session.Log, o store.Options) (*Session, error) {
 	}
 	l.SetStore(w)
 	return &Session{log: l, w: w}, nil
+}
+
+// millis is a listing time as a column: milliseconds, or NULL when JavaScript's Date would be invalid.
+func millis(t catalog.Time) *int64 {
+	if !t.Valid() {
+		return nil
+	}
+	ms := t.Time().UnixMilli()
+	return &ms
+}
+
+// timeOf reads a listing time back from its column.
+func timeOf(ms *int64) catalog.Time {
+	if ms == nil {
+		return catalog.Time{}
+	}
+	return catalog.TimeOf(time.UnixMilli(*ms))
 }

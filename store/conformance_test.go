@@ -1,6 +1,7 @@
 package store_test
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -55,12 +56,13 @@ var scope = catalog.Scope{Cwd: cwd}
 
 func msg(t *testing.T, role, text string) session.Message {
 	t.Helper()
+	q, _ := json.Marshal(text)
 	var raw string
 	switch role {
 	case "user":
-		raw = fmt.Sprintf(`{"role":"user","content":%q,"timestamp":1700000000000}`, text)
+		raw = fmt.Sprintf(`{"role":"user","content":%s,"timestamp":1700000000000}`, q)
 	default:
-		raw = fmt.Sprintf(`{"role":"assistant","content":[{"type":"text","text":%q}],"api":"anthropic-messages","provider":"anthropic","model":"m","usage":{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"stop","timestamp":1700000000001}`, text)
+		raw = fmt.Sprintf(`{"role":"assistant","content":[{"type":"text","text":%s}],"api":"anthropic-messages","provider":"anthropic","model":"m","usage":{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"stop","timestamp":1700000000001}`, q)
 	}
 	m, err := session.ParseMessage([]byte(raw))
 	if err != nil {
@@ -282,6 +284,24 @@ var cases = []struct {
 		hits = must[[]catalog.Hit](t)(st.Search(scope, must[catalog.Query](t)(catalog.ParseQuery(`re:task [01]$`)), catalog.SearchOptions{}))
 		if len(hits) != 2 {
 			t.Errorf("regex search: %+v", hits)
+		}
+	}},
+	{"strings a text column refuses", func(t *testing.T, st store.Store, where string) {
+		s := must[store.Session](t)(st.Create(cwd, where, store.Options{}))
+		l := s.Log()
+		must[*session.Entry](t)(l.AppendMessage(msg(t, "user", "nul \x00 inside, zanzibar")))
+		must[*session.Entry](t)(l.AppendMessage(msg(t, "assistant", "ok")))
+		must[*session.Entry](t)(l.SetName("name\x00with nul"))
+		want := dump(l)
+		s.Close()
+		reopen(t, st, s.Ref(), want)
+		infos := must[[]catalog.Info](t)(st.List(scope, catalog.ListOptions{}))
+		if len(infos) != 1 || infos[0].Name != "name\x00with nul" || infos[0].FirstMessage != "nul \x00 inside, zanzibar" {
+			t.Errorf("listed %+v", infos)
+		}
+		hits := must[[]catalog.Hit](t)(st.Search(scope, must[catalog.Query](t)(catalog.ParseQuery("zanzibar")), catalog.SearchOptions{}))
+		if len(hits) != 1 {
+			t.Errorf("search: %+v", hits)
 		}
 	}},
 	{"second writer", func(t *testing.T, st store.Store, where string) {
