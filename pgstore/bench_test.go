@@ -258,7 +258,7 @@ func BenchmarkList(b *testing.B) {
 // arbor search shows), a phrase, and a regular expression.
 func BenchmarkSearch(b *testing.B) {
 	st, _ := manySessions(b)
-	for _, q := range []string{"deadlock", `"flaky test"`, "migrat*", "re:session 7[0-9]*1\\b"} {
+	for _, q := range []string{"deadlock", `"flaky test"`, "migrat*", `"session 4242"`, "re:session 7[0-9]*1\\b"} {
 		query, err := catalog.ParseQuery(q)
 		if err != nil {
 			b.Fatal(err)
