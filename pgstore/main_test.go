@@ -25,3 +25,5 @@ func open(t testing.TB) (*pgstore.Store, string) {
 	t.Cleanup(func() { s.Close() })
 	return s, url
 }
+
+func pgtestDB(t *testing.T) string { return pgtest.Shared(t).NewDB(t) }

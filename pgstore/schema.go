@@ -69,6 +69,21 @@ const migrateKey = 0x61726d6967726174 // "armigrat"
 // Migrate brings the database's schema up to date and returns the versions
 // before and after. A database newer than this arbor is refused.
 func migrate(ctx context.Context, conn *pgx.Conn) (from, to int, err error) {
+	// Up to date (the usual case): no lock, no DDL, so a role that may not
+	// create tables works on a database someone else migrated.
+	var exists bool
+	if err := conn.QueryRow(ctx, `SELECT to_regclass('arbor_schema') IS NOT NULL`).Scan(&exists); err != nil {
+		return 0, 0, err
+	}
+	if exists {
+		var v int
+		if err := conn.QueryRow(ctx, `SELECT coalesce(max(version), 0) FROM arbor_schema`).Scan(&v); err != nil {
+			return 0, 0, err
+		}
+		if v == len(migrations) {
+			return v, v, nil
+		}
+	}
 	tx, err := conn.Begin(ctx)
 	if err != nil {
 		return 0, 0, err
