@@ -12,6 +12,7 @@ import (
 
 	"github.com/arborlog/arbor/catalog"
 	"github.com/arborlog/arbor/session"
+	"github.com/arborlog/arbor/session/jsonl"
 	"github.com/arborlog/arbor/store"
 )
 
@@ -173,7 +174,7 @@ func (w *writer) Write(e *session.Entry) error {
 	}
 	if !w.created {
 		w.pending = append(w.pending, e)
-		if w.defer_ && !hasAssistant(w.pending) {
+		if w.defer_ && !jsonl.HasAssistant(w.pending) {
 			return nil
 		}
 		if err := w.commit(w.pending, w.policy != store.Never); err != nil {
@@ -183,21 +184,7 @@ func (w *writer) Write(e *session.Entry) error {
 		w.pending = nil
 		return nil
 	}
-	return w.commit([]*session.Entry{e}, w.policy == store.Always || (w.policy == store.Turn && turnEnds(e)))
-}
-
-func hasAssistant(es []*session.Entry) bool {
-	for _, e := range es {
-		if e.Type == session.TypeMessage && e.Role() == session.RoleAssistant {
-			return true
-		}
-	}
-	return false
-}
-
-// turnEnds reports whether the Turn policy waits for the WAL after e.
-func turnEnds(e *session.Entry) bool {
-	return (e.Type == session.TypeMessage && e.Role() == session.RoleAssistant) || e.Type == session.TypeCompaction
+	return w.commit([]*session.Entry{e}, w.policy.SyncsAfter(e))
 }
 
 // batch is one append's rows and the session's state after it.
