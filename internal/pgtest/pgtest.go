@@ -179,3 +179,6 @@ func (c *Cluster) NewDB(t testing.TB) string {
 
 // Required reports whether PostgreSQL must be there (in CI).
 func Required() bool { return os.Getenv("CI") == "true" }
+
+// Dir returns the folder of the cluster's Unix socket.
+func (c *Cluster) Dir() string { return c.dir }
