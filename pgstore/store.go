@@ -170,6 +170,31 @@ func loadSession(ctx context.Context, c *pgx.Conn, id string) ([]byte, int, erro
 	return data, n, nil
 }
 
+// Archive marks session id archived: listings and searches leave it out
+// unless asked for archived sessions.
+func (s *Store) Archive(id string) error {
+	_, err := s.setArchived(id, true)
+	return err
+}
+
+// Unarchive shows session id in listings again; false when it was not archived.
+func (s *Store) Unarchive(id string) (bool, error) { return s.setArchived(id, false) }
+
+func (s *Store) setArchived(id string, v bool) (bool, error) {
+	ctx, cancel := s.ctx()
+	defer cancel()
+	var was bool
+	err := s.pool.QueryRow(ctx, `UPDATE arbor_sessions n SET archived = $2 FROM arbor_sessions o
+		WHERE n.id = $1 AND o.id = n.id RETURNING o.archived`, id, v).Scan(&was)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return false, fmt.Errorf("%w %q in the database; 'arbor ls' lists them", ErrNoSession, id)
+	}
+	if err != nil {
+		return false, s.wrap(err)
+	}
+	return was != v, nil
+}
+
 // Export returns the session as the bytes of its JSONL file (what pi reads).
 func (s *Store) Export(id string) ([]byte, error) {
 	ctx, cancel := s.ctx()

@@ -304,6 +304,38 @@ var cases = []struct {
 			t.Errorf("search: %+v", hits)
 		}
 	}},
+	{"archive", func(t *testing.T, st store.Store, where string) {
+		s := must[store.Session](t)(st.Create(cwd, where, store.Options{}))
+		must[*session.Entry](t)(s.Log().AppendMessage(msg(t, "user", "archived words")))
+		must[*session.Entry](t)(s.Log().AppendMessage(msg(t, "assistant", "ok")))
+		s.Close()
+		if ok, err := st.Unarchive(s.Ref()); ok || err != nil {
+			t.Errorf("unarchive a session that is not archived: %v %v", ok, err)
+		}
+		if err := st.Archive(s.Ref()); err != nil {
+			t.Fatal(err)
+		}
+		q := must[catalog.Query](t)(catalog.ParseQuery("archived"))
+		if got := must[[]catalog.Info](t)(st.List(scope, catalog.ListOptions{})); len(got) != 0 {
+			t.Errorf("an archived session is listed: %+v", got)
+		}
+		if got := must[[]catalog.Hit](t)(st.Search(scope, q, catalog.SearchOptions{})); len(got) != 0 {
+			t.Errorf("an archived session is searched: %+v", got)
+		}
+		got := must[[]catalog.Info](t)(st.List(scope, catalog.ListOptions{Archived: true}))
+		if len(got) != 1 || !got[0].Archived {
+			t.Errorf("listed with archived ones: %+v", got)
+		}
+		if got := must[[]catalog.Hit](t)(st.Search(scope, q, catalog.SearchOptions{Archived: true})); len(got) != 1 {
+			t.Errorf("searched with archived ones: %+v", got)
+		}
+		if ok, err := st.Unarchive(s.Ref()); !ok || err != nil {
+			t.Errorf("unarchive: %v %v", ok, err)
+		}
+		if got := must[[]catalog.Info](t)(st.List(scope, catalog.ListOptions{})); len(got) != 1 {
+			t.Errorf("unarchived session not listed: %+v", got)
+		}
+	}},
 	{"second writer", func(t *testing.T, st store.Store, where string) {
 		s := must[store.Session](t)(st.Create(cwd, where, store.Options{Immediate: true}))
 		must[*session.Entry](t)(s.Log().AppendMessage(msg(t, "user", "mine")))

@@ -98,6 +98,12 @@ func (f *Files) Search(s catalog.Scope, q catalog.Query, o catalog.SearchOptions
 	return f.cat.Search(s, q, o)
 }
 
+// Archive records the session file at ref as archived.
+func (f *Files) Archive(ref string) error { return f.cat.Archive(ref) }
+
+// Unarchive forgets that the session file at ref was archived.
+func (f *Files) Unarchive(ref string) (bool, error) { return f.cat.Unarchive(ref) }
+
 // Close closes the catalog's index.
 func (f *Files) Close() error { return f.cat.Close() }
 

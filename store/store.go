@@ -58,6 +58,11 @@ type Store interface {
 	List(s catalog.Scope, o catalog.ListOptions) ([]catalog.Info, error)
 	// Search finds the entries in scope that match q.
 	Search(s catalog.Scope, q catalog.Query, o catalog.SearchOptions) ([]catalog.Hit, error)
+	// Archive hides the session ref from listings and searches (unless asked
+	// for archived ones) without moving it; Unarchive shows it again, and
+	// reports false when it was not archived.
+	Archive(ref string) error
+	Unarchive(ref string) (bool, error)
 	// Close releases what the store holds (connections, the index).
 	Close() error
 }

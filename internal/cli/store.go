@@ -142,8 +142,8 @@ func (g *Global) forkDB(db *pgstore.Store, l *session.Log, ref, leaf string) (*w
 }
 
 // filesOnly are the commands that work on session files only (the trash,
-// the archive, the index, repairs).
-var filesOnly = []string{"rm", "restore", "archive", "unarchive", "index", "fsck", "latest"}
+// the index, repairs).
+var filesOnly = []string{"rm", "restore", "index", "fsck", "latest"}
 
 // refuseDatabase makes the files-only commands fail when a database store is
 // chosen, rather than act on files the user did not mean.
