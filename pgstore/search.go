@@ -122,11 +122,33 @@ func (s *Store) List(sc catalog.Scope, o catalog.ListOptions) ([]catalog.Info, e
 	if !o.Archived {
 		where += " AND NOT s.archived"
 	}
+	return s.infos(where+" ORDER BY s.modified_ms DESC NULLS LAST, s.id", args)
+}
+
+// Latest returns the session in scope written last (as the file store
+// returns the file modified last), archived ones aside.
+func (s *Store) Latest(sc catalog.Scope) (catalog.Info, error) {
+	where, args, err := scopeSQL(sc, 1)
+	if err != nil {
+		return catalog.Info{}, err
+	}
+	out, err := s.infos(where+" AND NOT s.archived ORDER BY s.updated_at DESC, s.id LIMIT 1", args)
+	if err != nil {
+		return catalog.Info{}, err
+	}
+	if len(out) == 0 {
+		return catalog.Info{}, fmt.Errorf("%w in %s", catalog.ErrNotFound, sc)
+	}
+	return out[0], nil
+}
+
+// infos reads listing records: where is the condition on arbor_sessions s and the order.
+func (s *Store) infos(where string, args []any) ([]catalog.Info, error) {
 	ctx, cancel := s.ctx()
 	defer cancel()
 	rows, err := s.pool.Query(ctx, `SELECT s.id, s.cwd, s.name, s.parent_session, s.created_ms, s.modified_ms, s.messages,
 			s.first_message, s.entry_count, s.size, s.archived
-		FROM arbor_sessions s WHERE s.listed AND `+where+` ORDER BY s.modified_ms DESC NULLS LAST, s.id`, args...)
+		FROM arbor_sessions s WHERE s.listed AND `+where, args...)
 	if err != nil {
 		return nil, s.wrap(err)
 	}

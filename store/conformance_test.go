@@ -270,6 +270,9 @@ var cases = []struct {
 		if got := must[[]catalog.Info](t)(st.List(catalog.Scope{Cwd: "/elsewhere"}, catalog.ListOptions{})); len(got) != 0 {
 			t.Errorf("another project lists %d sessions", len(got))
 		}
+		if latest := must[catalog.Info](t)(st.Latest(scope)); latest.Path != refs[2] {
+			t.Errorf("latest: %s, want the last one written (%s)", latest.Path, refs[2])
+		}
 		ref := must[string](t)(st.Resolve("job 1", scope))
 		if ref != refs[1] {
 			t.Errorf("resolve by name: %s, want %s", ref, refs[1])

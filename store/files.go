@@ -93,6 +93,9 @@ func (f *Files) List(s catalog.Scope, o catalog.ListOptions) ([]catalog.Info, er
 	return f.cat.List(s, o)
 }
 
+// Latest returns the session file in scope modified last.
+func (f *Files) Latest(s catalog.Scope) (catalog.Info, error) { return f.cat.Latest(s) }
+
 // Search searches the session files in scope.
 func (f *Files) Search(s catalog.Scope, q catalog.Query, o catalog.SearchOptions) ([]catalog.Hit, error) {
 	return f.cat.Search(s, q, o)

@@ -56,6 +56,8 @@ type Store interface {
 	Resolve(arg string, s catalog.Scope) (string, error)
 	// List returns the sessions in scope, newest first.
 	List(s catalog.Scope, o catalog.ListOptions) ([]catalog.Info, error)
+	// Latest returns the session in scope written last, archived ones aside.
+	Latest(s catalog.Scope) (catalog.Info, error)
 	// Search finds the entries in scope that match q.
 	Search(s catalog.Scope, q catalog.Query, o catalog.SearchOptions) ([]catalog.Hit, error)
 	// Archive hides the session ref from listings and searches (unless asked

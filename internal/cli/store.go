@@ -143,7 +143,7 @@ func (g *Global) forkDB(db *pgstore.Store, l *session.Log, ref, leaf string) (*w
 
 // filesOnly are the commands that work on session files only (the trash,
 // the index, repairs).
-var filesOnly = []string{"rm", "restore", "index", "fsck", "latest"}
+var filesOnly = []string{"rm", "restore", "index", "fsck"}
 
 // refuseDatabase makes the files-only commands fail when a database store is
 // chosen, rather than act on files the user did not mean.

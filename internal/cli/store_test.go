@@ -24,7 +24,7 @@ func TestStoreFlagErrors(t *testing.T) {
 			t.Errorf("%v on a server that is down: exit %d, %q", args, r.code, r.err)
 		}
 	}
-	for _, args := range [][]string{{"rm", "x"}, {"fsck", "x"}, {"latest"}} {
+	for _, args := range [][]string{{"rm", "x"}, {"fsck", "x"}, {"index"}} {
 		r := runArbor(t, "", append(args, "--store", down)...)
 		if r.code != 2 || !strings.Contains(r.err, "session files") {
 			t.Errorf("%v with a database store: exit %d, %q", args, r.code, r.err)
