@@ -1,9 +1,13 @@
 package pgstore_test
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"os/exec"
 	"slices"
 	"strings"
 	"sync"
@@ -358,5 +362,73 @@ func TestFollow(t *testing.T) {
 		case <-ctx.Done():
 			t.Fatal("the follower did not see a new entry")
 		}
+	}
+}
+
+// TestWriterProcessKilled: a writer process is killed (SIGKILL) while it
+// appends. Its lock dies with it: the next writer gets in at once, finds every
+// entry the killed one acknowledged, and goes on.
+func TestWriterProcessKilled(t *testing.T) {
+	st, url := open(t)
+	s, err := st.Create("/p", "", store.Options{Immediate: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Log().AppendMessage(message(t, "user", "parent")); err != nil {
+		t.Fatal(err)
+	}
+	id := s.Ref()
+	s.Close()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "ARBOR_PG_CHILD_URL="+url, "ARBOR_PG_CHILD_SESSION="+id)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(out)
+	var acked []string
+	for sc.Scan() {
+		acked = append(acked, sc.Text())
+		if len(acked) == 30 {
+			// While it holds the lock, a second writer is refused, naming it.
+			_, err := st.Open(id, store.Options{})
+			if !errors.Is(err, jsonl.ErrLocked) || !strings.Contains(err.Error(), fmt.Sprint("pid ", cmd.Process.Pid)) {
+				t.Errorf("while the child writes: %v, want a refusal naming pid %d", err, cmd.Process.Pid)
+			}
+			cmd.Process.Kill()
+			break
+		}
+	}
+	for sc.Scan() {
+		acked = append(acked, sc.Text()) // acknowledged before the kill landed
+	}
+	cmd.Wait()
+	if len(acked) < 30 {
+		t.Fatalf("the child acknowledged %d entries: %s", len(acked), stderr.Bytes())
+	}
+	var s2 store.Session
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		s2, err = st.Open(id, store.Options{})
+		if err == nil || !errors.Is(err, jsonl.ErrLocked) || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(10 * time.Millisecond) // the server notices the closed socket
+	}
+	if err != nil {
+		t.Fatalf("after the writer was killed: %v", err)
+	}
+	defer s2.Close()
+	got := stored(t, url, id)
+	if len(got) < len(acked)+1 || !slices.Equal(got[1:len(acked)+1], acked) {
+		t.Fatalf("stored %d entries; the killed writer acknowledged %d", len(got)-1, len(acked))
+	}
+	if _, err := s2.Log().AppendMessage(message(t, "user", "after the kill")); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/arborlog/arbor/store"
 )
 
-func exec(t *testing.T, url string, sqls ...string) {
+func execSQL(t *testing.T, url string, sqls ...string) {
 	t.Helper()
 	ctx := context.Background()
 	c, err := pgx.Connect(ctx, url)
@@ -37,7 +37,7 @@ func TestMigrations(t *testing.T) {
 		t.Fatalf("migrate again: %d→%d %v", from, to, err)
 	}
 	role := strings.TrimPrefix(strings.Split(url, "?")[0], "postgres:///") + "_agent"
-	exec(t, url, "CREATE ROLE "+role+" LOGIN",
+	execSQL(t, url, "CREATE ROLE "+role+" LOGIN",
 		"GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO "+role)
 	agentURL := strings.Replace(url, "user=arbor", "user="+role, 1)
 	ag, err := pgstore.Open(agentURL)
@@ -60,7 +60,7 @@ func TestMigrations(t *testing.T) {
 		t.Errorf("a role without CREATE on a new database: %v", err)
 	}
 
-	exec(t, url, "UPDATE arbor_schema SET version = version + 1")
+	execSQL(t, url, "UPDATE arbor_schema SET version = version + 1")
 	if _, err := pgstore.Open(url); err == nil || !strings.Contains(err.Error(), "upgrade arbor") {
 		t.Errorf("a newer schema: %v", err)
 	}
