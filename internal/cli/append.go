@@ -14,6 +14,7 @@ import (
 
 	"github.com/arborlog/arbor/session"
 	"github.com/arborlog/arbor/session/jsonl"
+	"github.com/arborlog/arbor/store"
 	"github.com/spf13/cobra"
 )
 
@@ -76,23 +77,11 @@ type appendResult struct {
 }
 
 func runAppend(ios *IO, g *Global, arg string, policy jsonl.Durability) error {
-	path, err := g.resolve(arg)
+	s, err := g.openAppend(arg, policy)
 	if err != nil {
 		return err
 	}
-	if err := refuseForeign(path); err != nil {
-		return err
-	}
-	opts := []jsonl.Option{jsonl.WithDurability(policy), jsonl.Immediate()}
-	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-			return fmt.Errorf("create %s: %w", filepath.Dir(path), err)
-		}
-	}
-	s, err := jsonl.Open(path, opts...)
-	if err != nil {
-		return err
-	}
+	path := s.Path()
 	out := bufio.NewWriter(ios.Out)
 	sc := bufio.NewScanner(ios.In)
 	sc.Buffer(make([]byte, 64<<10), 1<<30)
@@ -136,4 +125,32 @@ func runAppend(ios *IO, g *Global, arg string, policy jsonl.Durability) error {
 		runErr = err
 	}
 	return runErr
+}
+
+// openAppend opens the session to append to, creating it when it does not
+// exist (a new file at a path, or a new id in the database).
+func (g *Global) openAppend(arg string, policy jsonl.Durability) (*writable, error) {
+	if db, err := g.database(); err != nil || db != nil {
+		if err != nil {
+			return nil, err
+		}
+		return g.openDB(db, arg, store.Options{Durability: policy, Immediate: true}, true)
+	}
+	path, err := g.resolve(arg)
+	if err != nil {
+		return nil, err
+	}
+	if err := refuseForeign(path); err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			return nil, fmt.Errorf("create %s: %w", filepath.Dir(path), err)
+		}
+	}
+	s, err := jsonl.Open(path, jsonl.WithDurability(policy), jsonl.Immediate())
+	if err != nil {
+		return nil, err
+	}
+	return fromFile(s), nil
 }

@@ -21,7 +21,10 @@ The list is kept in $ARBOR_DIR/archive.json.`,
   arbor ls --archived`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			cat := g.catalog(ios)
+			cat, err := g.sessions(ios)
+			if err != nil {
+				return err
+			}
 			defer cat.Close()
 			out := []archiveResult{}
 			for _, a := range args {
@@ -59,7 +62,10 @@ func newCmdUnarchive(ios *IO, g *Global) *cobra.Command {
 		Example: `  arbor unarchive 0195f1c2`,
 		Args:    cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			cat := g.catalog(ios)
+			cat, err := g.sessions(ios)
+			if err != nil {
+				return err
+			}
 			defer cat.Close()
 			out := []archiveResult{}
 			for _, a := range args {

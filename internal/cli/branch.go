@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"github.com/arborlog/arbor/session/jsonl"
 	"github.com/spf13/cobra"
 )
 
@@ -68,7 +67,7 @@ the active one.`,
 
 func runBranch(o *branchOptions) error {
 	var res branchResult
-	err := o.g.edit(o.io, o.arg, func(s *jsonl.Session) error {
+	err := o.g.edit(o.io, o.arg, func(s *writable) error {
 		c, err := cursorOrErr(s.Log, s.Path(), o.cursor)
 		if err != nil {
 			return err

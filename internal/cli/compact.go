@@ -9,7 +9,6 @@ import (
 
 	"github.com/arborlog/arbor/compaction"
 	"github.com/arborlog/arbor/session"
-	"github.com/arborlog/arbor/session/jsonl"
 	"github.com/spf13/cobra"
 )
 
@@ -278,7 +277,7 @@ func runCompact(ctx context.Context, o *compactOptions) error {
 	}
 	var res compactResult
 	skipped := false
-	err = o.g.edit(o.io, o.arg, func(s *jsonl.Session) error {
+	err = o.g.edit(o.io, o.arg, func(s *writable) error {
 		c, err := cursorOrErr(s.Log, s.Path(), o.cursor)
 		if err != nil {
 			return err
@@ -325,7 +324,7 @@ func runCompact(ctx context.Context, o *compactOptions) error {
 
 func runCompactUndo(o *compactOptions) error {
 	var res undoResult
-	err := o.g.edit(o.io, o.arg, func(s *jsonl.Session) error {
+	err := o.g.edit(o.io, o.arg, func(s *writable) error {
 		c, err := cursorOrErr(s.Log, s.Path(), o.cursor)
 		if err != nil {
 			return err

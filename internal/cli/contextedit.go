@@ -8,7 +8,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/arborlog/arbor/session"
-	"github.com/arborlog/arbor/session/jsonl"
 	"github.com/spf13/cobra"
 )
 
@@ -86,7 +85,7 @@ func runEdit(o *editOptions) error {
 		replacement = &c
 	}
 	res := editResult{TargetID: o.target}
-	err := o.g.edit(o.io, o.arg, func(s *jsonl.Session) error {
+	err := o.g.edit(o.io, o.arg, func(s *writable) error {
 		if _, err := targetOrErr(s.Log, s.Path(), o.target); err != nil {
 			return err
 		}

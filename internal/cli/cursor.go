@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/arborlog/arbor/session"
-	"github.com/arborlog/arbor/session/jsonl"
 	"github.com/spf13/cobra"
 )
 
@@ -74,7 +73,7 @@ cursor stays as it was unless --switch is given. Names are unique.`,
 				}
 			}
 			var info session.CursorInfo
-			err := g.edit(ios, args[0], func(s *jsonl.Session) error {
+			err := g.edit(ios, args[0], func(s *writable) error {
 				id, err := s.Fork(name)
 				if err != nil {
 					return err
@@ -112,7 +111,7 @@ session's leaf use it from now on, and a reopen restores it.`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(c *cobra.Command, args []string) error {
 			var info session.CursorInfo
-			err := g.edit(ios, args[0], func(s *jsonl.Session) error {
+			err := g.edit(ios, args[0], func(s *writable) error {
 				cur, err := cursorOrErr(s.Log, s.Path(), args[1])
 				if err != nil {
 					return err
@@ -159,7 +158,7 @@ The name is recorded as an arbor.cursor marker under the cursor's leaf.`,
 				return usagef("give the new name, or --clear")
 			}
 			var info session.CursorInfo
-			err := g.edit(ios, args[0], func(s *jsonl.Session) error {
+			err := g.edit(ios, args[0], func(s *writable) error {
 				cur, err := cursorOrErr(s.Log, s.Path(), args[1])
 				if err != nil {
 					return err

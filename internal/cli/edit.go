@@ -4,13 +4,12 @@ import (
 	"fmt"
 
 	"github.com/arborlog/arbor/session"
-	"github.com/arborlog/arbor/session/jsonl"
 )
 
 // edit opens a session for writing (taking its writer lock), runs f on it and
 // closes it. Repairs the first append made to a damaged file are reported on
 // stderr, so a user learns that a fragment was ended or <file>.bak now exists.
-func (g *Global) edit(ios *IO, arg string, f func(s *jsonl.Session) error) error {
+func (g *Global) edit(ios *IO, arg string, f func(s *writable) error) error {
 	s, err := g.open(arg)
 	if err != nil {
 		return err

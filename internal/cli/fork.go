@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 
+	"github.com/arborlog/arbor/session"
 	"github.com/arborlog/arbor/session/jsonl"
 	"github.com/spf13/cobra"
 )
@@ -80,7 +81,7 @@ func runFork(o *forkOptions) error {
 		}
 		leaf = e.ID
 	}
-	ns, err := jsonl.BranchFrom(path, l, leaf)
+	ns, err := o.g.fork(path, l, leaf)
 	if err != nil {
 		return fmt.Errorf("fork %s at %s: %w", path, leaf, err)
 	}
@@ -100,4 +101,19 @@ func runFork(o *forkOptions) error {
 	}
 	o.io.Printf("%s\n", res.Path)
 	return nil
+}
+
+// fork starts the session holding the branch of l (read from ref) that ends at leaf.
+func (g *Global) fork(ref string, l *session.Log, leaf string) (*writable, error) {
+	if db, err := g.database(); err != nil || db != nil {
+		if err != nil {
+			return nil, err
+		}
+		return g.forkDB(db, l, ref, leaf)
+	}
+	s, err := jsonl.BranchFrom(ref, l, leaf)
+	if err != nil {
+		return nil, err
+	}
+	return fromFile(s), nil
 }

@@ -282,7 +282,7 @@ func runTerminal(t *testing.T, args ...string) result {
 	var out, errOut bytes.Buffer
 	ios := newIO(strings.NewReader(""), &out, &errOut)
 	ios.outTTY, ios.errTTY = true, true
-	root := newRoot(ios)
+	root, _ := newRoot(ios)
 	root.SetArgs(args)
 	root.SetOut(&out)
 	root.SetErr(&errOut)

@@ -1,9 +1,9 @@
 package cli
 
 import (
-	"github.com/arborlog/arbor/session/jsonl"
-	"github.com/spf13/cobra"
 	"strings"
+
+	"github.com/spf13/cobra"
 )
 
 var _ = register(newCmdLabel)
@@ -56,7 +56,7 @@ Without a label (or with --clear) the entry's label is cleared.`,
 
 func runLabel(o *labelOptions) error {
 	res := labelResult{TargetID: o.target}
-	err := o.g.edit(o.io, o.arg, func(s *jsonl.Session) error {
+	err := o.g.edit(o.io, o.arg, func(s *writable) error {
 		t, err := targetOrErr(s.Log, s.Path(), o.target)
 		if err != nil {
 			return err

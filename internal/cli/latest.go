@@ -19,7 +19,10 @@ folder, any project; --all: of any project). Unlike pi, a header longer than
   arbor context "$(arbor latest)" --json`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			cat := g.catalog(ios)
+			cat, err := g.sessions(ios)
+			if err != nil {
+				return err
+			}
 			defer cat.Close()
 			in, err := cat.Latest(g.scope())
 			if err != nil {

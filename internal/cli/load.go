@@ -10,6 +10,7 @@ import (
 	"github.com/arborlog/arbor/catalog"
 	"github.com/arborlog/arbor/session"
 	"github.com/arborlog/arbor/session/jsonl"
+	"github.com/arborlog/arbor/store"
 )
 
 // scope is where ids and names are looked up for these flags.
@@ -20,11 +21,23 @@ func (g *Global) scope() catalog.Scope {
 
 // resolve turns a <session> argument into a file path.
 func (g *Global) resolve(arg string) (string, error) {
+	if db, err := g.database(); err != nil || db != nil {
+		if err != nil {
+			return "", err
+		}
+		return db.Resolve(arg, g.scope())
+	}
 	return catalog.Resolve(arg, g.scope())
 }
 
 // read loads a session for reading: no lock, never a write.
 func (g *Global) read(arg string) (*session.Log, string, error) {
+	if db, err := g.database(); err != nil || db != nil {
+		if err != nil {
+			return nil, "", err
+		}
+		return g.readDB(db, arg)
+	}
 	path, err := g.resolve(arg)
 	if err != nil {
 		return nil, "", err
@@ -46,7 +59,13 @@ func (g *Global) read(arg string) (*session.Log, string, error) {
 }
 
 // open opens a session for writing (takes the writer lock).
-func (g *Global) open(arg string, opts ...jsonl.Option) (*jsonl.Session, error) {
+func (g *Global) open(arg string) (*writable, error) {
+	if db, err := g.database(); err != nil || db != nil {
+		if err != nil {
+			return nil, err
+		}
+		return g.openDB(db, arg, store.Options{}, false)
+	}
 	path, err := g.resolve(arg)
 	if err != nil {
 		return nil, err
@@ -57,7 +76,11 @@ func (g *Global) open(arg string, opts ...jsonl.Option) (*jsonl.Session, error) 
 	if err := refuseForeign(path); err != nil {
 		return nil, err
 	}
-	return jsonl.Open(path, opts...)
+	s, err := jsonl.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	return fromFile(s), nil
 }
 
 // entryOrErr returns the entry with id, or with a unique id prefix of at least

@@ -42,7 +42,10 @@ only what changed, through the index in $ARBOR_DIR/index.db.`,
   arbor ls --session-dir ~/.pi/agent/sessions/--home-me-project-- --json`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			cat := g.catalog(ios)
+			cat, err := g.sessions(ios)
+			if err != nil {
+				return err
+			}
 			defer cat.Close()
 			infos, err := cat.List(g.scope(), opt)
 			if err != nil {

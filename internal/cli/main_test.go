@@ -3,6 +3,8 @@ package cli
 import (
 	"os"
 	"testing"
+
+	"github.com/arborlog/arbor/internal/pgtest"
 )
 
 // TestMain gives the tests an $ARBOR_DIR of their own, so writer records
@@ -17,6 +19,7 @@ func TestMain(m *testing.M) {
 	// machine's own ~/.claude, ~/.codex or ~/.rho.
 	os.Setenv("ARBOR_SOURCES", "")
 	code := m.Run()
+	pgtest.StopShared()
 	os.RemoveAll(dir)
 	os.Exit(code)
 }

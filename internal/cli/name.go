@@ -3,7 +3,6 @@ package cli
 import (
 	"strings"
 
-	"github.com/arborlog/arbor/session/jsonl"
 	"github.com/spf13/cobra"
 )
 
@@ -61,7 +60,7 @@ func runName(o *nameOptions) error {
 		}
 		name = l.Name()
 	} else {
-		err := o.g.edit(o.io, o.arg, func(s *jsonl.Session) error {
+		err := o.g.edit(o.io, o.arg, func(s *writable) error {
 			_, err := s.SetName(o.name)
 			return err
 		})

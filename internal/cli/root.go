@@ -10,12 +10,15 @@ import (
 
 	"github.com/arborlog/arbor/internal/termtext"
 	"github.com/spf13/cobra"
+
+	"github.com/arborlog/arbor/pgstore"
 )
 
 // Main runs the arbor command with args and returns its exit status.
 func Main(args []string, in io.Reader, out, errOut io.Writer) int {
 	ios := newIO(in, out, errOut)
-	root := newRoot(ios)
+	root, g := newRoot(ios)
+	defer g.closeStore()
 	root.SetArgs(args)
 	root.SetIn(in)
 	root.SetOut(out)
@@ -53,9 +56,12 @@ type Global struct {
 	SessionDir string
 	All        bool
 	JSON       bool
+	Store      string // --store: "files" or a postgres:// URL ("" for $ARBOR_STORE)
+
+	db *pgstore.Store // the database store, once opened
 }
 
-func newRoot(ios *IO) *cobra.Command {
+func newRoot(ios *IO) (*cobra.Command, *Global) {
 	g := &Global{}
 	root := &cobra.Command{
 		Use:   "arbor",
@@ -72,6 +78,7 @@ sessions, else everywhere.`,
 	}
 	root.PersistentFlags().StringVar(&g.SessionDir, "session-dir", "", "look for sessions in this folder")
 	root.PersistentFlags().BoolVar(&g.JSON, "json", false, "print JSON for scripts")
+	root.PersistentFlags().StringVar(&g.Store, "store", "", "where sessions are kept: files (the default) or a postgres:// URL (default $ARBOR_STORE)")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
 	for _, add := range commands {
 		root.AddCommand(add(ios, g))
@@ -79,7 +86,8 @@ sessions, else everywhere.`,
 	for _, c := range root.Commands() {
 		refuseUnknownSubcommands(c)
 	}
-	return root
+	refuseDatabase(root, g)
+	return root, g
 }
 
 // refuseUnknownSubcommands makes a command that only groups others (arbor
@@ -116,4 +124,12 @@ var commands []func(*IO, *Global) *cobra.Command
 func register(f func(*IO, *Global) *cobra.Command) bool {
 	commands = append(commands, f)
 	return true
+}
+
+// closeStore closes the database store, if a command opened it.
+func (g *Global) closeStore() {
+	if g.db != nil {
+		g.db.Close()
+		g.db = nil
+	}
 }

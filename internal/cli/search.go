@@ -42,7 +42,10 @@ indexes what is new; later ones take milliseconds.
 			if err != nil {
 				return usageError{err}
 			}
-			cat := g.catalog(ios)
+			cat, err := g.sessions(ios)
+			if err != nil {
+				return err
+			}
 			defer cat.Close()
 			hits, err := cat.Search(g.scope(), q, opt)
 			if err != nil {

@@ -179,7 +179,7 @@ func (s *store) Write(e *session.Entry) error {
 	}
 	if !s.created {
 		s.pending = append(s.pending, e)
-		if s.defer_ && !hasConversation(s.pending) {
+		if s.defer_ && !HasConversation(s.pending) {
 			return nil
 		}
 		err := s.create()
@@ -191,24 +191,7 @@ func (s *store) Write(e *session.Entry) error {
 	if err := s.fix(); err != nil {
 		return err
 	}
-	return s.appendLines([][]byte{e.Raw()}, s.policy == Always || (s.policy == Turn && turnEnds(e)))
-}
-
-// hasConversation reports whether es hold a user or an assistant message, as
-// pi 1.6.0 decides when a new session's file is created: at the first prompt,
-// so a prompt is on disk even if its turn never completes.
-func hasConversation(es []*session.Entry) bool {
-	for _, e := range es {
-		if e.Type == session.TypeMessage && (e.Role() == session.RoleAssistant || e.Role() == session.RoleUser) {
-			return true
-		}
-	}
-	return false
-}
-
-// turnEnds reports whether the Turn policy syncs after e.
-func turnEnds(e *session.Entry) bool {
-	return (e.Type == session.TypeMessage && e.Role() == session.RoleAssistant) || e.Type == session.TypeCompaction
+	return s.appendLines([][]byte{e.Raw()}, s.policy.SyncsAfter(e))
 }
 
 // appendLines writes each line with one write(2) and records where it landed.

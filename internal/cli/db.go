@@ -1,0 +1,204 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/arborlog/arbor/catalog"
+	"github.com/arborlog/arbor/pgstore"
+)
+
+var (
+	_ = register(newCmdDB)
+	_ = register(newCmdSync)
+)
+
+// needDatabase opens the database store, which these commands require.
+func (g *Global) needDatabase() (*pgstore.Store, error) {
+	db, err := g.database()
+	if err != nil {
+		return nil, err
+	}
+	if db == nil {
+		return nil, usagef("this command works on a database: give --store postgres://… or set ARBOR_STORE")
+	}
+	return db, nil
+}
+
+func newCmdDB(ios *IO, g *Global) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "db",
+		Short: "Manage the PostgreSQL session store",
+		Args:  cobra.NoArgs,
+	}
+	cmd.AddCommand(&cobra.Command{
+		Use:   "migrate",
+		Short: "Bring the database's schema up to date",
+		Long: `Create arbor's tables in the database named by --store or $ARBOR_STORE,
+or bring them up to date. Every command does this when it connects; this one
+does only that, and says which schema version the database had and has.
+--json prints {"from","to"}.`,
+		Example: `  arbor db migrate --store postgres://arbor@db.internal/sessions`,
+		Args:    cobra.NoArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			db, err := g.needDatabase()
+			if err != nil {
+				return err
+			}
+			from, to, err := db.Migrate()
+			if err != nil {
+				return err
+			}
+			if g.JSON {
+				return ios.JSON(map[string]int{"from": from, "to": to})
+			}
+			if from == to {
+				ios.Printf("%s: schema version %d, up to date\n", db.Name(), to)
+			} else {
+				ios.Printf("%s: schema version %d (was %d)\n", db.Name(), to, from)
+			}
+			return nil
+		},
+	})
+	return cmd
+}
+
+func newCmdSync(ios *IO, g *Global) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "sync",
+		Short: "Copy sessions between files and the database",
+		Long: `push copies the session files in scope (this project's, --all, or
+--session-dir) into the database named by --store or $ARBOR_STORE; pull
+copies the database's sessions of this project (or --all) into files where
+pi finds them ($ARBOR_DIR/sessions/<project folder>), or into the file a
+session already has; with --session-dir, every session goes into that
+folder's project folders.
+
+Both are idempotent and incremental: a session the other side lacks is
+copied whole, one it has gets the entries it lacks, and one whose two copies
+both have entries the other lacks is reported and left alone. A session open
+for writing on the receiving side is skipped with its holder named.
+--json prints [{"id","path","created","added"}].`,
+		Example: `  arbor sync push --all --store postgres://arbor@db.internal/sessions
+  ARBOR_STORE=postgres://arbor@db.internal/sessions arbor sync pull`,
+		Args: cobra.NoArgs,
+	}
+	push := &cobra.Command{
+		Use:   "push",
+		Short: "Copy session files into the database",
+		Args:  cobra.NoArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			db, err := g.needDatabase()
+			if err != nil {
+				return err
+			}
+			cat := g.catalog(ios)
+			defer cat.Close()
+			infos, err := cat.List(g.scope(), catalog.ListOptions{Empty: true, Archived: true})
+			if err != nil {
+				return err
+			}
+			var res []pgstore.SyncResult
+			failed := 0
+			for _, in := range infos {
+				r, err := db.PushFile(in.Path)
+				if err != nil {
+					ios.Warnf("%s", oneLine(err.Error()))
+					failed++
+					continue
+				}
+				res = append(res, r)
+			}
+			return report(ios, g, "pushed", res, failed)
+		},
+	}
+	pull := &cobra.Command{
+		Use:   "pull",
+		Short: "Copy the database's sessions into files",
+		Args:  cobra.NoArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			db, err := g.needDatabase()
+			if err != nil {
+				return err
+			}
+			cat := g.catalog(ios)
+			defer cat.Close()
+			files, err := cat.List(catalog.Scope{All: true, Dir: g.SessionDir}, catalog.ListOptions{Empty: true, Archived: true})
+			if err != nil {
+				return err
+			}
+			have := map[string]string{}
+			for _, in := range files {
+				have[in.ID] = in.Path
+			}
+			hs, err := db.Sessions(context.Background())
+			if err != nil {
+				return err
+			}
+			root := g.SessionDir
+			if root == "" {
+				root = catalog.SessionsRoot()
+			}
+			sc := g.scope()
+			var res []pgstore.SyncResult
+			failed := 0
+			for _, h := range hs {
+				if !g.All && g.SessionDir == "" && h.Cwd != sc.Cwd {
+					continue
+				}
+				path, ok := have[h.ID]
+				if !ok {
+					if path, err = pgstore.PullPath(root, h); err != nil {
+						ios.Warnf("pull %s: %s", h.ID, oneLine(err.Error()))
+						failed++
+						continue
+					}
+				}
+				r, err := db.Pull(h.ID, path)
+				if err != nil {
+					ios.Warnf("pull %s: %s", h.ID, oneLine(err.Error()))
+					failed++
+					continue
+				}
+				res = append(res, r)
+			}
+			return report(ios, g, "pulled", res, failed)
+		},
+	}
+	addAllFlag(push, g)
+	addAllFlag(pull, g)
+	cmd.AddCommand(push, pull)
+	return cmd
+}
+
+// report prints what a sync did, and fails when a session could not be copied.
+func report(ios *IO, g *Global, verb string, res []pgstore.SyncResult, failed int) error {
+	if g.JSON {
+		if res == nil {
+			res = []pgstore.SyncResult{}
+		}
+		if err := ios.JSON(res); err != nil {
+			return err
+		}
+	} else {
+		copied := 0
+		for _, r := range res {
+			if r.Added == 0 && !r.Created {
+				continue
+			}
+			copied++
+			what := "entries added"
+			if r.Created {
+				what = "entries, new"
+			}
+			ios.Printf("%s %s: %d %s (%s)\n", verb, r.ID, r.Added, what, r.Path)
+		}
+		ios.Printf("%s %d of %d sessions; the others were up to date\n", verb, copied, len(res))
+	}
+	if failed > 0 {
+		return fmt.Errorf("%d sessions could not be copied (see above)", failed)
+	}
+	return nil
+}

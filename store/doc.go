@@ -1,0 +1,8 @@
+// Package store is what arbor needs from a place that keeps sessions: create
+// and open them for writing (one writer per session, appends made durable
+// under a policy), read them without a lock, resolve what a user typed, list
+// and search them, and close. Files (the default) keeps them as JSONL files
+// through session/jsonl and catalog; pgstore keeps them in PostgreSQL. Both
+// return the same records (catalog.Info, catalog.Hit) and the same
+// session.Log, so every command works on either.
+package store
