@@ -55,7 +55,36 @@ type Message struct {
 	// the error results that close unanswered tool calls.
 	Synthetic bool
 	cut       bool
-	orig      session.MessageData // the message as logged, decoded (zero for synthetic ones)
+	orig      facts // what Measure reads of the message as logged (zero for synthetic ones)
+}
+
+// facts is what the planner and Measure read of a decoded message besides its
+// texts, so a context of a million messages is not held decoded: a text is
+// decoded again only to render an outline or summary of it.
+type facts struct {
+	role       string
+	toolCallID string
+	stopReason string
+	usage      *session.Usage
+	hasText    bool        // Content.Text("") != ""
+	calls      []toolBlock // the toolCall blocks, in order
+}
+
+// toolBlock is one toolCall block of an assistant message.
+type toolBlock struct {
+	id, name  string
+	arguments jsontext.Value
+}
+
+// factsOf reads the facts of a decoded message.
+func factsOf(d session.MessageData) facts {
+	f := facts{role: d.Role, toolCallID: d.ToolCallID, stopReason: d.StopReason, usage: d.Usage, hasText: d.Content.Text("") != ""}
+	for _, b := range d.Content.Blocks {
+		if b.Type == "toolCall" {
+			f.calls = append(f.calls, toolBlock{b.ID, b.Name, b.Arguments})
+		}
+	}
+	return f
 }
 
 // Result is a built context and what was done to make it.
@@ -160,7 +189,7 @@ func build(ctx session.Context, o Options, early bool) (*Result, error) {
 type item struct {
 	msg     session.ContextMessage
 	orig    session.ContextMessage // as in the log: what outlines are made from
-	data    session.MessageData    // orig decoded
+	data    facts                  // of orig, when decoded
 	decoded bool
 	level   session.Level // as stamped by the cursor, then as the planner leaves it
 	stamped session.Level
@@ -227,15 +256,16 @@ func (p *planner) load(msgs []session.ContextMessage) {
 	for _, it := range items {
 		if it != nil {
 			p.items = append(p.items, it)
-			if it.decoded && it.data.Role == session.RoleAssistant {
-				p.calls.add(it.data)
+			if it.decoded && it.data.role == session.RoleAssistant {
+				p.calls.addBlocks(it.data.calls)
 			}
 		}
 	}
 	// Entries the cursor stamped are rendered once every call is known.
 	for _, it := range p.items {
 		if it.decoded && (it.level == session.Outlined || it.level == session.Summarized) {
-			it.msg = render(it.orig, it.data, nil, it.level, it.text, p.calls)
+			d, _ := data(it.orig.Raw)
+			it.msg = render(it.orig, d, nil, it.level, it.text, p.calls)
 			it.tokens = p.est.Message(it.msg)
 		}
 		it.initial = it.tokens
@@ -254,9 +284,10 @@ func (p *planner) item(i int, m session.ContextMessage) *item {
 		return nil
 	}
 	it := &item{msg: m, orig: m, level: lv, stamped: lv, text: text, pos: i}
-	it.data, it.decoded = data(m.Raw)
-	if it.decoded {
-		it.tokens = p.est.data(it.data, m.Raw)
+	d, ok := data(m.Raw)
+	if it.decoded = ok; ok {
+		it.data = factsOf(d)
+		it.tokens = p.est.data(d, m.Raw)
 	} else {
 		it.tokens = p.est.Message(m)
 	}
@@ -280,26 +311,25 @@ func (p *planner) pair() {
 	for _, it := range p.items {
 		switch it.msg.Role {
 		case session.RoleToolResult:
-			d := it.data
-			if head[d.ToolCallID] {
-				open = slices.DeleteFunc(open, func(id string) bool { return id == d.ToolCallID })
-				delete(head, d.ToolCallID)
+			id := it.data.toolCallID
+			if head[id] {
+				open = slices.DeleteFunc(open, func(o string) bool { return o == id })
+				delete(head, id)
 				out = append(out, it)
 				continue
 			}
 			closeOpen()
-			p.orphan(it, d)
+			p.orphan(it)
 			out = append(out, it)
 			continue
 		case session.RoleAssistant:
 			closeOpen()
-			d := it.data
 			head = map[string]bool{}
 			ts = timestampOf(it.orig.Raw)
-			for _, b := range d.Content.Blocks {
-				if b.Type == "toolCall" && b.ID != "" && !head[b.ID] {
-					head[b.ID] = true
-					open = append(open, b.ID)
+			for _, b := range it.data.calls {
+				if b.id != "" && !head[b.id] {
+					head[b.id] = true
+					open = append(open, b.id)
 				}
 			}
 		default:
@@ -327,13 +357,15 @@ func (p *planner) closing(id string, ts jsontext.Value) *item {
 
 // orphan turns a tool result whose call is not right before it into user text,
 // which every provider accepts.
-func (p *planner) orphan(it *item, d session.MessageData) {
+func (p *planner) orphan(it *item) {
+	d, _ := data(it.orig.Raw)
 	text := fmt.Sprintf("[Result of a %s tool call that is not in this context]\n%s", cmp.Or(d.ToolName, "tool"), d.Content.Text("\n"))
 	it.msg = session.ContextMessage{Role: session.RoleUser, Entry: it.msg.Entry, Raw: object([]member{
 		{"role", marshal(session.RoleUser)}, {"content", textContent(text)}, {"timestamp", timestampOf(it.msg.Raw)},
 	})}
 	it.orig = it.msg
-	it.data, it.decoded = data(it.msg.Raw)
+	d, ok := data(it.msg.Raw)
+	it.data, it.decoded = factsOf(d), ok
 	it.tokens = p.est.Message(it.msg)
 	it.initial = it.tokens
 	it.byLevel = nil
@@ -406,7 +438,8 @@ func (p *planner) at(it *item, lv session.Level) rendered {
 		if it.members == nil {
 			it.members, _ = members(it.orig.Raw)
 		}
-		m = render(it.orig, it.data, it.members, lv, "", p.calls)
+		d, _ := data(it.orig.Raw)
+		m = render(it.orig, d, it.members, lv, "", p.calls)
 	}
 	r := rendered{m, p.est.Message(m)}
 	it.byLevel[lv] = r
@@ -675,6 +708,13 @@ func (p *planner) budgetError() error {
 }
 
 func (p *planner) emit(res *Result) {
+	n := 1 // the note
+	for _, it := range p.items {
+		if !it.omitted {
+			n++
+		}
+	}
+	res.Messages = make([]Message, 0, n)
 	for i, it := range p.items {
 		if i == p.note {
 			r := p.noteMsg
@@ -684,6 +724,7 @@ func (p *planner) emit(res *Result) {
 		if it.keep {
 			res.Protected += it.tokens
 		}
+		p.items[i] = nil // the planner's copy can go while the rest is emitted
 		if it.omitted {
 			continue
 		}

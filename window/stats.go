@@ -111,8 +111,8 @@ func Measure(l *session.Log, c *session.Cursor, o StatsOptions) Stats {
 	// branches' assistant messages are read again.
 	decoded := map[*session.Entry]*session.Usage{}
 	for _, m := range res.Messages {
-		if m.Entry != nil && m.Role == session.RoleAssistant && !m.Synthetic && m.orig.Role != "" {
-			decoded[m.Entry] = m.orig.Usage
+		if m.Entry != nil && m.Role == session.RoleAssistant && !m.Synthetic && m.orig.role != "" {
+			decoded[m.Entry] = m.orig.usage
 		}
 	}
 	for _, e := range l.Entries() {
@@ -302,24 +302,22 @@ func (o StatsOptions) classify(res *Result, calls Calls) []Phase {
 		out[i] = Unclassified
 		d := m.orig
 		if m.Synthetic {
-			d, _ = data(m.Raw)
+			dd, _ := data(m.Raw)
+			d = factsOf(dd)
 		}
 		switch m.Role {
 		case session.RoleAssistant:
 			first := Phase("")
-			for _, b := range d.Content.Blocks {
-				if b.Type != "toolCall" {
-					continue
-				}
-				c := calls[b.ID]
+			for _, b := range d.calls {
+				c := calls[b.id]
 				if c.name == "" {
-					c.name = b.Name
+					c.name = b.name
 				}
 				ph := o.Classifier.Tool(c.name, str(c.args, "command", "cmd"), edited)
 				if ph == Execution {
 					edited = true
 				}
-				byCall[b.ID] = ph
+				byCall[b.id] = ph
 				if first == "" {
 					first = ph
 				}
@@ -327,11 +325,11 @@ func (o StatsOptions) classify(res *Result, calls Calls) []Phase {
 			switch {
 			case first != "":
 				out[i] = first
-			case d.StopReason != "error" && d.StopReason != "aborted" && d.Content.Text("") != "":
+			case d.stopReason != "error" && d.stopReason != "aborted" && d.hasText:
 				out[i] = Conclusion
 			}
 		case session.RoleToolResult:
-			if ph, ok := byCall[d.ToolCallID]; ok {
+			if ph, ok := byCall[d.toolCallID]; ok {
 				out[i] = ph
 			}
 		}

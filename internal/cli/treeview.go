@@ -57,7 +57,7 @@ type treeView struct {
 	names    map[string]string              // cursor id → name
 	home     string                         // shown as ~ in paths
 	rows     []viewRow                      // the visible entries, in display order
-	topKids  int                            // rows at the top level
+	topKids  int32                          // rows at the top level
 	shown    int
 	total    int
 	leafMark *session.TreeNode // the visible entry that stands for the leaf
@@ -72,9 +72,9 @@ type toolCall struct {
 // viewRow is one visible entry.
 type viewRow struct {
 	n      *session.TreeNode
-	parent int  // row this one hangs from: its nearest visible ancestor that is not a marker; -1 at the top
-	kids   int  // rows hanging from this one
-	desc   line // what the entry says (a tool result's is made when drawn, once every call is known)
+	parent int32 // row this one hangs from: its nearest visible ancestor that is not a marker; -1 at the top
+	kids   int32 // rows hanging from this one
+	desc   line  // what the entry says (a tool result's is made when drawn, once every call is known)
 	result *resultView
 }
 
@@ -101,6 +101,7 @@ func newTreeView(roots []*session.TreeNode, l *session.Log, leaf *session.Entry,
 		names:  map[string]string{},
 	}
 	v.home, _ = os.UserHomeDir()
+	v.rows = make([]viewRow, 0, l.Len()) // at most one row an entry: one allocation rather than doublings
 	if leaf != nil {
 		for _, e := range l.Branch(leaf.ID) {
 			v.onPath[e] = true
@@ -116,11 +117,11 @@ func newTreeView(roots []*session.TreeNode, l *session.Log, leaf *session.Entry,
 	}
 	type item struct {
 		n   *session.TreeNode
-		anc int // row of the nearest visible non-marker ancestor; -1 at the top
-		vis int // row of the nearest visible ancestor, markers included
+		anc int32 // row of the nearest visible non-marker ancestor; -1 at the top
+		vis int32 // row of the nearest visible ancestor, markers included
 	}
 	var stack []item
-	push := func(ns []*session.TreeNode, anc, vis int) {
+	push := func(ns []*session.TreeNode, anc, vis int32) {
 		// Active branch first, then the others in timestamp order; pushed in
 		// reverse so they pop in display order.
 		if len(ns) == 1 {
@@ -168,9 +169,9 @@ func newTreeView(roots []*session.TreeNode, l *session.Log, leaf *session.Entry,
 			}
 			v.rows = append(v.rows, r)
 			if !e.IsMarker() {
-				anc = len(v.rows) - 1
+				anc = int32(len(v.rows) - 1)
 			}
-			vis = len(v.rows) - 1
+			vis = int32(len(v.rows) - 1)
 		}
 		// A hidden leaf is shown on the nearest entry above it that is shown.
 		if vis >= 0 {
@@ -221,6 +222,10 @@ func messageData(e *session.Entry) (session.MessageData, bool) {
 type msgView struct {
 	msgHead
 	content session.Content // decoded for every role but toolResult
+	// A large user message's text is read only as far as it is shown
+	// (lazyUser): then text and image are set and content is not decoded.
+	text  prefixFunc
+	image func() bool
 }
 
 // msgHead is a message's fields but its content.
@@ -238,6 +243,9 @@ type msgHead struct {
 func (v *treeView) message(e *session.Entry) (*msgView, bool) {
 	if e.Type != session.TypeMessage {
 		return nil, false
+	}
+	if m, ok := lazyUser(e); ok {
+		return m, true
 	}
 	if e.Role() == session.RoleToolResult {
 		// The content is skipped, not copied.
@@ -452,11 +460,11 @@ func (v *treeView) each(draw func(line)) {
 	topSeen := 0
 	for i := range v.rows {
 		r := &v.rows[i]
-		kids, nth, cont := v.topKids, topSeen, ""
+		kids, nth, cont := v.topKids, int32(topSeen), ""
 		if r.parent < 0 {
 			topSeen++
 		} else {
-			kids, nth, cont = v.rows[r.parent].kids, int(seen[r.parent]), conts[r.parent]
+			kids, nth, cont = v.rows[r.parent].kids, seen[r.parent], conts[r.parent]
 			seen[r.parent]++
 		}
 		self := cont
@@ -624,6 +632,14 @@ func (v *treeView) describeMessage(ln *line, d *msgView) {
 	switch d.Role {
 	case session.RoleUser:
 		ln.add(accent, "user: ")
+		if d.text != nil {
+			t := v.flatText(d.text)
+			if t == "" && d.image() {
+				t = "[image]"
+			}
+			ln.add(plain, t)
+			break
+		}
 		ln.add(plain, v.contentText(d.content))
 	case session.RoleAssistant:
 		ln.add(success, "assistant: ")
@@ -749,9 +765,12 @@ func (v *treeView) flatText(text prefixFunc) string {
 	for n := 4 * (v.width + 3); ; n *= 2 {
 		s, whole := text(n)
 		f := flat(s)
-		// A printed character is never narrower than the character itself.
-		if whole || textWidth(f) >= v.width+3 {
+		if whole {
 			return f
+		}
+		// A printed character is never narrower than the character itself.
+		if textWidth(f) >= v.width+3 {
+			return strings.Clone(f) // not a window on the whole text, which can then go
 		}
 	}
 }

@@ -28,7 +28,7 @@ var words = strings.Fields("the scanner drops last line when file has no trailin
 // with thinking and two tool calls, the two tool results, an assistant turn
 // with a tool call, its result, an assistant reply with text, and a short user
 // follow-up. textBytes is the length of most texts (prompts, thinking, tool
-// output); 24 gives about 170 bytes an entry on average.
+// output); 24 gives about 390 bytes an entry on average.
 func Chain(w io.Writer, entries, textBytes int) error {
 	bw := bufio.NewWriterSize(w, 1<<20)
 	g := gen{w: bw, textBytes: textBytes, rnd: 0x9e3779b97f4a7c15}
@@ -58,17 +58,17 @@ func Plain(w io.Writer, entries int) error {
 	return bw.Flush()
 }
 
-// BigMessage writes a short session whose fourth entry is a tool result of
+// BigMessage writes a short session whose fourth entry is a user message of
 // size bytes of text (lines of about 80 characters, an escaped newline between
-// them), the shape of a huge command output or file read.
+// them): a pasted log, shown by every view that shows a message's text.
 func BigMessage(w io.Writer, size int) error {
 	bw := bufio.NewWriterSize(w, 1<<20)
 	g := gen{w: bw, textBytes: 24, rnd: 0x9e3779b97f4a7c15}
 	bw.WriteString(header)
-	g.user("Read the generated file and tell me what is in it.")
-	g.assistant(`[{"type":"toolCall","id":"call_big","name":"read","arguments":{"path":"gen/big.txt"}}]`, "toolUse")
+	g.user("I will paste the build log next.")
+	g.assistant(`[{"type":"text","text":"Go ahead."}]`, "stop")
 	g.begin()
-	bw.WriteString(`{"role":"toolResult","toolCallId":"call_big","toolName":"read","content":[{"type":"text","text":"`)
+	bw.WriteString(`{"role":"user","content":[{"type":"text","text":"`)
 	for written, col := 0, 0; written < size; {
 		wd := words[g.rand(len(words))]
 		bw.WriteString(wd)
@@ -84,9 +84,9 @@ func BigMessage(w io.Writer, size int) error {
 			col++
 		}
 	}
-	bw.WriteString(`"}],"isError":false,"timestamp":`)
+	bw.WriteString(`"}],"timestamp":`)
 	g.end()
-	g.assistant(`[{"type":"text","text":"It is a long list of words."}]`, "stop")
+	g.assistant(`[{"type":"text","text":"The log is a long list of words."}]`, "stop")
 	return bw.Flush()
 }
 
