@@ -55,7 +55,7 @@ type Message struct {
 	// the error results that close unanswered tool calls.
 	Synthetic bool
 	cut       bool
-	orig      facts // what Measure reads of the message as logged (zero for synthetic ones)
+	orig      *facts // what Measure reads of the message as logged (nil for synthetic ones)
 }
 
 // facts is what the planner and Measure read of a decoded message besides its
@@ -76,15 +76,44 @@ type toolBlock struct {
 	arguments jsontext.Value
 }
 
-// factsOf reads the facts of a decoded message.
-func factsOf(d session.MessageData) facts {
-	f := facts{role: d.Role, toolCallID: d.ToolCallID, stopReason: d.StopReason, usage: d.Usage, hasText: d.Content.Text("") != ""}
+// noFacts are the facts of a message that could not be decoded.
+var noFacts facts
+
+// factsOf reads the facts of a decoded message. Most messages have no more
+// facts than their role and whether they have text: those share one value.
+func factsOf(d session.MessageData) *facts {
+	f := facts{role: intern(d.Role), toolCallID: d.ToolCallID, stopReason: intern(d.StopReason), usage: d.Usage, hasText: d.Content.Text("") != ""}
 	for _, b := range d.Content.Blocks {
 		if b.Type == "toolCall" {
 			f.calls = append(f.calls, toolBlock{b.ID, b.Name, b.Arguments})
 		}
 	}
-	return f
+	if f.toolCallID == "" && f.stopReason == "" && f.usage == nil && f.calls == nil {
+		for i := range plainFacts {
+			if p := &plainFacts[i]; p.role == f.role && p.hasText == f.hasText {
+				return p
+			}
+		}
+	}
+	return &f
+}
+
+// plainFacts are the facts of messages that have only a role and text or none.
+var plainFacts = []facts{
+	{role: session.RoleUser, hasText: true}, {role: session.RoleUser},
+	{role: session.RoleAssistant, hasText: true}, {role: session.RoleAssistant},
+	{role: session.RoleToolResult, hasText: true}, {role: session.RoleToolResult},
+}
+
+// intern returns the usual roles and stop reasons as constants, so facts do not
+// keep a copy of each.
+func intern(s string) string {
+	for _, c := range [...]string{session.RoleUser, session.RoleAssistant, session.RoleToolResult, "stop", "toolUse", "error", "aborted", "length"} {
+		if c == s {
+			return c
+		}
+	}
+	return s
 }
 
 // Result is a built context and what was done to make it.
@@ -189,7 +218,7 @@ func build(ctx session.Context, o Options, early bool) (*Result, error) {
 type item struct {
 	msg     session.ContextMessage
 	orig    session.ContextMessage // as in the log: what outlines are made from
-	data    facts                  // of orig, when decoded
+	data    *facts                 // of orig, when decoded
 	decoded bool
 	level   session.Level // as stamped by the cursor, then as the planner leaves it
 	stamped session.Level
@@ -201,10 +230,37 @@ type item struct {
 	keep    bool // never downgraded: pinned, first or last request, last turn
 	omitted bool
 	synth   bool
-	cut     *Cut // set when bound cut its output
-	full    string
+	cut     *cutOutput // set when bound cut its output
+	renders *renders   // set once it is rendered at a lower level
+}
+
+// cutOutput is a tool output bound cut, with the whole of it.
+type cutOutput struct {
+	*Cut
+	full string
+}
+
+// renders are an item's renderings at lower levels.
+type renders struct {
 	byLevel map[session.Level]rendered
-	members []member // orig split, once it is rendered
+	members []member // orig split
+}
+
+// rendered returns the item's rendering at lv, if it was made.
+func (it *item) rendered(lv session.Level) (rendered, bool) {
+	if it.renders == nil {
+		return rendered{}, false
+	}
+	r, ok := it.renders.byLevel[lv]
+	return r, ok
+}
+
+// facts returns the item's facts, empty when it could not be decoded.
+func (it *item) facts() *facts {
+	if it.data == nil {
+		return &noFacts
+	}
+	return it.data
 }
 
 type rendered struct {
@@ -311,7 +367,7 @@ func (p *planner) pair() {
 	for _, it := range p.items {
 		switch it.msg.Role {
 		case session.RoleToolResult:
-			id := it.data.toolCallID
+			id := it.facts().toolCallID
 			if head[id] {
 				open = slices.DeleteFunc(open, func(o string) bool { return o == id })
 				delete(head, id)
@@ -326,7 +382,7 @@ func (p *planner) pair() {
 			closeOpen()
 			head = map[string]bool{}
 			ts = timestampOf(it.orig.Raw)
-			for _, b := range it.data.calls {
+			for _, b := range it.facts().calls {
 				if b.id != "" && !head[b.id] {
 					head[b.id] = true
 					open = append(open, b.id)
@@ -365,10 +421,13 @@ func (p *planner) orphan(it *item) {
 	})}
 	it.orig = it.msg
 	d, ok := data(it.msg.Raw)
-	it.data, it.decoded = factsOf(d), ok
+	it.data, it.decoded = nil, ok
+	if ok {
+		it.data = factsOf(d)
+	}
 	it.tokens = p.est.Message(it.msg)
 	it.initial = it.tokens
-	it.byLevel = nil
+	it.renders = nil
 }
 
 func timestampOf(raw []byte) jsontext.Value {
@@ -427,22 +486,23 @@ func (p *planner) total() int {
 
 // at renders an item at a lower level, once.
 func (p *planner) at(it *item, lv session.Level) rendered {
-	if r, ok := it.byLevel[lv]; ok {
-		return r
-	}
-	if it.byLevel == nil {
-		it.byLevel = map[session.Level]rendered{}
+	if it.renders != nil {
+		if r, ok := it.renders.byLevel[lv]; ok {
+			return r
+		}
+	} else {
+		it.renders = &renders{byLevel: map[session.Level]rendered{}}
 	}
 	m := it.orig
 	if it.decoded {
-		if it.members == nil {
-			it.members, _ = members(it.orig.Raw)
+		if it.renders.members == nil {
+			it.renders.members, _ = members(it.orig.Raw)
 		}
 		d, _ := data(it.orig.Raw)
-		m = render(it.orig, d, it.members, lv, "", p.calls)
+		m = render(it.orig, d, it.renders.members, lv, "", p.calls)
 	}
 	r := rendered{m, p.est.Message(m)}
-	it.byLevel[lv] = r
+	it.renders.byLevel[lv] = r
 	return r
 }
 
@@ -482,7 +542,7 @@ func (p *planner) downgrade(order []*item, total int) int {
 			if it.level != step.from {
 				continue
 			}
-			if _, ok := it.byLevel[step.to]; !ok {
+			if _, ok := it.rendered(step.to); !ok {
 				p.prefetch(order[j:min(len(order), j+prefetchBatch)], step.from, step.to)
 			}
 			if r := p.at(it, step.to); r.tokens < it.tokens {

@@ -111,7 +111,7 @@ func Measure(l *session.Log, c *session.Cursor, o StatsOptions) Stats {
 	// branches' assistant messages are read again.
 	decoded := map[*session.Entry]*session.Usage{}
 	for _, m := range res.Messages {
-		if m.Entry != nil && m.Role == session.RoleAssistant && !m.Synthetic && m.orig.role != "" {
+		if m.Entry != nil && m.Role == session.RoleAssistant && !m.Synthetic && m.orig != nil && m.orig.role != "" {
 			decoded[m.Entry] = m.orig.usage
 		}
 	}
@@ -132,12 +132,6 @@ func Measure(l *session.Log, c *session.Cursor, o StatsOptions) Stats {
 	if leaf := c.Leaf(); leaf != nil {
 		path = l.Branch(leaf.ID)
 	}
-	inContext := map[string]bool{}
-	for _, m := range ctx.Messages {
-		if m.Entry != nil {
-			inContext[m.Entry.ID] = true
-		}
-	}
 	lastCompaction := -1
 	for i, e := range path {
 		if !e.IsMarker() {
@@ -145,6 +139,16 @@ func Measure(l *session.Log, c *session.Cursor, o StatsOptions) Stats {
 		}
 		if e.Type == session.TypeCompaction {
 			lastCompaction = i
+		}
+	}
+	// Which entries reach the context matters only before a compaction and
+	// for entries a cursor compacted.
+	inContext := map[string]bool{}
+	if lastCompaction > 0 || len(resolutions) > 0 {
+		for _, m := range ctx.Messages {
+			if m.Entry != nil {
+				inContext[m.Entry.ID] = true
+			}
 		}
 	}
 	for i, e := range path {
@@ -304,6 +308,9 @@ func (o StatsOptions) classify(res *Result, calls Calls) []Phase {
 		if m.Synthetic {
 			dd, _ := data(m.Raw)
 			d = factsOf(dd)
+		}
+		if d == nil {
+			d = &noFacts
 		}
 		switch m.Role {
 		case session.RoleAssistant:
