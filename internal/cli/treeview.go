@@ -270,7 +270,7 @@ func (v *treeView) message(e *session.Entry) (*msgView, bool) {
 	}
 	m := &msgView{msgHead: w.Message.msgHead}
 	if m.Role != session.RoleToolResult && len(w.Message.Content) > 0 {
-		_ = json.Unmarshal(w.Message.Content, &m.content)
+		_ = m.content.UnmarshalJSON(w.Message.Content) // a valid value: what encoding/json would hand it
 	}
 	return m, true
 }
