@@ -21,21 +21,23 @@ func lazyUser(e *session.Entry) (*msgView, bool) {
 	if e.Role() != session.RoleUser || len(e.Raw()) < lazyTextSize {
 		return nil, false
 	}
-	msg, err := e.Message()
-	if err != nil {
+	// The message as the loader found it, walked once: the line was checked
+	// when the file was loaded, so values are skipped, not checked again.
+	raw := e.MessageRaw()
+	if len(raw) == 0 || raw[0] != '{' {
 		return nil, false
 	}
-	raw := msg.Raw()
-	ms, ok := objectMembers(raw)
+	ms, _, ok := objectMembersAt(raw, 0)
 	if !ok {
 		return nil, false
 	}
 	// The fields but the content, decoded together as message decodes them.
 	head := []byte{'{'}
 	var content []byte
+	var blocks [][]rawMember
 	for _, m := range ms {
 		if m.name == "content" {
-			content = m.value // the last one wins, as in JSON.parse
+			content, blocks = m.value, m.objects // the last one wins, as in JSON.parse
 			continue
 		}
 		if len(head) > 1 {
@@ -50,53 +52,31 @@ func lazyUser(e *session.Entry) (*msgView, bool) {
 	if json.Unmarshal(head, &v.msgHead, jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)) != nil || v.Role != session.RoleUser {
 		return nil, false
 	}
-	v.text = contentTextPrefix(content)
-	v.image = func() bool { return contentHasImage(content) }
+	v.text = contentTextPrefix(content, blocks)
+	v.image = func() bool { return contentHasImage(blocks) }
 	return &v, true
 }
 
-// contentHasImage reports whether a content value as written is an array
-// with a block of type image.
-func contentHasImage(content []byte) bool {
-	if len(content) == 0 || content[0] != '[' {
-		return false
-	}
-	for i := 1; ; {
-		i = jsonscan.SkipSpace(content, i)
-		if i >= len(content) || content[i] == ']' {
-			return false
-		}
-		if content[i] == ',' {
-			i = jsonscan.SkipSpace(content, i+1)
-		}
-		end, ok := skipValue(content, i)
-		if !ok {
-			return false
-		}
-		if content[i] == '{' && blockType(content[i:end]) == "image" {
+// contentHasImage reports whether a content array, split into its blocks,
+// has a block of type image.
+func contentHasImage(blocks [][]rawMember) bool {
+	for _, b := range blocks {
+		if blockType(b) == "image" {
 			return true
 		}
-		i = end
 	}
+	return false
 }
 
 // blockType is the type of a content block as written, "" when it is not a string.
-func blockType(b []byte) string {
-	ms, ok := objectMembers(b)
-	if !ok {
-		return ""
-	}
+func blockType(ms []rawMember) string {
 	var typ []byte
 	for _, m := range ms {
 		if m.name == "type" {
 			typ = m.value
 		}
 	}
-	if len(typ) == 0 || typ[0] != '"' {
-		return ""
-	}
-	t, _ := jsontext.AppendUnquote(nil, typ)
-	return string(t)
+	return stringValue(typ)
 }
 
 // rawMember is one member of a JSON object, as it lies in the text.
@@ -104,14 +84,16 @@ type rawMember struct {
 	name    string // unquoted
 	rawName []byte // as written, quotes included
 	value   []byte
+	objects [][]rawMember // for an array value: the members of each object in it
 }
 
-// objectMembers splits a JSON object known to be valid into its members
-// without decoding their values.
-func objectMembers(b []byte) ([]rawMember, bool) {
-	i := jsonscan.SkipSpace(b, 0)
+// objectMembersAt splits the JSON object at i of b, known to be valid, into
+// its members without decoding their values, and returns the offset after it.
+// The objects in an array value are split too, in the same pass.
+func objectMembersAt(b []byte, i int) ([]rawMember, int, bool) {
+	i = jsonscan.SkipSpace(b, i)
 	if i >= len(b) || b[i] != '{' {
-		return nil, false
+		return nil, i, false
 	}
 	i = jsonscan.SkipSpace(b, i+1)
 	var out []rawMember
@@ -120,30 +102,66 @@ func objectMembers(b []byte) ([]rawMember, bool) {
 			i = jsonscan.SkipSpace(b, i+1)
 		}
 		if i >= len(b) || b[i] != '"' {
-			return nil, false
+			return nil, i, false
 		}
 		end, ok := jsonscan.String(b, i)
 		if !ok {
-			return nil, false
+			return nil, i, false
 		}
 		rawName := b[i:end]
-		name, err := jsontext.AppendUnquote(nil, rawName)
-		if err != nil {
-			return nil, false
-		}
+		name, _ := jsontext.AppendUnquote(nil, rawName) // invalid UTF-8 becomes U+FFFD, as the decoder reads it
 		i = jsonscan.SkipSpace(b, end)
 		if i >= len(b) || b[i] != ':' {
-			return nil, false
+			return nil, i, false
 		}
 		i = jsonscan.SkipSpace(b, i+1)
-		vend, ok := skipValue(b, i)
-		if !ok {
-			return nil, false
+		m := rawMember{name: string(name), rawName: rawName}
+		var vend int
+		if i < len(b) && b[i] == '[' {
+			m.objects, vend, ok = arrayObjects(b, i)
+		} else {
+			vend, ok = skipValue(b, i)
 		}
-		out = append(out, rawMember{string(name), rawName, b[i:vend]})
+		if !ok {
+			return nil, i, false
+		}
+		m.value = b[i:vend]
+		out = append(out, m)
 		i = jsonscan.SkipSpace(b, vend)
 	}
-	return out, i < len(b)
+	if i >= len(b) {
+		return nil, i, false
+	}
+	return out, i + 1, true
+}
+
+// arrayObjects walks the array at i of b: the members of each object in it,
+// in order, and the offset after it.
+func arrayObjects(b []byte, i int) ([][]rawMember, int, bool) {
+	var out [][]rawMember
+	i = jsonscan.SkipSpace(b, i+1)
+	for i < len(b) && b[i] != ']' {
+		if b[i] == ',' {
+			i = jsonscan.SkipSpace(b, i+1)
+		}
+		var end int
+		var ok bool
+		if i < len(b) && b[i] == '{' {
+			var ms []rawMember
+			ms, end, ok = objectMembersAt(b, i)
+			out = append(out, ms)
+		} else {
+			end, ok = skipValue(b, i)
+		}
+		if !ok {
+			return nil, i, false
+		}
+		i = jsonscan.SkipSpace(b, end)
+	}
+	if i >= len(b) {
+		return nil, i, false
+	}
+	return out, i + 1, true
 }
 
 // skipValue returns the offset after the JSON value at i of b, known to be valid.
@@ -188,68 +206,64 @@ func skipValue(b []byte, i int) (int, bool) {
 }
 
 // contentTextPrefix is the prefixFunc of Content.Text("") of a content value
-// as written: a string, or an array whose objects of type text carry text.
-// n counts bytes as written, so it gives at least n/6 bytes of text.
-func contentTextPrefix(content []byte) prefixFunc {
+// as written: a string, or an array whose objects (blocks, split by
+// arrayObjects) of type text carry text. n counts bytes as written, so it
+// gives at least n/6 bytes of text.
+func contentTextPrefix(content []byte, blocks [][]rawMember) prefixFunc {
 	return func(n int) (string, bool) {
-		if len(content) == 0 {
+		if len(content) == 0 || content[0] != '"' && content[0] != '[' {
 			return "", true
 		}
-		switch content[0] {
-		case '"':
+		if content[0] == '"' {
 			s, whole := unquotePrefix(content, n)
 			return string(s), whole
-		case '[':
-		default:
-			return "", true
 		}
 		var out []byte
-		i := 1
-		for {
-			i = jsonscan.SkipSpace(content, i)
-			if i >= len(content) || content[i] == ']' {
-				return string(out), true
-			}
-			if content[i] == ',' {
-				i = jsonscan.SkipSpace(content, i+1)
-			}
-			end, ok := skipValue(content, i)
+		for _, b := range blocks {
+			text, ok := blockText(b)
 			if !ok {
-				return string(out), true
+				continue
 			}
-			if content[i] == '{' {
-				if text, ok := blockText(content[i:end]); ok {
-					if n >= 0 && len(out)+len(text) > n+2 {
-						s, _ := unquotePrefix(text, n-len(out))
-						return string(append(out, s...)), false
-					}
-					s, _ := unquotePrefix(text, -1)
-					out = append(out, s...)
-				}
+			if n >= 0 && len(out)+len(text) > n+2 {
+				s, _ := unquotePrefix(text, n-len(out))
+				return string(append(out, s...)), false
 			}
-			i = end
+			s, _ := unquotePrefix(text, -1)
+			out = append(out, s...)
 		}
+		return string(out), true
 	}
 }
 
 // blockText is the text of a content block of type text, as written (a JSON
 // string); ok is false for other blocks. Like parseBlock, the last type and
 // text win and a field that is not a string counts as empty.
-func blockText(b []byte) ([]byte, bool) {
-	if blockType(b) != "text" {
-		return nil, false
-	}
-	ms, _ := objectMembers(b)
-	var text []byte
+func blockText(ms []rawMember) ([]byte, bool) {
+	var typ, text []byte
 	for _, m := range ms {
-		if m.name == "text" {
+		switch m.name {
+		case "type":
+			typ = m.value
+		case "text":
 			text = m.value
 		}
+	}
+	if stringValue(typ) != "text" {
+		return nil, false
 	}
 	if len(text) == 0 || text[0] != '"' {
 		return []byte(`""`), true
 	}
 	return text, true
+}
+
+// stringValue is the string a JSON value as written holds, "" when it is not a string.
+func stringValue(v []byte) string {
+	if len(v) == 0 || v[0] != '"' {
+		return ""
+	}
+	s, _ := jsontext.AppendUnquote(nil, v)
+	return string(s)
 }
 
 // unquotePrefix unquotes the JSON string q (quotes included) as far as its

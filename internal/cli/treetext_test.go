@@ -33,7 +33,14 @@ func checkLazyContent(t *testing.T, raw string) {
 		return // not valid JSON: session files never hold such a value
 	}
 	want := c.Text("")
-	text := contentTextPrefix([]byte(raw))
+	var blocks [][]rawMember
+	if strings.HasPrefix(raw, "[") {
+		var ok bool
+		if blocks, _, ok = arrayObjects([]byte(raw), 0); !ok {
+			t.Fatalf("arrayObjects cannot walk %q", raw)
+		}
+	}
+	text := contentTextPrefix([]byte(raw), blocks)
 	if got, whole := text(-1); got != want || !whole {
 		t.Fatalf("whole text of %q = %q (whole %v), want %q", raw, got, whole, want)
 	}
@@ -63,7 +70,7 @@ func checkLazyContent(t *testing.T, raw string) {
 	for _, b := range c.Blocks {
 		image = image || b.Type == "image"
 	}
-	if got := contentHasImage([]byte(raw)); got != image {
+	if got := contentHasImage(blocks); got != image {
 		t.Fatalf("contentHasImage(%q) = %v, want %v", raw, got, image)
 	}
 }
