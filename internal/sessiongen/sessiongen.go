@@ -2,7 +2,8 @@
 // arbor's scale benchmarks: one chain of n entries shaped as a coding agent
 // writes them (user prompts; assistant turns with thinking, text and tool calls
 // and provider usage; tool results), and a session that carries one huge
-// message. The same arguments always give the same bytes.
+// message; and a chain of short messages without usage (Plain), the shape of
+// the issue that asked for these. The same arguments always give the same bytes.
 //
 // The command ./internal/sessiongen/gensession writes them to files; BENCHMARKS.md
 // gives the figures measured on its output.
@@ -34,7 +35,7 @@ func Chain(w io.Writer, entries, textBytes int) error {
 	g := gen{w: bw, textBytes: textBytes, rnd: 0x9e3779b97f4a7c15}
 	bw.WriteString(header)
 	for g.n < entries {
-		g.next(entries)
+		g.next()
 	}
 	return bw.Flush()
 }
@@ -207,8 +208,8 @@ func (g *gen) toolResult(cid, name string) {
 	g.end()
 }
 
-// next writes the next of the 8 shapes, stopping at entries.
-func (g *gen) next(entries int) {
+// next writes the next of the 8 shapes.
+func (g *gen) next() {
 	thinking := func() string {
 		var b strings.Builder
 		for b.Len() < g.textBytes {
