@@ -103,7 +103,9 @@ func newTreeView(roots []*session.TreeNode, l *session.Log, leaf *session.Entry,
 	v.home, _ = os.UserHomeDir()
 	v.rows = make([]viewRow, 0, l.Len()) // at most one row an entry: one allocation rather than doublings
 	if leaf != nil {
-		for _, e := range l.Branch(leaf.ID) {
+		path := l.Branch(leaf.ID)
+		v.onPath = make(map[*session.Entry]bool, len(path)) // sized once: a million-entry path grows no copies
+		for _, e := range path {
 			v.onPath[e] = true
 		}
 	}
