@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/arborlog/arbor/internal/sessiongen"
 )
 
 // benchSession generates a session of about size bytes shaped like a coding
@@ -154,4 +156,23 @@ func BenchmarkParseLine(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkWriteTreeJSON writes the tree of a 100,000-entry chain as 'arbor
+// tree --json' does: one pass, no recursion, nothing held but the output buffer.
+func BenchmarkWriteTreeJSON(b *testing.B) {
+	var buf bytes.Buffer
+	if err := sessiongen.Chain(&buf, 100000, 24); err != nil {
+		b.Fatal(err)
+	}
+	roots := Load(buf.Bytes()).Tree()
+	var out bytes.Buffer
+	b.ReportAllocs()
+	for b.Loop() {
+		out.Reset()
+		if err := WriteTreeJSON(&out, roots, true); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.SetBytes(int64(out.Len()))
 }

@@ -86,6 +86,11 @@ func (e *Entry) Message() (Message, error) {
 	return ParseMessage(raw)
 }
 
+// MessageRaw returns the message of a message entry as it lies in the line
+// (the member JSON.parse would keep), without checking it again; nil when the
+// entry has none. The caller must not modify it.
+func (e *Entry) MessageRaw() []byte { return e.messageRaw() }
+
 // Header is the first line of a session file (SPEC §2).
 type Header struct {
 	Version       int // 1 when the header has no version

@@ -262,24 +262,70 @@ func (p *dateParser) year() (int, bool) {
 }
 
 // WriteJSON writes the node as {"entry":…,"children":[…],"label":…,"labelTimestamp":…}.
-func (t *TreeNode) WriteJSON(b *bytes.Buffer) {
-	b.WriteString(`{"entry":`)
-	b.Write(t.Entry.raw)
-	b.WriteString(`,"children":[`)
-	for i, c := range t.Children {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		c.WriteJSON(b)
-	}
-	b.WriteByte(']')
-	if t.Label != "" {
-		b.WriteString(`,"label":`)
-		b.Write(mustValue(t.Label))
-		if t.LabelTimestamp != "" {
-			b.WriteString(`,"labelTimestamp":`)
-			b.Write(mustValue(t.LabelTimestamp))
+func (t *TreeNode) WriteJSON(b *bytes.Buffer) { _ = WriteTreeJSON(b, []*TreeNode{t}, false) }
+
+// WriteTreeJSON writes nodes as WriteJSON does each, separated by commas and,
+// with array, inside [ ]. It walks the tree with a stack of its own, so a chain
+// of a million entries neither deepens the call stack nor has to be held as
+// text: w may be a buffered writer on the output. It returns w's first error.
+func WriteTreeJSON(w interface {
+	Write([]byte) (int, error)
+	WriteString(string) (int, error)
+}, nodes []*TreeNode, array bool) error {
+	var err error
+	write := func(b []byte) {
+		if err == nil {
+			_, err = w.Write(b)
 		}
 	}
-	b.WriteByte('}')
+	writeString := func(s string) {
+		if err == nil {
+			_, err = w.WriteString(s)
+		}
+	}
+	// Each frame is a list of siblings still to write; a node is closed (its
+	// children's ] and its label) when its list runs out.
+	type frame struct {
+		rest  []*TreeNode
+		owner *TreeNode // whose children rest are; nil for the top level
+	}
+	if array {
+		writeString("[")
+	}
+	stack := []frame{{rest: nodes}}
+	first := true
+	for len(stack) > 0 && err == nil {
+		f := &stack[len(stack)-1]
+		if len(f.rest) == 0 {
+			if t := f.owner; t != nil {
+				writeString("]")
+				if t.Label != "" {
+					writeString(`,"label":`)
+					write(mustValue(t.Label))
+					if t.LabelTimestamp != "" {
+						writeString(`,"labelTimestamp":`)
+						write(mustValue(t.LabelTimestamp))
+					}
+				}
+				writeString("}")
+			}
+			stack = stack[:len(stack)-1]
+			first = false
+			continue
+		}
+		t := f.rest[0]
+		f.rest = f.rest[1:]
+		if !first {
+			writeString(",")
+		}
+		writeString(`{"entry":`)
+		write(t.Entry.raw)
+		writeString(`,"children":[`)
+		stack = append(stack, frame{rest: t.Children, owner: t})
+		first = true
+	}
+	if array {
+		writeString("]")
+	}
+	return err
 }

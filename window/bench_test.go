@@ -1,9 +1,11 @@
 package window
 
 import (
+	"bytes"
 	"fmt"
 	"testing"
 
+	"github.com/arborlog/arbor/internal/sessiongen"
 	"github.com/arborlog/arbor/session"
 )
 
@@ -34,6 +36,23 @@ func BenchmarkBuild(b *testing.B) {
 func BenchmarkMeasure(b *testing.B) {
 	l := session.Load(genSession(11, 1000, false))
 	c := l.Cursor("")
+	b.ReportAllocs()
+	for b.Loop() {
+		Measure(l, c, StatsOptions{})
+	}
+}
+
+// BenchmarkMeasureChain measures a chain of 100,000 entries as 'arbor stats'
+// does (internal/sessiongen's shapes; BENCHMARKS.md has the 1,000,000-entry
+// command): B/op is what the planner and the result hold and drop per run.
+func BenchmarkMeasureChain(b *testing.B) {
+	var buf bytes.Buffer
+	if err := sessiongen.Chain(&buf, 100000, 24); err != nil {
+		b.Fatal(err)
+	}
+	l := session.Load(buf.Bytes())
+	c := l.Cursor("")
+	b.SetBytes(int64(buf.Len()))
 	b.ReportAllocs()
 	for b.Loop() {
 		Measure(l, c, StatsOptions{})

@@ -51,7 +51,7 @@ func (p *planner) bound() {
 			m := p.withOutput(it.msg, d, text+note)
 			n := p.est.Message(m)
 			c.Kept = len(text)
-			it.msg, it.tokens, it.cut, it.full = m, n, c, full
+			it.msg, it.tokens, it.cut = m, n, &cutOutput{c, full}
 			if n <= limit || keep == 0 {
 				break
 			}
@@ -68,7 +68,7 @@ func (p *planner) keepCut(res *Result) error {
 			continue
 		}
 		if p.o.Blobs != nil {
-			ref, err := p.o.Blobs.Put([]byte(it.full))
+			ref, err := p.o.Blobs.Put([]byte(it.cut.full))
 			if err != nil {
 				return fmt.Errorf("window: keep the full output of %s: %w", it.cut.EntryID, err)
 			}
@@ -76,7 +76,7 @@ func (p *planner) keepCut(res *Result) error {
 				return fmt.Errorf("window: blob store returned %s for the output of %s, want %s", ref, it.cut.EntryID, it.cut.Blob)
 			}
 		}
-		res.Cuts = append(res.Cuts, *it.cut)
+		res.Cuts = append(res.Cuts, *it.cut.Cut)
 	}
 	return nil
 }

@@ -55,7 +55,65 @@ type Message struct {
 	// the error results that close unanswered tool calls.
 	Synthetic bool
 	cut       bool
-	orig      session.MessageData // the message as logged, decoded (zero for synthetic ones)
+	orig      *facts // what Measure reads of the message as logged (nil for synthetic ones)
+}
+
+// facts is what the planner and Measure read of a decoded message besides its
+// texts, so a context of a million messages is not held decoded: a text is
+// decoded again only to render an outline or summary of it.
+type facts struct {
+	role       string
+	toolCallID string
+	stopReason string
+	usage      *session.Usage
+	hasText    bool        // Content.Text("") != ""
+	calls      []toolBlock // the toolCall blocks, in order
+}
+
+// toolBlock is one toolCall block of an assistant message.
+type toolBlock struct {
+	id, name  string
+	arguments jsontext.Value
+}
+
+// noFacts are the facts of a message that could not be decoded.
+var noFacts facts
+
+// factsOf reads the facts of a decoded message. Most messages have no more
+// facts than their role and whether they have text: those share one value.
+func factsOf(d session.MessageData) *facts {
+	f := facts{role: intern(d.Role), toolCallID: d.ToolCallID, stopReason: intern(d.StopReason), usage: d.Usage, hasText: d.Content.Text("") != ""}
+	for _, b := range d.Content.Blocks {
+		if b.Type == "toolCall" {
+			f.calls = append(f.calls, toolBlock{b.ID, b.Name, b.Arguments})
+		}
+	}
+	if f.toolCallID == "" && f.stopReason == "" && f.usage == nil && f.calls == nil {
+		for i := range plainFacts {
+			if p := &plainFacts[i]; p.role == f.role && p.hasText == f.hasText {
+				return p
+			}
+		}
+	}
+	return &f
+}
+
+// plainFacts are the facts of messages that have only a role and text or none.
+var plainFacts = []facts{
+	{role: session.RoleUser, hasText: true}, {role: session.RoleUser},
+	{role: session.RoleAssistant, hasText: true}, {role: session.RoleAssistant},
+	{role: session.RoleToolResult, hasText: true}, {role: session.RoleToolResult},
+}
+
+// intern returns the usual roles and stop reasons as constants, so facts do not
+// keep a copy of each.
+func intern(s string) string {
+	for _, c := range [...]string{session.RoleUser, session.RoleAssistant, session.RoleToolResult, "stop", "toolUse", "error", "aborted", "length"} {
+		if c == s {
+			return c
+		}
+	}
+	return s
 }
 
 // Result is a built context and what was done to make it.
@@ -161,7 +219,7 @@ func build(ctx session.Context, o Options, early bool) (*Result, error) {
 type item struct {
 	msg     session.ContextMessage
 	orig    session.ContextMessage // as in the log: what outlines are made from
-	data    session.MessageData    // orig decoded
+	data    *facts                 // of orig, when decoded
 	decoded bool
 	level   session.Level // as stamped by the cursor, then as the planner leaves it
 	stamped session.Level
@@ -173,10 +231,37 @@ type item struct {
 	keep    bool // never downgraded: pinned, a system message, first or last request, last turn
 	omitted bool
 	synth   bool
-	cut     *Cut // set when bound cut its output
-	full    string
+	cut     *cutOutput // set when bound cut its output
+	renders *renders   // set once it is rendered at a lower level
+}
+
+// cutOutput is a tool output bound cut, with the whole of it.
+type cutOutput struct {
+	*Cut
+	full string
+}
+
+// renders are an item's renderings at lower levels.
+type renders struct {
 	byLevel map[session.Level]rendered
-	members []member // orig split, once it is rendered
+	members []member // orig split
+}
+
+// rendered returns the item's rendering at lv, if it was made.
+func (it *item) rendered(lv session.Level) (rendered, bool) {
+	if it.renders == nil {
+		return rendered{}, false
+	}
+	r, ok := it.renders.byLevel[lv]
+	return r, ok
+}
+
+// facts returns the item's facts, empty when it could not be decoded.
+func (it *item) facts() *facts {
+	if it.data == nil {
+		return &noFacts
+	}
+	return it.data
 }
 
 type rendered struct {
@@ -228,15 +313,16 @@ func (p *planner) load(msgs []session.ContextMessage) {
 	for _, it := range items {
 		if it != nil {
 			p.items = append(p.items, it)
-			if it.decoded && it.data.Role == session.RoleAssistant {
-				p.calls.add(it.data)
+			if it.decoded && it.data.role == session.RoleAssistant {
+				p.calls.addBlocks(it.data.calls)
 			}
 		}
 	}
 	// Entries the cursor stamped are rendered once every call is known.
 	for _, it := range p.items {
 		if it.decoded && (it.level == session.Outlined || it.level == session.Summarized) {
-			it.msg = render(it.orig, it.data, nil, it.level, it.text, p.calls)
+			d, _ := data(it.orig.Raw)
+			it.msg = render(it.orig, d, nil, it.level, it.text, p.calls)
 			it.tokens = p.est.Message(it.msg)
 		}
 		it.initial = it.tokens
@@ -255,9 +341,10 @@ func (p *planner) item(i int, m session.ContextMessage) *item {
 		return nil
 	}
 	it := &item{msg: m, orig: m, level: lv, stamped: lv, text: text, pos: i}
-	it.data, it.decoded = data(m.Raw)
-	if it.decoded {
-		it.tokens = p.est.data(it.data, m.Raw)
+	d, ok := data(m.Raw)
+	if it.decoded = ok; ok {
+		it.data = factsOf(d)
+		it.tokens = p.est.data(d, m.Raw)
 	} else {
 		it.tokens = p.est.Message(m)
 	}
@@ -281,26 +368,25 @@ func (p *planner) pair() {
 	for _, it := range p.items {
 		switch it.msg.Role {
 		case session.RoleToolResult:
-			d := it.data
-			if head[d.ToolCallID] {
-				open = slices.DeleteFunc(open, func(id string) bool { return id == d.ToolCallID })
-				delete(head, d.ToolCallID)
+			id := it.facts().toolCallID
+			if head[id] {
+				open = slices.DeleteFunc(open, func(o string) bool { return o == id })
+				delete(head, id)
 				out = append(out, it)
 				continue
 			}
 			closeOpen()
-			p.orphan(it, d)
+			p.orphan(it)
 			out = append(out, it)
 			continue
 		case session.RoleAssistant:
 			closeOpen()
-			d := it.data
 			head = map[string]bool{}
 			ts = timestampOf(it.orig.Raw)
-			for _, b := range d.Content.Blocks {
-				if b.Type == "toolCall" && b.ID != "" && !head[b.ID] {
-					head[b.ID] = true
-					open = append(open, b.ID)
+			for _, b := range it.facts().calls {
+				if b.id != "" && !head[b.id] {
+					head[b.id] = true
+					open = append(open, b.id)
 				}
 			}
 		default:
@@ -328,16 +414,21 @@ func (p *planner) closing(id string, ts jsontext.Value) *item {
 
 // orphan turns a tool result whose call is not right before it into user text,
 // which every provider accepts.
-func (p *planner) orphan(it *item, d session.MessageData) {
+func (p *planner) orphan(it *item) {
+	d, _ := data(it.orig.Raw)
 	text := fmt.Sprintf("[Result of a %s tool call that is not in this context]\n%s", cmp.Or(d.ToolName, "tool"), d.Content.Text("\n"))
 	it.msg = session.ContextMessage{Role: session.RoleUser, Entry: it.msg.Entry, Raw: object([]member{
 		{"role", marshal(session.RoleUser)}, {"content", textContent(text)}, {"timestamp", timestampOf(it.msg.Raw)},
 	})}
 	it.orig = it.msg
-	it.data, it.decoded = data(it.msg.Raw)
+	d, ok := data(it.msg.Raw)
+	it.data, it.decoded = nil, ok
+	if ok {
+		it.data = factsOf(d)
+	}
 	it.tokens = p.est.Message(it.msg)
 	it.initial = it.tokens
-	it.byLevel = nil
+	it.renders = nil
 }
 
 func timestampOf(raw []byte) jsontext.Value {
@@ -398,21 +489,23 @@ func (p *planner) total() int {
 
 // at renders an item at a lower level, once.
 func (p *planner) at(it *item, lv session.Level) rendered {
-	if r, ok := it.byLevel[lv]; ok {
-		return r
-	}
-	if it.byLevel == nil {
-		it.byLevel = map[session.Level]rendered{}
+	if it.renders != nil {
+		if r, ok := it.renders.byLevel[lv]; ok {
+			return r
+		}
+	} else {
+		it.renders = &renders{byLevel: map[session.Level]rendered{}}
 	}
 	m := it.orig
 	if it.decoded {
-		if it.members == nil {
-			it.members, _ = members(it.orig.Raw)
+		if it.renders.members == nil {
+			it.renders.members, _ = members(it.orig.Raw)
 		}
-		m = render(it.orig, it.data, it.members, lv, "", p.calls)
+		d, _ := data(it.orig.Raw)
+		m = render(it.orig, d, it.renders.members, lv, "", p.calls)
 	}
 	r := rendered{m, p.est.Message(m)}
-	it.byLevel[lv] = r
+	it.renders.byLevel[lv] = r
 	return r
 }
 
@@ -452,7 +545,7 @@ func (p *planner) downgrade(order []*item, total int) int {
 			if it.level != step.from {
 				continue
 			}
-			if _, ok := it.byLevel[step.to]; !ok {
+			if _, ok := it.rendered(step.to); !ok {
 				p.prefetch(order[j:min(len(order), j+prefetchBatch)], step.from, step.to)
 			}
 			if r := p.at(it, step.to); r.tokens < it.tokens {
@@ -680,6 +773,13 @@ func (p *planner) budgetError() error {
 }
 
 func (p *planner) emit(res *Result) {
+	n := 1 // the note
+	for _, it := range p.items {
+		if !it.omitted {
+			n++
+		}
+	}
+	res.Messages = make([]Message, 0, n)
 	for i, it := range p.items {
 		if i == p.note {
 			r := p.noteMsg
@@ -689,6 +789,7 @@ func (p *planner) emit(res *Result) {
 		if it.keep {
 			res.Protected += it.tokens
 		}
+		p.items[i] = nil // the planner's copy can go while the rest is emitted
 		if it.omitted {
 			continue
 		}

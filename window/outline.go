@@ -58,6 +58,17 @@ func (cs Calls) add(d session.MessageData) {
 	}
 }
 
+// addBlocks indexes the tool calls of one assistant message, given as its toolCall blocks.
+func (cs Calls) addBlocks(bs []toolBlock) {
+	for _, b := range bs {
+		if b.id != "" {
+			c := call{name: b.name}
+			_ = unmarshal(b.arguments, &c.args)
+			cs[b.id] = c
+		}
+	}
+}
+
 // data decodes a context message. It decodes once, straight into the struct:
 // the messages of a built context are already known to be JSON objects.
 func data(raw []byte) (session.MessageData, bool) {

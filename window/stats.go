@@ -139,12 +139,6 @@ func Measure(l *session.Log, c *session.Cursor, o StatsOptions) Stats {
 	if leaf := c.Leaf(); leaf != nil {
 		path = l.Branch(leaf.ID)
 	}
-	inContext := map[string]bool{}
-	for _, m := range ctx.Messages {
-		if m.Entry != nil {
-			inContext[m.Entry.ID] = true
-		}
-	}
 	lastCompaction, invalidated := -1, -1
 	for i, e := range path {
 		if !e.IsMarker() {
@@ -155,6 +149,16 @@ func Measure(l *session.Log, c *session.Cursor, o StatsOptions) Stats {
 		}
 		if e.Type == session.TypeCompaction || e.Type == session.TypeContextEdit {
 			invalidated = i
+		}
+	}
+	// Which entries reach the context matters only before a compaction and
+	// for entries a cursor compacted.
+	inContext := map[string]bool{}
+	if lastCompaction > 0 || len(resolutions) > 0 {
+		for _, m := range ctx.Messages {
+			if m.Entry != nil {
+				inContext[m.Entry.ID] = true
+			}
 		}
 	}
 	for i, e := range path {
@@ -335,24 +339,25 @@ func (o StatsOptions) classify(res *Result, calls Calls) []Phase {
 		out[i] = Unclassified
 		d := m.orig
 		if m.Synthetic {
-			d, _ = data(m.Raw)
+			dd, _ := data(m.Raw)
+			d = factsOf(dd)
+		}
+		if d == nil {
+			d = &noFacts
 		}
 		switch m.Role {
 		case session.RoleAssistant:
 			first := Phase("")
-			for _, b := range d.Content.Blocks {
-				if b.Type != "toolCall" {
-					continue
-				}
-				c := calls[b.ID]
+			for _, b := range d.calls {
+				c := calls[b.id]
 				if c.name == "" {
-					c.name = b.Name
+					c.name = b.name
 				}
 				ph := o.Classifier.Tool(c.name, str(c.args, "command", "cmd"), edited)
 				if ph == Execution {
 					edited = true
 				}
-				byCall[b.ID] = ph
+				byCall[b.id] = ph
 				if first == "" {
 					first = ph
 				}
@@ -360,11 +365,11 @@ func (o StatsOptions) classify(res *Result, calls Calls) []Phase {
 			switch {
 			case first != "":
 				out[i] = first
-			case d.StopReason != "error" && d.StopReason != "aborted" && d.Content.Text("") != "":
+			case d.stopReason != "error" && d.stopReason != "aborted" && d.hasText:
 				out[i] = Conclusion
 			}
 		case session.RoleToolResult:
-			if ph, ok := byCall[d.ToolCallID]; ok {
+			if ph, ok := byCall[d.toolCallID]; ok {
 				out[i] = ph
 			}
 		}

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"fmt"
 
 	"github.com/arborlog/arbor/session"
@@ -76,23 +75,18 @@ func runTree(o *treeOptions) error {
 	w := o.io.Buffered()
 	defer w.Flush()
 	if o.g.JSON {
-		var b bytes.Buffer
-		b.WriteByte('[')
-		for i, r := range roots {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			r.WriteJSON(&b)
+		if err := session.WriteTreeJSON(w, roots, true); err != nil {
+			return err
 		}
-		b.WriteString("]\n")
-		_, err := w.Write(b.Bytes())
+		_, err := w.WriteString("\n")
 		return err
 	}
-	v := newTreeView(roots, l, leaf, filter)
 	width, color := o.io.Width(), o.io.Color()
-	for _, ln := range v.lines() {
-		w.WriteString(ln.render(width, color) + "\n")
-	}
+	v := newTreeView(roots, l, leaf, filter, width)
+	v.each(func(ln line) {
+		w.WriteString(ln.render(width, color))
+		w.WriteByte('\n')
+	})
 	var foot line
 	switch {
 	case v.total == 0:

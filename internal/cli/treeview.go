@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/arborlog/arbor/compaction"
 	"github.com/arborlog/arbor/internal/termtext"
@@ -41,17 +42,23 @@ func parseTreeFilter(s string) (treeFilter, error) {
 
 // treeView is what `arbor tree` draws: the session's tree reduced to the
 // entries a filter keeps, each attached to its nearest visible ancestor.
+//
+// It holds one small row per visible entry and no decoded message: what an
+// entry says is worked out once, as the tree is walked, and kept only as far
+// as the width shows it, so a session of a million entries or one of a 50 MB
+// message is drawn in memory and time proportional to what is printed.
 type treeView struct {
 	log      *session.Log
 	filter   treeFilter
+	width    int            // rows are cut to this many columns; 0: not cut
 	leaf     *session.Entry // the leaf whose path is marked; nil before the first entry
-	onPath   map[string]bool
+	onPath   map[*session.Entry]bool
 	tags     map[*session.TreeNode][]string // names of the cursors whose leaf is this entry or hidden below it (only with several cursors)
-	calls    map[string]toolCall            // tool call id → the call, to name tool results
+	calls    map[string]string              // tool call id → the call as shown, to name tool results
 	names    map[string]string              // cursor id → name
-	msgs     map[*session.Entry]*msgView
-	children map[*session.TreeNode][]*session.TreeNode
-	roots    []*session.TreeNode
+	home     string                         // shown as ~ in paths
+	rows     []viewRow                      // the visible entries, in display order
+	topKids  int32                          // rows at the top level
 	shown    int
 	total    int
 	leafMark *session.TreeNode // the visible entry that stands for the leaf
@@ -63,25 +70,44 @@ type toolCall struct {
 	raw  []byte // the arguments as written, for tools shown as JSON
 }
 
+// viewRow is one visible entry.
+type viewRow struct {
+	n      *session.TreeNode
+	parent int32 // row this one hangs from: its nearest visible ancestor that is not a marker; -1 at the top
+	kids   int32 // rows hanging from this one
+	desc   line  // what the entry says (a tool result's is made when drawn, once every call is known)
+	result *resultView
+}
+
+// resultView is what a tool result's row needs.
+type resultView struct {
+	callID, toolName string
+	isError          bool
+}
+
 // newTreeView selects and orders the visible entries of roots. Branches that
 // hold the leaf come first, as in pi's tree selector. Markers are transparent:
 // the children of a marker hang from the marker's nearest visible ancestor
 // that is not a marker (SPEC §6.2), even when the marker itself is shown.
-func newTreeView(roots []*session.TreeNode, l *session.Log, leaf *session.Entry, filter treeFilter) *treeView {
+// Texts are kept as far as a row of width columns shows them (0: whole).
+func newTreeView(roots []*session.TreeNode, l *session.Log, leaf *session.Entry, filter treeFilter, width int) *treeView {
 	v := &treeView{
-		log:      l,
-		filter:   filter,
-		leaf:     leaf,
-		onPath:   map[string]bool{},
-		calls:    map[string]toolCall{},
-		children: map[*session.TreeNode][]*session.TreeNode{},
-		tags:     map[*session.TreeNode][]string{},
-		names:    map[string]string{},
-		msgs:     map[*session.Entry]*msgView{},
+		log:    l,
+		filter: filter,
+		width:  width,
+		leaf:   leaf,
+		onPath: map[*session.Entry]bool{},
+		calls:  map[string]string{},
+		tags:   map[*session.TreeNode][]string{},
+		names:  map[string]string{},
 	}
+	v.home, _ = os.UserHomeDir()
+	v.rows = make([]viewRow, 0, l.Len()) // at most one row an entry: one allocation rather than doublings
 	if leaf != nil {
-		for _, e := range l.Branch(leaf.ID) {
-			v.onPath[e.ID] = true
+		path := l.Branch(leaf.ID)
+		v.onPath = make(map[*session.Entry]bool, len(path)) // sized once: a million-entry path grows no copies
+		for _, e := range path {
+			v.onPath[e] = true
 		}
 	}
 	cursorsAt := map[string][]string{}
@@ -94,21 +120,25 @@ func newTreeView(roots []*session.TreeNode, l *session.Log, leaf *session.Entry,
 	}
 	type item struct {
 		n   *session.TreeNode
-		anc *session.TreeNode // nearest visible non-marker ancestor; nil at the top
-		vis *session.TreeNode // nearest visible ancestor, markers included
+		anc int32 // row of the nearest visible non-marker ancestor; -1 at the top
+		vis int32 // row of the nearest visible ancestor, markers included
 	}
 	var stack []item
-	push := func(ns []*session.TreeNode, anc, vis *session.TreeNode) {
+	push := func(ns []*session.TreeNode, anc, vis int32) {
 		// Active branch first, then the others in timestamp order; pushed in
 		// reverse so they pop in display order.
+		if len(ns) == 1 {
+			stack = append(stack, item{ns[0], anc, vis})
+			return
+		}
 		ordered := make([]*session.TreeNode, 0, len(ns))
 		for _, n := range ns {
-			if v.onPath[n.Entry.ID] {
+			if v.onPath[n.Entry] {
 				ordered = append(ordered, n)
 			}
 		}
 		for _, n := range ns {
-			if !v.onPath[n.Entry.ID] {
+			if !v.onPath[n.Entry] {
 				ordered = append(ordered, n)
 			}
 		}
@@ -116,32 +146,44 @@ func newTreeView(roots []*session.TreeNode, l *session.Log, leaf *session.Entry,
 			stack = append(stack, item{ordered[i], anc, vis})
 		}
 	}
-	push(roots, nil, nil)
+	push(roots, -1, -1)
+	// Rows are made in the order they are drawn: a visible entry's row comes
+	// after its ancestors' and after the rows of every earlier sibling's subtree.
 	for len(stack) > 0 {
 		it := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		e := it.n.Entry
 		v.total++
-		v.noteCalls(e)
+		m, _ := v.message(e)
+		v.noteCalls(m)
 		anc, vis := it.anc, it.vis
-		if v.visible(it.n) {
+		if v.visibleMsg(it.n, m) {
 			v.shown++
-			if it.anc == nil {
-				v.roots = append(v.roots, it.n)
+			if it.anc < 0 {
+				v.topKids++
 			} else {
-				v.children[it.anc] = append(v.children[it.anc], it.n)
+				v.rows[it.anc].kids++
 			}
+			r := viewRow{n: it.n, parent: it.anc}
+			if m != nil && m.Role == session.RoleToolResult {
+				r.result = &resultView{callID: m.ToolCallID, toolName: m.ToolName, isError: m.IsError}
+			} else {
+				v.describe(&r.desc, e, m)
+			}
+			v.rows = append(v.rows, r)
 			if !e.IsMarker() {
-				anc = it.n
+				anc = int32(len(v.rows) - 1)
 			}
-			vis = it.n
+			vis = int32(len(v.rows) - 1)
 		}
 		// A hidden leaf is shown on the nearest entry above it that is shown.
-		if vis != nil {
+		if vis >= 0 {
 			if leaf != nil && e.ID == leaf.ID {
-				v.leafMark = vis
+				v.leafMark = v.rows[vis].n
 			}
-			v.tags[vis] = append(v.tags[vis], cursorsAt[e.ID]...)
+			if at := cursorsAt[e.ID]; len(at) > 0 {
+				v.tags[v.rows[vis].n] = append(v.tags[v.rows[vis].n], at...)
+			}
 		}
 		push(it.n.Children, anc, vis)
 	}
@@ -156,19 +198,14 @@ func cursorName(c session.CursorInfo) string {
 }
 
 // noteCalls remembers the tool calls of an assistant message, so the results
-// that answer them can be shown as the call they answer. Parents are visited
-// before their children, so a call is known before its result.
-func (v *treeView) noteCalls(e *session.Entry) {
-	if e.Role() != session.RoleAssistant {
-		return
-	}
-	m, ok := v.message(e)
-	if !ok {
+// that answer them can be shown as the call they answer.
+func (v *treeView) noteCalls(m *msgView) {
+	if m == nil || m.Role != session.RoleAssistant {
 		return
 	}
 	for _, b := range m.content.Blocks {
 		if b.Type == "toolCall" && b.ID != "" {
-			v.calls[b.ID] = parseCall(b)
+			v.calls[b.ID] = v.callText(parseCall(b))
 		}
 	}
 }
@@ -186,38 +223,70 @@ func messageData(e *session.Entry) (session.MessageData, bool) {
 // msgView is what the tree shows of a message. A tool result's content, often
 // most of a session's bytes, is skipped rather than decoded.
 type msgView struct {
-	Role         string         `json:"role"`
-	Content      jsontext.Value `json:"content"`
-	StopReason   string         `json:"stopReason"`
-	ErrorMessage string         `json:"errorMessage"`
-	ToolCallID   string         `json:"toolCallId"`
-	ToolName     string         `json:"toolName"`
-	IsError      bool           `json:"isError"`
-	Command      string         `json:"command"`
-
+	msgHead
 	content session.Content // decoded for every role but toolResult
+	// A large user message's text is read only as far as it is shown
+	// (lazyUser): then text and image are set and content is not decoded.
+	text  prefixFunc
+	image func() bool
 }
 
-// message decodes a message entry once; ok is false when it is unreadable.
+// msgHead is a message's fields but its content.
+type msgHead struct {
+	Role         string `json:"role"`
+	StopReason   string `json:"stopReason"`
+	ErrorMessage string `json:"errorMessage"`
+	ToolCallID   string `json:"toolCallId"`
+	ToolName     string `json:"toolName"`
+	IsError      bool   `json:"isError"`
+	Command      string `json:"command"`
+}
+
+// message decodes a message entry; ok is false when it is not a message or is unreadable.
 func (v *treeView) message(e *session.Entry) (*msgView, bool) {
-	if m, ok := v.msgs[e]; ok {
-		return m, m != nil
+	if e.Type != session.TypeMessage {
+		return nil, false
+	}
+	if m, ok := lazyUser(e); ok {
+		return m, true
+	}
+	if e.Role() == session.RoleToolResult {
+		// The content is skipped, not copied.
+		var w struct {
+			Message msgHead `json:"message"`
+		}
+		if e.Decode(&w) != nil {
+			return nil, false
+		}
+		if w.Message.Role == session.RoleToolResult {
+			return &msgView{msgHead: w.Message}, true
+		}
 	}
 	var w struct {
-		Message msgView `json:"message"`
+		Message struct {
+			msgHead `json:",inline"`
+			Content jsontext.Value `json:"content"`
+		} `json:"message"`
 	}
-	m := &w.Message
 	if e.Decode(&w) != nil {
-		m = nil
-	} else if m.Role != session.RoleToolResult && len(m.Content) > 0 {
-		_ = json.Unmarshal(m.Content, &m.content)
+		return nil, false
 	}
-	v.msgs[e] = m
-	return m, m != nil
+	m := &msgView{msgHead: w.Message.msgHead}
+	if m.Role != session.RoleToolResult && len(w.Message.Content) > 0 {
+		_ = m.content.UnmarshalJSON(w.Message.Content) // a valid value: what encoding/json would hand it
+	}
+	return m, true
 }
 
 // visible applies the filter to one entry.
 func (v *treeView) visible(n *session.TreeNode) bool {
+	m, _ := v.message(n.Entry)
+	return v.visibleMsg(n, m)
+}
+
+// visibleMsg is visible with the entry's message already decoded (nil when it
+// has none or it is unreadable).
+func (v *treeView) visibleMsg(n *session.TreeNode, m *msgView) bool {
 	e := n.Entry
 	switch v.filter {
 	case filterAll:
@@ -236,7 +305,7 @@ func (v *treeView) visible(n *session.TreeNode) bool {
 		return false
 	}
 	if e.Role() == session.RoleAssistant && (v.leaf == nil || e.ID != v.leaf.ID) {
-		if m, ok := v.message(e); ok && !hasText(m.content) && !failed(m.StopReason) {
+		if m != nil && !hasText(m.content) && !failed(m.StopReason) {
 			return false
 		}
 	}
@@ -363,39 +432,56 @@ func truncateWidth(s string, width int) string {
 // A chain without branches stays in one column; a branch point indents its
 // children under ├─ and └─.
 func (v *treeView) lines() []line {
-	type item struct {
-		n          *session.TreeNode
-		self, cont string
-	}
 	var out []line
-	var stack []item
-	pushKids := func(kids []*session.TreeNode, cont string) {
-		if len(kids) == 1 {
-			stack = append(stack, item{kids[0], cont, cont})
-			return
-		}
-		for i := len(kids) - 1; i >= 0; i-- {
-			if i == len(kids)-1 {
-				stack = append(stack, item{kids[i], cont + "└─ ", cont + "   "})
-			} else {
-				stack = append(stack, item{kids[i], cont + "├─ ", cont + "│  "})
-			}
-		}
-	}
-	pushKids(v.roots, "")
-	for len(stack) > 0 {
-		it := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		out = append(out, v.row(it.n, it.self))
-		pushKids(v.children[it.n], it.cont)
-	}
+	v.each(func(ln line) { out = append(out, ln) })
 	return out
+}
+
+// each draws the rows one at a time, in order, as lines does.
+func (v *treeView) each(draw func(line)) {
+	// conts[i] is what the rows below row i are indented by; seen[i] counts
+	// the rows drawn so far that hang from row i.
+	conts := make([]string, len(v.rows))
+	seen := make([]int32, len(v.rows))
+	topSeen := 0
+	for i := range v.rows {
+		r := &v.rows[i]
+		kids, nth, cont := v.topKids, int32(topSeen), ""
+		if r.parent < 0 {
+			topSeen++
+		} else {
+			kids, nth, cont = v.rows[r.parent].kids, seen[r.parent], conts[r.parent]
+			seen[r.parent]++
+		}
+		self := cont
+		switch {
+		case kids == 1:
+		case nth == kids-1:
+			self, cont = v.indent(cont, "└─ "), v.indent(cont, "   ")
+		default:
+			self, cont = v.indent(cont, "├─ "), v.indent(cont, "│  ")
+		}
+		conts[i] = cont
+		draw(v.row(r, self))
+	}
+}
+
+// indent adds one level to an indentation. A row is cut at the width, so an
+// indentation that already reaches past it shows the same however deep it
+// goes: it stops growing there, and a tree branching at every entry costs no
+// more than a chain.
+func (v *treeView) indent(cont, level string) string {
+	if v.width > 0 && len(cont) > 3*(v.width+3) { // each column of an indentation is at most 3 bytes
+		return cont
+	}
+	return cont + level
 }
 
 // row is one entry's line: leaf mark, id, branch lines, active-path bullet,
 // cursor names, label, then what the entry says.
-func (v *treeView) row(n *session.TreeNode, prefix string) line {
-	var ln line
+func (v *treeView) row(r *viewRow, prefix string) line {
+	n := r.n
+	ln := make(line, 0, 5+len(r.desc))
 	if n == v.leafMark {
 		ln.add(accent, "› ")
 	} else {
@@ -403,7 +489,7 @@ func (v *treeView) row(n *session.TreeNode, prefix string) line {
 	}
 	ln.add(dim, n.Entry.ID+"  ")
 	ln.add(dim, prefix)
-	if v.onPath[n.Entry.ID] {
+	if v.onPath[n.Entry] {
 		ln.add(accent, "• ")
 	}
 	for _, c := range v.tags[n] {
@@ -412,7 +498,11 @@ func (v *treeView) row(n *session.TreeNode, prefix string) line {
 	if n.Label != "" {
 		ln.add(warning, "["+n.Label+"] ")
 	}
-	v.describe(&ln, n.Entry)
+	if r.result != nil {
+		v.describeResult(&ln, r.result)
+	} else {
+		ln = append(ln, r.desc...)
+	}
 	return ln
 }
 
@@ -421,7 +511,7 @@ func (v *treeView) row(n *session.TreeNode, prefix string) line {
 const branchSummaryPreamble = "The user explored a different conversation branch before returning here.\nSummary of that exploration:\n\n"
 
 // describe adds what an entry says, in the words pi's tree selector uses.
-func (v *treeView) describe(ln *line, e *session.Entry) {
+func (v *treeView) describe(ln *line, e *session.Entry, m *msgView) {
 	var f struct {
 		CustomType    string          `json:"customType"`
 		Content       session.Content `json:"content"`
@@ -442,10 +532,10 @@ func (v *treeView) describe(ln *line, e *session.Entry) {
 	}
 	switch e.Type {
 	case session.TypeMessage:
-		v.describeMessage(ln, e)
+		v.describeMessage(ln, m)
 	case session.TypeCustomMessage:
 		ln.add(special, "["+f.CustomType+"]: ")
-		ln.add(plain, flat(f.Content.Text("")))
+		ln.add(plain, v.flatText(contentPrefix(f.Content)))
 	case session.TypeCompaction:
 		ln.add(special, fmt.Sprintf("[compaction: %dk tokens]", int(f.TokensBefore/1000+0.5)))
 		// What it covers, so a user sees what the summary stands for ('arbor show' lists it).
@@ -458,7 +548,7 @@ func (v *treeView) describe(ln *line, e *session.Entry) {
 		}
 	case session.TypeBranchSummary:
 		ln.add(warning, "[branch summary]: ")
-		ln.add(plain, flat(strings.TrimPrefix(f.Summary, branchSummaryPreamble)))
+		ln.add(plain, v.flat(strings.TrimPrefix(f.Summary, branchSummaryPreamble)))
 	case session.TypeModelChange:
 		ln.add(muted, "[model: "+f.ModelID+"]")
 	case session.TypeThinkingLevelChange:
@@ -533,49 +623,61 @@ func (v *treeView) markerText(e *session.Entry) string {
 	return s + "]"
 }
 
-func (v *treeView) describeMessage(ln *line, e *session.Entry) {
-	d, ok := v.message(e)
-	if !ok {
+func (v *treeView) describeMessage(ln *line, d *msgView) {
+	if d == nil {
 		ln.add(failure, "[unreadable message]")
 		return
 	}
 	switch d.Role {
 	case session.RoleUser:
 		ln.add(accent, "user: ")
-		ln.add(plain, contentText(d.content))
+		if d.text != nil {
+			t := v.flatText(d.text)
+			if t == "" && d.image() {
+				t = "[image]"
+			}
+			ln.add(plain, t)
+			break
+		}
+		ln.add(plain, v.contentText(d.content))
 	case session.RoleAssistant:
 		ln.add(success, "assistant: ")
-		switch text := contentText(d.content); {
+		switch text := v.contentText(d.content); {
 		case text != "":
 			ln.add(plain, text)
 		case d.StopReason == "aborted":
 			ln.add(muted, "(aborted)")
 		case d.ErrorMessage != "":
-			ln.add(failure, flat(d.ErrorMessage))
+			ln.add(failure, v.flat(d.ErrorMessage))
 		default:
 			ln.add(muted, v.callsText(d))
 		}
 	case session.RoleToolResult:
-		s := muted
-		if d.IsError {
-			s = failure
-		}
-		if c, ok := v.calls[d.ToolCallID]; ok {
-			ln.add(s, c.String())
-		} else {
-			name := d.ToolName
-			if name == "" {
-				name = "tool"
-			}
-			ln.add(s, "["+name+"]")
-		}
-		if d.IsError {
-			ln.add(failure, " (error)")
-		}
+		v.describeResult(ln, &resultView{callID: d.ToolCallID, toolName: d.ToolName, isError: d.IsError})
 	case session.RoleBashExecution:
-		ln.add(muted, "[bash]: "+flat(d.Command))
+		ln.add(muted, "[bash]: "+v.flat(d.Command))
 	default:
 		ln.add(muted, "["+d.Role+"]")
+	}
+}
+
+// describeResult shows a tool result as the call it answers.
+func (v *treeView) describeResult(ln *line, r *resultView) {
+	s := muted
+	if r.isError {
+		s = failure
+	}
+	if c, ok := v.calls[r.callID]; ok {
+		ln.add(s, c)
+	} else {
+		name := r.toolName
+		if name == "" {
+			name = "tool"
+		}
+		ln.add(s, "["+name+"]")
+	}
+	if r.isError {
+		ln.add(failure, " (error)")
 	}
 }
 
@@ -585,7 +687,7 @@ func (v *treeView) callsText(d *msgView) string {
 	var names []string
 	for _, b := range d.content.Blocks {
 		if b.Type == "toolCall" {
-			names = append(names, parseCall(b).String())
+			names = append(names, v.callText(parseCall(b)))
 		}
 	}
 	if len(names) == 0 {
@@ -595,8 +697,8 @@ func (v *treeView) callsText(d *msgView) string {
 }
 
 // contentText is a message's text on one line; an image-only message says so.
-func contentText(c session.Content) string {
-	if t := flat(c.Text("")); t != "" {
+func (v *treeView) contentText(c session.Content) string {
+	if t := v.flatText(contentPrefix(c)); t != "" {
 		return t
 	}
 	for _, b := range c.Blocks {
@@ -607,6 +709,74 @@ func contentText(c session.Content) string {
 	return ""
 }
 
+// prefixFunc gives at least the first n bytes of a text (cut at a character),
+// or all of it, saying which; n < 0 asks for all of it.
+type prefixFunc func(n int) (string, bool)
+
+// stringPrefix is a prefixFunc of s.
+func stringPrefix(s string) prefixFunc {
+	return func(n int) (string, bool) {
+		if n < 0 || n >= len(s) {
+			return s, true
+		}
+		for n > 0 && !utf8.RuneStart(s[n]) {
+			n--
+		}
+		return s[:n], false
+	}
+}
+
+// contentPrefix is a prefixFunc of c.Text(""), which it joins only as far as asked.
+func contentPrefix(c session.Content) prefixFunc {
+	if c.IsString {
+		return stringPrefix(c.String)
+	}
+	return func(n int) (string, bool) {
+		var b strings.Builder
+		for _, blk := range c.Blocks {
+			if blk.Type != "text" {
+				continue
+			}
+			if n >= 0 && b.Len()+len(blk.Text) > n {
+				s, _ := stringPrefix(blk.Text)(n - b.Len())
+				b.WriteString(s)
+				return b.String(), false
+			}
+			b.WriteString(blk.Text)
+		}
+		return b.String(), true
+	}
+}
+
+// flat is flat(s) as far as a row shows it.
+func (v *treeView) flat(s string) string { return v.flatText(stringPrefix(s)) }
+
+// flatText is flat of the whole text, or, when a row of v.width columns cannot
+// show all of that, flat of a prefix that is wider than the row, which render
+// cuts at the same place. The prefix doubles until it is wide enough, so a 50
+// MB message costs a few hundred bytes and a text of zero-width characters
+// costs no more than flat of the whole of it.
+func (v *treeView) flatText(text prefixFunc) string {
+	if v.width <= 0 {
+		s, _ := text(-1)
+		return flat(s)
+	}
+	for n := 4 * (v.width + 3); ; n *= 2 {
+		s, whole := text(n)
+		f := flat(s)
+		if whole {
+			return f
+		}
+		// A printed character is never narrower than the character itself.
+		if textWidth(f) >= v.width+3 {
+			return strings.Clone(f) // not a window on the whole text, which can then go
+		}
+	}
+}
+
+// contentText is a message's whole text on one line; an image-only message says so.
+func contentText(c session.Content) string { return (&treeView{}).contentText(c) }
+
 // flat puts text on one line: runs of white space become one space.
 func flat(s string) string { return strings.Join(strings.Fields(s), " ") }
 
@@ -616,8 +786,17 @@ func parseCall(b session.Block) toolCall {
 	return c
 }
 
+// callText is c.String() with the home folder looked up once per view.
+func (v *treeView) callText(c toolCall) string { return c.show(v.home) }
+
 // String shows a tool call the way pi's tree selector does.
 func (c toolCall) String() string {
+	home, _ := os.UserHomeDir()
+	return c.show(home)
+}
+
+// show is String with the home folder given.
+func (c toolCall) show(home string) string {
 	name, args := c.name, c.args
 	str := func(keys ...string) string {
 		for _, k := range keys {
@@ -629,7 +808,7 @@ func (c toolCall) String() string {
 	}
 	path := func(keys ...string) string {
 		p := str(keys...)
-		if home, err := os.UserHomeDir(); err == nil && home != "" && strings.HasPrefix(p, home) {
+		if home != "" && strings.HasPrefix(p, home) {
 			return "~" + p[len(home):]
 		}
 		return p

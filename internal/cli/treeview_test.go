@@ -22,7 +22,7 @@ func checkTreeView(t interface {
 	t.Helper()
 	roots := l.Tree()
 	leaf := l.Leaf()
-	v := newTreeView(roots, l, leaf, filter)
+	v := newTreeView(roots, l, leaf, filter, 60)
 
 	parent := map[*session.TreeNode]*session.TreeNode{}
 	var all []*session.TreeNode
@@ -60,9 +60,9 @@ func checkTreeView(t interface {
 
 	// The expected parent of a shown entry: walk up the real tree.
 	hangsFrom := map[*session.TreeNode]*session.TreeNode{}
-	for p, kids := range v.children {
-		for _, k := range kids {
-			hangsFrom[k] = p
+	for _, r := range v.rows {
+		if r.parent >= 0 {
+			hangsFrom[r.n] = v.rows[r.parent].n
 		}
 	}
 	for _, n := range all {
@@ -213,7 +213,7 @@ func BenchmarkTreeView(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for b.Loop() {
-		v := newTreeView(l.Tree(), l, l.Leaf(), filterDefault)
+		v := newTreeView(l.Tree(), l, l.Leaf(), filterDefault, 100)
 		for _, ln := range v.lines() {
 			_ = ln.render(100, false)
 		}

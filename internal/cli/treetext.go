@@ -1,0 +1,302 @@
+package cli
+
+import (
+	"unicode/utf8"
+
+	"github.com/arborlog/arbor/internal/jsonscan"
+	"github.com/arborlog/arbor/session"
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// lazyTextSize is the message size from which the tree reads a user
+// message's text only as far as a row shows it, instead of decoding it whole.
+const lazyTextSize = 1 << 20
+
+// lazyUser reads a large user message for the tree: its fields but its content
+// decoded as message would decode them, and its text as a prefixFunc that
+// unquotes only as much as it is asked for. ok is false when the message is
+// not such a message (message then decodes it whole).
+func lazyUser(e *session.Entry) (*msgView, bool) {
+	if e.Role() != session.RoleUser || len(e.Raw()) < lazyTextSize {
+		return nil, false
+	}
+	// The message as the loader found it, walked once: the line was checked
+	// when the file was loaded, so values are skipped, not checked again.
+	raw := e.MessageRaw()
+	if len(raw) == 0 || raw[0] != '{' {
+		return nil, false
+	}
+	ms, _, ok := objectMembersAt(raw, 0)
+	if !ok {
+		return nil, false
+	}
+	// The fields but the content, decoded together as message decodes them.
+	head := []byte{'{'}
+	var content []byte
+	var blocks [][]rawMember
+	for _, m := range ms {
+		if m.name == "content" {
+			content, blocks = m.value, m.objects // the last one wins, as in JSON.parse
+			continue
+		}
+		if len(head) > 1 {
+			head = append(head, ',')
+		}
+		head = append(head, m.rawName...)
+		head = append(head, ':')
+		head = append(head, m.value...)
+	}
+	head = append(head, '}')
+	var v msgView
+	if json.Unmarshal(head, &v.msgHead, jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)) != nil || v.Role != session.RoleUser {
+		return nil, false
+	}
+	v.text = contentTextPrefix(content, blocks)
+	v.image = func() bool { return contentHasImage(blocks) }
+	return &v, true
+}
+
+// contentHasImage reports whether a content array, split into its blocks,
+// has a block of type image.
+func contentHasImage(blocks [][]rawMember) bool {
+	for _, b := range blocks {
+		if blockType(b) == "image" {
+			return true
+		}
+	}
+	return false
+}
+
+// blockType is the type of a content block as written, "" when it is not a string.
+func blockType(ms []rawMember) string {
+	var typ []byte
+	for _, m := range ms {
+		if m.name == "type" {
+			typ = m.value
+		}
+	}
+	return stringValue(typ)
+}
+
+// rawMember is one member of a JSON object, as it lies in the text.
+type rawMember struct {
+	name    string // unquoted
+	rawName []byte // as written, quotes included
+	value   []byte
+	objects [][]rawMember // for an array value: the members of each object in it
+}
+
+// objectMembersAt splits the JSON object at i of b, known to be valid, into
+// its members without decoding their values, and returns the offset after it.
+// The objects in an array value are split too, in the same pass.
+func objectMembersAt(b []byte, i int) ([]rawMember, int, bool) {
+	i = jsonscan.SkipSpace(b, i)
+	if i >= len(b) || b[i] != '{' {
+		return nil, i, false
+	}
+	i = jsonscan.SkipSpace(b, i+1)
+	var out []rawMember
+	for i < len(b) && b[i] != '}' {
+		if b[i] == ',' {
+			i = jsonscan.SkipSpace(b, i+1)
+		}
+		if i >= len(b) || b[i] != '"' {
+			return nil, i, false
+		}
+		end, ok := jsonscan.String(b, i)
+		if !ok {
+			return nil, i, false
+		}
+		rawName := b[i:end]
+		name, _ := jsontext.AppendUnquote(nil, rawName) // invalid UTF-8 becomes U+FFFD, as the decoder reads it
+		i = jsonscan.SkipSpace(b, end)
+		if i >= len(b) || b[i] != ':' {
+			return nil, i, false
+		}
+		i = jsonscan.SkipSpace(b, i+1)
+		m := rawMember{name: string(name), rawName: rawName}
+		var vend int
+		if i < len(b) && b[i] == '[' {
+			m.objects, vend, ok = arrayObjects(b, i)
+		} else {
+			vend, ok = skipValue(b, i)
+		}
+		if !ok {
+			return nil, i, false
+		}
+		m.value = b[i:vend]
+		out = append(out, m)
+		i = jsonscan.SkipSpace(b, vend)
+	}
+	if i >= len(b) {
+		return nil, i, false
+	}
+	return out, i + 1, true
+}
+
+// arrayObjects walks the array at i of b: the members of each object in it,
+// in order, and the offset after it.
+func arrayObjects(b []byte, i int) ([][]rawMember, int, bool) {
+	var out [][]rawMember
+	i = jsonscan.SkipSpace(b, i+1)
+	for i < len(b) && b[i] != ']' {
+		if b[i] == ',' {
+			i = jsonscan.SkipSpace(b, i+1)
+		}
+		var end int
+		var ok bool
+		if i < len(b) && b[i] == '{' {
+			var ms []rawMember
+			ms, end, ok = objectMembersAt(b, i)
+			out = append(out, ms)
+		} else {
+			end, ok = skipValue(b, i)
+		}
+		if !ok {
+			return nil, i, false
+		}
+		i = jsonscan.SkipSpace(b, end)
+	}
+	if i >= len(b) {
+		return nil, i, false
+	}
+	return out, i + 1, true
+}
+
+// skipValue returns the offset after the JSON value at i of b, known to be valid.
+func skipValue(b []byte, i int) (int, bool) {
+	if i >= len(b) {
+		return i, false
+	}
+	switch b[i] {
+	case '"':
+		return jsonscan.String(b, i)
+	case '{', '[':
+		depth := 0
+		for i < len(b) {
+			switch b[i] {
+			case '"':
+				j, ok := jsonscan.String(b, i)
+				if !ok {
+					return j, false
+				}
+				i = j
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1, true
+				}
+			}
+			i++
+		}
+		return i, false
+	}
+	for i < len(b) {
+		switch b[i] {
+		case ',', '}', ']', ' ', '\t', '\n', '\r':
+			return i, true
+		}
+		i++
+	}
+	return i, true
+}
+
+// contentTextPrefix is the prefixFunc of Content.Text("") of a content value
+// as written: a string, or an array whose objects (blocks, split by
+// arrayObjects) of type text carry text. n counts bytes as written, so it
+// gives at least n/6 bytes of text.
+func contentTextPrefix(content []byte, blocks [][]rawMember) prefixFunc {
+	return func(n int) (string, bool) {
+		if len(content) == 0 || content[0] != '"' && content[0] != '[' {
+			return "", true
+		}
+		if content[0] == '"' {
+			s, whole := unquotePrefix(content, n)
+			return string(s), whole
+		}
+		var out []byte
+		for _, b := range blocks {
+			text, ok := blockText(b)
+			if !ok {
+				continue
+			}
+			if n >= 0 && len(out)+len(text) > n+2 {
+				s, _ := unquotePrefix(text, n-len(out))
+				return string(append(out, s...)), false
+			}
+			s, _ := unquotePrefix(text, -1)
+			out = append(out, s...)
+		}
+		return string(out), true
+	}
+}
+
+// blockText is the text of a content block of type text, as written (a JSON
+// string); ok is false for other blocks. Like parseBlock, the last type and
+// text win and a field that is not a string counts as empty.
+func blockText(ms []rawMember) ([]byte, bool) {
+	var typ, text []byte
+	for _, m := range ms {
+		switch m.name {
+		case "type":
+			typ = m.value
+		case "text":
+			text = m.value
+		}
+	}
+	if stringValue(typ) != "text" {
+		return nil, false
+	}
+	if len(text) == 0 || text[0] != '"' {
+		return []byte(`""`), true
+	}
+	return text, true
+}
+
+// stringValue is the string a JSON value as written holds, "" when it is not a string.
+func stringValue(v []byte) string {
+	if len(v) == 0 || v[0] != '"' {
+		return ""
+	}
+	s, _ := jsontext.AppendUnquote(nil, v)
+	return string(s)
+}
+
+// unquotePrefix unquotes the JSON string q (quotes included) as far as its
+// first n bytes as written, cut before an escape or a character they would
+// split; n < 0, or n past the end, unquotes all of it. Invalid UTF-8 becomes
+// U+FFFD, as the decoder makes it.
+func unquotePrefix(q []byte, n int) ([]byte, bool) {
+	if n < 0 || n+2 >= len(q) {
+		s, _ := jsontext.AppendUnquote(nil, q)
+		return s, true
+	}
+	cut, i := 1, 1
+	for i < 1+n {
+		cut = i
+		if q[i] == '\\' {
+			if q[i+1] == 'u' {
+				i += 6
+			} else {
+				i += 2
+			}
+		} else {
+			i++
+		}
+	}
+	if i <= 1+n {
+		cut = i
+	}
+	for cut > 1 && !utf8.RuneStart(q[cut]) { // escapes are ASCII: this never enters one
+		cut--
+	}
+	buf := make([]byte, cut+1)
+	copy(buf, q[:cut])
+	buf[cut] = '"'
+	s, _ := jsontext.AppendUnquote(nil, buf)
+	return s, false
+}
