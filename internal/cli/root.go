@@ -27,7 +27,7 @@ func Main(args []string, in io.Reader, out, errOut io.Writer) int {
 		}
 		fmt.Fprintf(errOut, "arbor: %s\n", oneLine(msg))
 		if errors.As(err, new(usageError)) && cmd != nil {
-			fmt.Fprintf(errOut, "Run 'arbor %s --help' for usage.\n", strings.TrimPrefix(cmd.CommandPath(), "arbor "))
+			fmt.Fprintf(errOut, "Run '%s --help' for usage.\n", cmd.CommandPath())
 		}
 		return exitCode(err)
 	}
@@ -57,7 +57,7 @@ func newRoot(ios *IO) *cobra.Command {
 	g := &Global{}
 	root := &cobra.Command{
 		Use:   "arbor",
-		Short: "Show, search and edit coding-agent sessions",
+		Short: "A coding agent, and the engine for its sessions: show, search and edit them",
 		Long: `arbor is the session engine for coding agents. It reads and writes the pi
 coding agent's session files (JSONL, format v3; older versions are migrated in
 memory), so it works on the sessions you already have.
@@ -74,6 +74,7 @@ sessions, else everywhere.`,
 	for _, add := range commands {
 		root.AddCommand(add(ios, g))
 	}
+	addAgentFlags(root, ios, g)
 	return root
 }
 

@@ -1,0 +1,100 @@
+// Package redact removes secrets from text before it is kept or sent: private
+// keys, cloud and forge tokens, Authorization headers and the values of
+// KEY=value lines that name a secret (or every value of a .env file).
+//
+// A secret is replaced by [REDACTED:<rule>], so a reader sees that something
+// was there and what kind it was, and the count of replacements is returned so
+// callers can record it. The same text always gives the same result.
+package redact
+
+import (
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// Rule is one kind of secret. When the pattern has a group named "keep", that
+// part of the match (a header name, a variable name) stays in the text.
+type Rule struct {
+	Name    string
+	Pattern *regexp.Regexp
+}
+
+// Redactor applies its rules in order.
+type Redactor struct {
+	rules []Rule
+}
+
+// Default are the built-in rules.
+var Default = []Rule{
+	{"private-key", regexp.MustCompile(`-----BEGIN[A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END[A-Z0-9 ]*PRIVATE KEY-----|\z)`)},
+	{"authorization", regexp.MustCompile(`(?i)(?P<keep>\b(?:proxy-)?authorization\s*[:=]\s*(?:(?:bearer|basic|token|digest)\s+)?)[^\s"',]+`)},
+	{"aws-access-key", regexp.MustCompile(`\b(?:AKIA|ASIA|AGPA|AIDA|AROA)[0-9A-Z]{16}\b`)},
+	{"github-token", regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b`)},
+	{"gitlab-token", regexp.MustCompile(`\bglpat-[A-Za-z0-9_\-]{20,}`)},
+	{"slack-token", regexp.MustCompile(`\bxox[abposr]-[A-Za-z0-9-]{10,}`)},
+	{"google-api-key", regexp.MustCompile(`\bAIza[0-9A-Za-z_\-]{35}\b`)},
+	{"api-key", regexp.MustCompile(`\bsk-(?:ant-|proj-)?[A-Za-z0-9_\-]{20,}`)},
+	{"secret-assignment", regexp.MustCompile(`(?im)(?P<keep>^[ \t]*(?:export[ \t]+)?[A-Za-z_][A-Za-z0-9_.]*(?:KEY|SECRET|TOKEN|PASSWORD|PASSWD|PWD|CREDENTIALS?)[A-Za-z0-9_]*[ \t]*[=:][ \t]*)["']?[^\s"'#]+["']?`)},
+}
+
+// envLine matches every KEY=value line of a .env file.
+var envLine = regexp.MustCompile(`(?m)(?P<keep>^[ \t]*(?:export[ \t]+)?[A-Za-z_][A-Za-z0-9_.]*[ \t]*=[ \t]*)(?:"[^"\n]*"|'[^'\n]*'|[^\s#]+)`)
+
+// New returns a Redactor with the default rules and one rule per extra
+// pattern (Go regular expressions, named custom-1, custom-2, …).
+func New(extra []string) (*Redactor, error) {
+	r := &Redactor{rules: append([]Rule(nil), Default...)}
+	for i, p := range extra {
+		re, err := regexp.Compile(p)
+		if err != nil {
+			return nil, fmt.Errorf("redact: pattern %d %q: %w", i+1, p, err)
+		}
+		r.rules = append(r.rules, Rule{fmt.Sprintf("custom-%d", i+1), re})
+	}
+	return r, nil
+}
+
+// Redact replaces every secret in s and returns the text and how many it replaced.
+func (r *Redactor) Redact(s string) (string, int) {
+	n := 0
+	for _, rule := range r.rules {
+		s = replace(rule, s, &n)
+	}
+	return s, n
+}
+
+// RedactFile is Redact for the content of a file: a .env file (.env, .env.local,
+// prod.env) also loses the value of every KEY=value line.
+func (r *Redactor) RedactFile(path, s string) (string, int) {
+	out, n := r.Redact(s)
+	if IsEnvFile(path) {
+		out = replace(Rule{"env-value", envLine}, out, &n)
+	}
+	return out, n
+}
+
+// IsEnvFile reports whether a file name is a dotenv file.
+func IsEnvFile(path string) bool {
+	b := filepath.Base(path)
+	return b == ".env" || strings.HasPrefix(b, ".env.") || strings.HasSuffix(b, ".env")
+}
+
+func replace(rule Rule, s string, n *int) string {
+	keep := rule.Pattern.SubexpIndex("keep")
+	return rule.Pattern.ReplaceAllStringFunc(s, func(m string) string {
+		if strings.Contains(m, "[REDACTED:") {
+			return m
+		}
+		*n++
+		prefix := ""
+		if keep > 0 {
+			sub := rule.Pattern.FindStringSubmatch(m)
+			if sub != nil {
+				prefix = sub[keep]
+			}
+		}
+		return prefix + "[REDACTED:" + rule.Name + "]"
+	})
+}
