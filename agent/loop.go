@@ -320,7 +320,7 @@ func (a *Agent) toolResult(call Block, out ToolOutput) (session.Message, error) 
 		details[k] = v
 	}
 	if n > 0 {
-		details[RedactedKey] = n
+		details[window.RedactedKey] = n
 	}
 	if len(details) > 0 {
 		tr.Details = details
@@ -339,9 +339,6 @@ func (a *Agent) toolResult(call Block, out ToolOutput) (session.Message, error) 
 	return m, err
 }
 
-// RedactedKey is the tool result details field that counts the secrets
-// redacted from its output (summed by arbor stats).
-const RedactedKey = "arborRedacted"
 
 // history is the request's messages: the active cursor's context at its
 // resolutions, compacted first when it passes window − reserve, fitted to the
