@@ -339,7 +339,6 @@ func (a *Agent) toolResult(call Block, out ToolOutput) (session.Message, error) 
 	return m, err
 }
 
-
 // history is the request's messages: the active cursor's context at its
 // resolutions, compacted first when it passes window − reserve, fitted to the
 // budget, with unanswered tool calls closed.
