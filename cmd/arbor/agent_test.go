@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,7 +9,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/arborlog/arbor/agent/agenttest"
 	"github.com/arborlog/arbor/session"
@@ -69,7 +67,10 @@ func newWorld(t *testing.T) *world {
 		t.Fatal(err)
 	}
 	w.env = []string{"HOME=" + home, "ARBOR_DIR=" + filepath.Join(home, "arbor"), "PI_CODING_AGENT_DIR=" + filepath.Join(home, "pi"),
-		"PATH=" + os.Getenv("PATH"), "ARBOR_API_KEY=test-key"}
+		"PATH=" + os.Getenv("PATH"), "ARBOR_API_KEY=test-key", "TMPDIR=" + filepath.Join(home, "tmp")}
+	if err := os.MkdirAll(filepath.Join(home, "tmp"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	return w
 }
 
@@ -216,5 +217,3 @@ func TestAgentPrintAnswers(t *testing.T) {
 	}
 }
 
-var _ = json.Marshal
-var _ = time.Second

@@ -217,11 +217,6 @@ func runAgent(c *cobra.Command, o *agentOptions) error {
 		return err
 	}
 	defer s.close()
-	if o.name != "" {
-		if _, err := s.log.SetName(o.name); err != nil {
-			return err
-		}
-	}
 
 	a := &agent.Agent{
 		Log: s.log, Flush: s.flush, Provider: res.Provider, Model: res.Model, Thinking: res.Thinking,
@@ -239,6 +234,11 @@ func runAgent(c *cobra.Command, o *agentOptions) error {
 	}
 	if err := a.Prepare(); err != nil {
 		return err
+	}
+	if o.name != "" {
+		if _, err := s.log.SetName(o.name); err != nil {
+			return err
+		}
 	}
 
 	ctx, stop := interruptible(context.Background())
