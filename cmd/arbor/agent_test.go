@@ -216,4 +216,3 @@ func TestAgentPrintAnswers(t *testing.T) {
 		})
 	}
 }
-
