@@ -295,3 +295,42 @@ func TestAgentContinueAndFork(t *testing.T) {
 		t.Errorf("the source changed: %s", got)
 	}
 }
+
+func TestAgentAbortDuringTool(t *testing.T) {
+	w := newWorld(t)
+	s := agenttest.New(t, "anthropic", agenttest.Reply{Calls: []agenttest.Call{
+		{ID: "toolu_1", Name: "bash", Args: `{"command":"echo begun; sleep 30"}`},
+		{ID: "toolu_2", Name: "bash", Args: `{"command":"echo never"}`},
+	}})
+	c := w.cmd("", with(s, "-p", "long job")...)
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if ss := w.sessions(); len(ss) == 1 && strings.Contains(strings.Join(roles(t, ss[0]), " "), "assistant") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the tool call never started")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	time.Sleep(200 * time.Millisecond)
+	start := time.Now()
+	c.Process.Signal(syscall.SIGINT)
+	c.Wait()
+	if time.Since(start) > 5*time.Second || c.ProcessState.ExitCode() != 1 {
+		t.Fatalf("abort took %s, exit %d", time.Since(start), c.ProcessState.ExitCode())
+	}
+	ms := messageData(t, w.only())
+	if len(ms) != 4 || ms[2].ToolCallID != "toolu_1" || !ms[2].IsError || !strings.Contains(ms[2].Content.Text("\n"), "begun\n\n\nCommand aborted") ||
+		ms[3].ToolCallID != "toolu_2" || !strings.Contains(ms[3].Content.Text("\n"), "Skipped") {
+		t.Fatalf("messages after an abort mid-tool: %+v", ms)
+	}
+	s.Add(agenttest.Reply{Text: "ok"})
+	if r := w.run("", with(s, "-p", "-c", "go on")...); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	validRequest(t, s, s.Requests()[1])
+}
