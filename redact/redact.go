@@ -16,9 +16,17 @@ import (
 
 // Rule is one kind of secret. When the pattern has a group named "keep", that
 // part of the match (a header name, a variable name) stays in the text.
+//
+// Hints make redaction fast: when a rule has them, the pattern runs only on
+// the lines whose ASCII-lowercased text contains one of them (such a rule
+// never matches across lines).
 type Rule struct {
 	Name    string
 	Pattern *regexp.Regexp
+	Hints   []string
+	// HintBefore, when set, requires the hint before the first of these
+	// characters on the line (a variable's name before its = or :).
+	HintBefore string
 }
 
 // Redactor applies its rules in order.
@@ -28,15 +36,16 @@ type Redactor struct {
 
 // Default are the built-in rules.
 var Default = []Rule{
-	{"private-key", regexp.MustCompile(`-----BEGIN[A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END[A-Z0-9 ]*PRIVATE KEY-----|\z)`)},
-	{"authorization", regexp.MustCompile(`(?i)(?P<keep>\b(?:proxy-)?authorization\s*[:=]\s*(?:(?:bearer|basic|token|digest)\s+)?)[^\s"',]+`)},
-	{"aws-access-key", regexp.MustCompile(`\b(?:AKIA|ASIA|AGPA|AIDA|AROA)[0-9A-Z]{16}\b`)},
-	{"github-token", regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b`)},
-	{"gitlab-token", regexp.MustCompile(`\bglpat-[A-Za-z0-9_\-]{20,}`)},
-	{"slack-token", regexp.MustCompile(`\bxox[abposr]-[A-Za-z0-9-]{10,}`)},
-	{"google-api-key", regexp.MustCompile(`\bAIza[0-9A-Za-z_\-]{35}\b`)},
-	{"api-key", regexp.MustCompile(`\bsk-(?:ant-|proj-)?[A-Za-z0-9_\-]{20,}`)},
-	{"secret-assignment", regexp.MustCompile(`(?im)(?P<keep>^[ \t]*(?:export[ \t]+)?[A-Za-z_][A-Za-z0-9_.]*(?:KEY|SECRET|TOKEN|PASSWORD|PASSWD|PWD|CREDENTIALS?)[A-Za-z0-9_]*[ \t]*[=:][ \t]*)["']?[^\s"'#]+["']?`)},
+	{"private-key", regexp.MustCompile(`-----BEGIN[A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END[A-Z0-9 ]*PRIVATE KEY-----|\z)`), nil, ""},
+	{"authorization", regexp.MustCompile(`(?i)(?P<keep>\b(?:proxy-)?authorization\s*[:=]\s*(?:(?:bearer|basic|token|digest)\s+)?)[^\s"',]+`), []string{"authorization"}, ""},
+	{"aws-access-key", regexp.MustCompile(`\b(?:AKIA|ASIA|AGPA|AIDA|AROA)[0-9A-Z]{16}\b`), []string{"akia", "asia", "agpa", "aida", "aroa"}, ""},
+	{"github-token", regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b`), []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"}, ""},
+	{"gitlab-token", regexp.MustCompile(`\bglpat-[A-Za-z0-9_\-]{20,}`), []string{"glpat-"}, ""},
+	{"slack-token", regexp.MustCompile(`\bxox[abposr]-[A-Za-z0-9-]{10,}`), []string{"xox"}, ""},
+	{"google-api-key", regexp.MustCompile(`\bAIza[0-9A-Za-z_\-]{35}\b`), []string{"aiza"}, ""},
+	{"api-key", regexp.MustCompile(`\bsk-(?:ant-|proj-)?[A-Za-z0-9_\-]{20,}`), []string{"sk-"}, ""},
+	{"secret-assignment", regexp.MustCompile(`(?im)(?P<keep>^[ \t]*(?:export[ \t]+)?[A-Za-z_][A-Za-z0-9_.]*(?:KEY|SECRET|TOKEN|PASSWORD|PASSWD|PWD|CREDENTIALS?)[A-Za-z0-9_]*[ \t]*[=:][ \t]*)["']?[^\s"'#]+["']?`),
+		[]string{"key", "secret", "token", "passw", "pwd", "credential"}, "=:"},
 }
 
 // envLine matches every KEY=value line of a .env file.
@@ -51,7 +60,7 @@ func New(extra []string) (*Redactor, error) {
 		if err != nil {
 			return nil, fmt.Errorf("redact: pattern %d %q: %w", i+1, p, err)
 		}
-		r.rules = append(r.rules, Rule{fmt.Sprintf("custom-%d", i+1), re})
+		r.rules = append(r.rules, Rule{Name: fmt.Sprintf("custom-%d", i+1), Pattern: re})
 	}
 	return r, nil
 }
@@ -70,7 +79,7 @@ func (r *Redactor) Redact(s string) (string, int) {
 func (r *Redactor) RedactFile(path, s string) (string, int) {
 	out, n := r.Redact(s)
 	if IsEnvFile(path) {
-		out = replace(Rule{"env-value", envLine}, out, &n)
+		out = replace(Rule{Name: "env-value", Pattern: envLine}, out, &n)
 	}
 	return out, n
 }
@@ -82,6 +91,60 @@ func IsEnvFile(path string) bool {
 }
 
 func replace(rule Rule, s string, n *int) string {
+	if len(rule.Hints) == 0 {
+		return replaceAll(rule, s, n)
+	}
+	lower := asciiLower(s)
+	if !containsAny(lower, rule.Hints) {
+		return s
+	}
+	// Only the lines with a hint go through the pattern.
+	var b strings.Builder
+	start := 0
+	for start < len(s) {
+		end := strings.IndexByte(s[start:], '\n')
+		if end < 0 {
+			end = len(s)
+		} else {
+			end += start + 1
+		}
+		line := s[start:end]
+		hay := lower[start:end]
+		if rule.HintBefore != "" {
+			if i := strings.IndexAny(hay, rule.HintBefore); i >= 0 {
+				hay = hay[:i]
+			}
+		}
+		if containsAny(hay, rule.Hints) {
+			line = replaceAll(rule, line, n)
+		}
+		b.WriteString(line)
+		start = end
+	}
+	return b.String()
+}
+
+// asciiLower lowers A–Z only, so offsets into the result are offsets into s.
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}
+
+func containsAny(s string, hints []string) bool {
+	for _, h := range hints {
+		if strings.Contains(s, h) {
+			return true
+		}
+	}
+	return false
+}
+
+func replaceAll(rule Rule, s string, n *int) string {
 	keep := rule.Pattern.SubexpIndex("keep")
 	return rule.Pattern.ReplaceAllStringFunc(s, func(m string) string {
 		if strings.Contains(m, "[REDACTED:") {
