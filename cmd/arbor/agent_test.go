@@ -213,6 +213,41 @@ func TestAgentPrintAnswers(t *testing.T) {
 			if reqs[0].Body["stream"] != true {
 				t.Errorf("request not streamed: %v", reqs[0].Body["stream"])
 			}
+
+			// Continued with a thinking level and system prompt flags.
+			s.Add(agenttest.Reply{Text: "again"})
+			r = w.run("", with(s, "-p", "-c", "--thinking", "high", "--system-prompt", "Be terse.", "--append-system-prompt", "Use British spelling.", "more")...)
+			if r.code != 0 {
+				t.Fatal(r.stderr)
+			}
+			req := s.Requests()[1]
+			msgs = s.Messages(req)
+			system := ""
+			switch kind {
+			case "openai":
+				system = msgs[0].Text
+				if req.Body["reasoning_effort"] != "high" {
+					t.Errorf("reasoning_effort %v", req.Body["reasoning_effort"])
+				}
+			case "anthropic":
+				sys, _ := req.Body["system"].([]any)
+				if len(sys) == 1 {
+					system, _ = sys[0].(map[string]any)["text"].(string)
+				}
+				th, _ := req.Body["thinking"].(map[string]any)
+				if th["type"] != "enabled" || th["budget_tokens"] != float64(16384) {
+					t.Errorf("thinking %v", req.Body["thinking"])
+				}
+				if a := msgs[1]; a.Role != "assistant" || a.Thinking != "let me think" {
+					t.Errorf("thinking not sent back with its signature: %+v", a)
+				}
+			}
+			if system != "Be terse.\n\nUse British spelling." {
+				t.Errorf("system prompt %q", system)
+			}
+			if got := strings.Join(roles(t, path), " "); got != "model_change thinking_level_change user assistant thinking_level_change user assistant" {
+				t.Errorf("entries after --thinking: %s", got)
+			}
 		})
 	}
 }
