@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -63,11 +64,20 @@ func LoadConfig(path string) (*Config, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
+	return ParseConfig(data, path)
+}
+
+// ParseConfig reads a configuration; path names it in errors. Unknown fields
+// are errors, so a misspelt setting is not silently ignored.
+func ParseConfig(data []byte, path string) (*Config, error) {
 	c := &Config{}
-	dec := json.NewDecoder(strings.NewReader(string(data)))
+	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(c); err != nil {
 		return nil, fmt.Errorf("%s: %v; fix the file (see 'arbor --help' for its fields)", path, err)
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("%s: more than one JSON value; the file holds one object", path)
 	}
 	return c, nil
 }
