@@ -245,6 +245,9 @@ func runAgent(c *cobra.Command, o *agentOptions) error {
 	defer stop()
 	last, err := a.Run(ctx, prompt)
 	if errors.Is(err, agent.ErrAborted) {
+		if s.file == nil {
+			return errors.New("aborted")
+		}
 		return errors.New("aborted; the partial reply is kept (continue with arbor -c)")
 	}
 	if err != nil {
