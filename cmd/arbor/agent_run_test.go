@@ -108,7 +108,13 @@ func TestAgentClientError(t *testing.T) {
 			if len(s.Requests()) != 1 {
 				t.Errorf("a 4xx was retried: %d requests", len(s.Requests()))
 			}
-			ms := messageData(t, w.only())
+			s.Add(agenttest.Reply{Status: 401, Body: body})
+			r = w.run("", with(s, "-p", "--mode", "json", "hi")...)
+			lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+			if r.code != 1 || !strings.HasPrefix(lines[len(lines)-1], `{"type":"error","aborted":false,"errorMessage":"`+kind+`: 401 Unauthorized: `) {
+				t.Errorf("json mode error event: %d %q", r.code, lines[len(lines)-1])
+			}
+			ms := messageData(t, w.sessions()[0])
 			if last := ms[len(ms)-1]; last.StopReason != "error" || !strings.Contains(last.ErrorMessage, "401") {
 				t.Errorf("error not kept on the assistant message: %+v", last)
 			}

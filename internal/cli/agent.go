@@ -244,6 +244,10 @@ func runAgent(c *cobra.Command, o *agentOptions) error {
 	ctx, stop := interruptible(context.Background())
 	defer stop()
 	last, err := a.Run(ctx, prompt)
+	if err != nil && o.mode == "json" {
+		// pi has no event for a run that failed; scripts reading the events get one line that says so.
+		_ = o.io.JSON(agent.Event{Type: "error", ErrorMessage: err.Error(), Aborted: ptrBool(errors.Is(err, agent.ErrAborted))})
+	}
 	if errors.Is(err, agent.ErrAborted) {
 		if s.file == nil {
 			return errors.New("aborted")
@@ -484,3 +488,5 @@ func printableLines(s string) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+func ptrBool(b bool) *bool { return &b }
