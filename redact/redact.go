@@ -68,10 +68,55 @@ func New(extra []string) (*Redactor, error) {
 // Redact replaces every secret in s and returns the text and how many it replaced.
 func (r *Redactor) Redact(s string) (string, int) {
 	n := 0
+	// Rules without hints (private keys, custom patterns) run on the whole text.
 	for _, rule := range r.rules {
-		s = replace(rule, s, &n)
+		if len(rule.Hints) == 0 {
+			s = replaceAll(rule, s, &n)
+		}
 	}
-	return s, n
+	// The others run line by line, on the lines that hold one of their hints.
+	lower := asciiLower(s)
+	var b strings.Builder
+	last := 0 // s[:last] is in b or unchanged
+	for start := 0; start < len(s); {
+		end := strings.IndexByte(s[start:], '\n')
+		if end < 0 {
+			end = len(s)
+		} else {
+			end += start + 1
+		}
+		line, low := s[start:end], lower[start:end]
+		out := line
+		for _, rule := range r.rules {
+			if len(rule.Hints) > 0 && rule.hinted(low) {
+				if o := replaceAll(rule, out, &n); o != out {
+					out, low = o, asciiLower(o)
+				}
+			}
+		}
+		if out != line {
+			b.WriteString(s[last:start])
+			b.WriteString(out)
+			last = end
+		}
+		start = end
+	}
+	if last == 0 {
+		return s, n
+	}
+	b.WriteString(s[last:])
+	return b.String(), n
+}
+
+// hinted reports whether a lowercased line holds one of the rule's hints
+// (before HintBefore, when set).
+func (rule Rule) hinted(low string) bool {
+	if rule.HintBefore != "" {
+		if i := strings.IndexAny(low, rule.HintBefore); i >= 0 {
+			low = low[:i]
+		}
+	}
+	return containsAny(low, rule.Hints)
 }
 
 // RedactFile is Redact for the content of a file: a .env file (.env, .env.local,
@@ -79,7 +124,7 @@ func (r *Redactor) Redact(s string) (string, int) {
 func (r *Redactor) RedactFile(path, s string) (string, int) {
 	out, n := r.Redact(s)
 	if IsEnvFile(path) {
-		out = replace(Rule{Name: "env-value", Pattern: envLine}, out, &n)
+		out = replaceAll(Rule{Name: "env-value", Pattern: envLine}, out, &n)
 	}
 	return out, n
 }
@@ -88,40 +133,6 @@ func (r *Redactor) RedactFile(path, s string) (string, int) {
 func IsEnvFile(path string) bool {
 	b := filepath.Base(path)
 	return b == ".env" || strings.HasPrefix(b, ".env.") || strings.HasSuffix(b, ".env")
-}
-
-func replace(rule Rule, s string, n *int) string {
-	if len(rule.Hints) == 0 {
-		return replaceAll(rule, s, n)
-	}
-	lower := asciiLower(s)
-	if !containsAny(lower, rule.Hints) {
-		return s
-	}
-	// Only the lines with a hint go through the pattern.
-	var b strings.Builder
-	start := 0
-	for start < len(s) {
-		end := strings.IndexByte(s[start:], '\n')
-		if end < 0 {
-			end = len(s)
-		} else {
-			end += start + 1
-		}
-		line := s[start:end]
-		hay := lower[start:end]
-		if rule.HintBefore != "" {
-			if i := strings.IndexAny(hay, rule.HintBefore); i >= 0 {
-				hay = hay[:i]
-			}
-		}
-		if containsAny(hay, rule.Hints) {
-			line = replaceAll(rule, line, n)
-		}
-		b.WriteString(line)
-		start = end
-	}
-	return b.String()
 }
 
 // asciiLower lowers A–Z only, so offsets into the result are offsets into s.
