@@ -158,6 +158,9 @@ func runAgent(c *cobra.Command, o *agentOptions) error {
 		return err
 	}
 	if !o.print {
+		if len(o.args) > 0 {
+			return usagef("unknown command %q for \"arbor\" (to run the agent on a prompt: arbor -p %q)", o.args[0], strings.Join(o.args, " "))
+		}
 		if o.resume && stdinIsTerminal(o.io.In) {
 			return usagef("--resume needs the interactive session picker; use --continue, or --session <id> (ids from 'arbor ls')")
 		}
