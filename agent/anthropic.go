@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"strings"
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
@@ -236,26 +235,10 @@ func (p *Anthropic) Stream(ctx context.Context, r Request, on func(Delta)) (*Ass
 }
 
 func (p *Anthropic) error(ctx context.Context, err error, stalled bool) error {
-	if stalled {
-		return &ProviderError{Provider: p.o.Name, Message: fmt.Sprintf("%v: nothing received for %s", ErrStalled, p.o.IdleTimeout)}
+	var api *apiError
+	if ae := (*anthropic.Error)(nil); errors.As(err, &ae) {
+		api = &apiError{status: ae.StatusCode, message: ae.Message, raw: ae.RawJSON()}
 	}
-	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
-		return context.Canceled
-	}
-	var ae *anthropic.Error
-	if errors.As(err, &ae) {
-		msg := ae.Message
-		if msg == "" {
-			msg = strings.TrimSpace(ae.RawJSON())
-		}
-		if msg == "" {
-			msg = "no message"
-		}
-		return &ProviderError{Provider: p.o.Name, Status: ae.StatusCode, Message: msg, Overflow: IsOverflow(msg)}
-	}
-	if errors.Is(err, context.DeadlineExceeded) {
-		return &ProviderError{Provider: p.o.Name, Message: fmt.Sprintf("no complete reply within %s", p.o.Timeout)}
-	}
-	// An error event inside the stream ({"type":"error","error":{…}}).
-	return &ProviderError{Provider: p.o.Name, Message: err.Error(), Overflow: IsOverflow(err.Error())}
+	// An error event inside the stream ({"type":"error","error":{…}}) is a plain error.
+	return p.o.mapError(ctx, err, stalled, api)
 }

@@ -242,25 +242,9 @@ func reasoningOf(extra map[string]respjson.Field) string {
 }
 
 func (p *OpenAI) error(ctx context.Context, err error, stalled bool) error {
-	if stalled {
-		return &ProviderError{Provider: p.o.Name, Message: fmt.Sprintf("%v: nothing received for %s", ErrStalled, p.o.IdleTimeout)}
+	var api *apiError
+	if ae := (*openai.Error)(nil); errors.As(err, &ae) {
+		api = &apiError{status: ae.StatusCode, message: ae.Message, raw: ae.RawJSON(), overflow: ae.Code == "context_length_exceeded"}
 	}
-	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
-		return context.Canceled
-	}
-	var ae *openai.Error
-	if errors.As(err, &ae) {
-		msg := ae.Message
-		if msg == "" {
-			msg = strings.TrimSpace(ae.RawJSON())
-		}
-		if msg == "" {
-			msg = "no message"
-		}
-		return &ProviderError{Provider: p.o.Name, Status: ae.StatusCode, Message: msg, Overflow: IsOverflow(msg) || ae.Code == "context_length_exceeded"}
-	}
-	if errors.Is(err, context.DeadlineExceeded) {
-		return &ProviderError{Provider: p.o.Name, Message: fmt.Sprintf("no complete reply within %s", p.o.Timeout)}
-	}
-	return &ProviderError{Provider: p.o.Name, Message: err.Error(), Overflow: IsOverflow(err.Error())}
+	return p.o.mapError(ctx, err, stalled, api)
 }

@@ -172,3 +172,36 @@ func compactJSON(s string) json.RawMessage {
 	}
 	return json.RawMessage(buf.Bytes())
 }
+
+// apiError is what an SDK's error type says about a failed request.
+type apiError struct {
+	status   int
+	message  string
+	raw      string
+	overflow bool
+}
+
+// mapError turns a failed stream into what the loop acts on: context.Canceled
+// for an abort, a ProviderError otherwise (stalled, timed out, refused).
+func (o Options) mapError(ctx context.Context, err error, stalled bool, api *apiError) error {
+	if stalled {
+		return &ProviderError{Provider: o.Name, Message: fmt.Sprintf("%v: nothing received for %s", ErrStalled, o.IdleTimeout)}
+	}
+	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
+		return context.Canceled
+	}
+	if api != nil {
+		msg := api.message
+		if msg == "" {
+			msg = strings.TrimSpace(api.raw)
+		}
+		if msg == "" {
+			msg = "no message"
+		}
+		return &ProviderError{Provider: o.Name, Status: api.status, Message: msg, Overflow: api.overflow || IsOverflow(msg)}
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return &ProviderError{Provider: o.Name, Message: fmt.Sprintf("no complete reply within %s", o.Timeout)}
+	}
+	return &ProviderError{Provider: o.Name, Message: err.Error(), Overflow: IsOverflow(err.Error())}
+}
