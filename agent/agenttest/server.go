@@ -34,7 +34,7 @@ type Reply struct {
 	Text      string
 	Calls     []Call
 	Chunk     int  // split text and tool arguments into pieces of this many bytes (default 3)
-	Stall     bool // send the first events, then nothing until the client goes away
+	Stall     bool // send the thinking and text, then nothing until the client goes away
 	Truncated bool // end the stream without a finish reason
 	Input     int  // usage reported in the last chunk
 	Output    int
@@ -180,15 +180,15 @@ func (s *Server) openai(r *http.Request, rep Reply, send func(string, string)) {
 			"choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": finish}}})
 	}
 	send("", chunk(map[string]any{"role": "assistant", "content": ""}, nil))
-	if rep.Stall {
-		stall(r)
-		return
-	}
 	for _, p := range pieces(rep.Thinking, rep.Chunk) {
 		send("", chunk(map[string]any{"reasoning_content": p}, nil))
 	}
 	for _, p := range pieces(rep.Text, rep.Chunk) {
 		send("", chunk(map[string]any{"content": p}, nil))
+	}
+	if rep.Stall {
+		stall(r)
+		return
 	}
 	for i, c := range rep.Calls {
 		send("", chunk(map[string]any{"tool_calls": []any{map[string]any{"index": i, "id": c.ID, "type": "function",
@@ -216,10 +216,6 @@ func (s *Server) openai(r *http.Request, rep Reply, send func(string, string)) {
 func (s *Server) anthropic(r *http.Request, rep Reply, send func(string, string)) {
 	send("message_start", js(map[string]any{"type": "message_start", "message": map[string]any{"id": "msg_1", "type": "message", "role": "assistant",
 		"content": []any{}, "model": "fake", "stop_reason": nil, "stop_sequence": nil, "usage": map[string]any{"input_tokens": rep.Input, "output_tokens": 1}}}))
-	if rep.Stall {
-		stall(r)
-		return
-	}
 	idx := 0
 	block := func(start map[string]any, deltas []map[string]any) {
 		send("content_block_start", js(map[string]any{"type": "content_block_start", "index": idx, "content_block": start}))
@@ -243,6 +239,10 @@ func (s *Server) anthropic(r *http.Request, rep Reply, send func(string, string)
 			ds = append(ds, map[string]any{"type": "text_delta", "text": p})
 		}
 		block(map[string]any{"type": "text", "text": ""}, ds)
+	}
+	if rep.Stall {
+		stall(r)
+		return
 	}
 	for _, c := range rep.Calls {
 		var ds []map[string]any

@@ -211,7 +211,7 @@ func TestAgentAbortThenContinue(t *testing.T) {
 			w := newWorld(t)
 			s := agenttest.New(t, kind,
 				agenttest.Reply{Text: "first answer"},
-				agenttest.Reply{Stall: true})
+				agenttest.Reply{Text: "a partial ans", Stall: true})
 			if r := w.run("", with(s, "-p", "one")...); r.code != 0 {
 				t.Fatalf("first run: %d %q", r.code, r.stderr)
 			}
@@ -224,7 +224,7 @@ func TestAgentAbortThenContinue(t *testing.T) {
 			for len(s.Requests()) < 2 {
 				time.Sleep(20 * time.Millisecond)
 			}
-			time.Sleep(100 * time.Millisecond)
+			time.Sleep(300 * time.Millisecond)
 			c.Process.Signal(syscall.SIGINT)
 			err := c.Wait()
 			if c.ProcessState.ExitCode() != 1 || !strings.Contains(errb.String(), "aborted") {
@@ -232,7 +232,7 @@ func TestAgentAbortThenContinue(t *testing.T) {
 			}
 			path := w.only()
 			ms := messageData(t, path)
-			if last := ms[len(ms)-1]; last.Role != "assistant" || last.StopReason != "aborted" {
+			if last := ms[len(ms)-1]; last.Role != "assistant" || last.StopReason != "aborted" || last.Content.Text("") != "a partial ans" {
 				t.Fatalf("last message after abort: %+v", last)
 			}
 			s.Add(agenttest.Reply{Text: "third answer"})
