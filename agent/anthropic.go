@@ -205,7 +205,7 @@ func (p *Anthropic) Stream(ctx context.Context, r Request, on func(Delta)) (*Ass
 	}
 	stalled := wd.stop()
 	for i, b := range args {
-		out.Content[i].Arguments, _ = parseArguments(b.String())
+		out.Content[i].Arguments, out.Content[i].argError = arguments(b.String())
 	}
 	u := &out.Usage
 	u.TotalTokens = u.Input + u.Output + u.CacheRead + u.CacheWrite

@@ -294,6 +294,9 @@ func (a *Agent) runTools(ctx context.Context, r *run, calls []Block) ([]json.Raw
 }
 
 func (a *Agent) runTool(ctx context.Context, call Block) ToolOutput {
+	if call.argError != "" {
+		return errorOutput("%s", call.argError)
+	}
 	for _, t := range a.Tools {
 		if t.Name == call.Name {
 			return t.Run(ctx, a.Env, call.Arguments)

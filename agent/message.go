@@ -28,6 +28,10 @@ type Block struct {
 	Arguments         json.RawMessage `json:"arguments,omitempty"`
 	Data              string          `json:"data,omitempty"`
 	MimeType          string          `json:"mimeType,omitempty"`
+
+	// argError says why a streamed call's arguments were not a JSON object
+	// (Arguments is then {}); the call is answered with it as an error.
+	argError string
 }
 
 // Assistant is an assistant message as pi stores it.

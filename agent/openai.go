@@ -188,13 +188,8 @@ func (p *OpenAI) Stream(ctx context.Context, r Request, on func(Delta)) (*Assist
 		}
 	}
 	stalled := wd.stop()
-	var argErr error
 	for i, b := range args {
-		a, err := parseArguments(b.String())
-		out.Content[i].Arguments = a
-		if err != nil && argErr == nil {
-			argErr = fmt.Errorf("tool call %s (%s): %w", out.Content[i].ID, out.Content[i].Name, err)
-		}
+		out.Content[i].Arguments, out.Content[i].argError = arguments(b.String())
 	}
 	for i := range out.Content {
 		if out.Content[i].Type == "toolCall" && out.Content[i].ID == "" {
@@ -221,7 +216,6 @@ func (p *OpenAI) Stream(ctx context.Context, r Request, on func(Delta)) (*Assist
 	if finish == "" && ctx.Err() == nil {
 		return out, &ProviderError{Provider: p.o.Name, Message: "the stream ended before the reply was finished"}
 	}
-	_ = argErr // a tool call with bad arguments is answered by the tool with an error
 	return out, nil
 }
 

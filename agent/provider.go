@@ -165,6 +165,15 @@ func parseArguments(s string) (json.RawMessage, error) {
 	return compactJSON(s), nil
 }
 
+// arguments is parseArguments with the error as text, for Block.argError.
+func arguments(s string) (json.RawMessage, string) {
+	a, err := parseArguments(s)
+	if err != nil {
+		return a, fmt.Sprintf("the arguments of this call were not valid JSON (%v): %s", err, truncate(s, 300))
+	}
+	return a, ""
+}
+
 func compactJSON(s string) json.RawMessage {
 	var buf bytes.Buffer
 	if err := json.Compact(&buf, []byte(s)); err != nil {

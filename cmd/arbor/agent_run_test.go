@@ -340,3 +340,25 @@ func TestAgentAbortDuringTool(t *testing.T) {
 	}
 	validRequest(t, s, s.Requests()[1])
 }
+
+func TestAgentBadToolArguments(t *testing.T) {
+	for _, kind := range []string{"openai", "anthropic"} {
+		t.Run(kind, func(t *testing.T) {
+			w := newWorld(t)
+			s := agenttest.New(t, kind,
+				agenttest.Reply{Calls: []agenttest.Call{{ID: "c1", Name: "write", Args: `{"path":"x.txt","content":"unterminated`}}},
+				agenttest.Reply{Text: "sorry"})
+			if r := w.run("", with(s, "-p", "write")...); r.code != 0 {
+				t.Fatal(r.stderr)
+			}
+			msgs := s.Messages(s.Requests()[1])
+			res := msgs[len(msgs)-1]
+			if !strings.Contains(res.Text, "the arguments of this call were not valid JSON") || !strings.Contains(res.Text, `"content":"unterminated`) {
+				t.Errorf("result: %+v", res)
+			}
+			if _, err := os.Stat(filepath.Join(w.project, "x.txt")); err == nil {
+				t.Errorf("a call with broken arguments wrote a file")
+			}
+		})
+	}
+}
