@@ -1,6 +1,9 @@
 package agent
 
 import (
+	"context"
+	"errors"
+	"net/http"
 	"strings"
 	"testing"
 )
@@ -57,3 +60,26 @@ func FuzzParseConfig(f *testing.F) {
 		c.CompactionSettings()
 	})
 }
+
+// TestDefaultEndpoints checks that without a base URL each provider keeps its
+// SDK's own endpoint: the request goes to the vendor's host, not to "".
+func TestDefaultEndpoints(t *testing.T) {
+	var hosts []string
+	client := &http.Client{Transport: roundTrip(func(r *http.Request) (*http.Response, error) {
+		hosts = append(hosts, r.URL.Host)
+		return nil, errors.New("offline")
+	})}
+	for _, p := range []Provider{NewOpenAI(Options{APIKey: "k", HTTPClient: client, MaxRetries: -1}), NewAnthropic(Options{APIKey: "k", HTTPClient: client, MaxRetries: -1})} {
+		_, err := p.Stream(context.Background(), Request{Model: "m", Messages: []Message{{Role: "user", Content: Content{{Type: "text", Text: "hi"}}}}}, func(Delta) {})
+		if err == nil || !strings.Contains(err.Error(), "offline") {
+			t.Errorf("%s: %v", p.API(), err)
+		}
+	}
+	if len(hosts) != 2 || hosts[0] != "api.openai.com" || hosts[1] != "api.anthropic.com" {
+		t.Errorf("hosts %v", hosts)
+	}
+}
+
+type roundTrip func(*http.Request) (*http.Response, error)
+
+func (f roundTrip) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }

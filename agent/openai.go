@@ -27,10 +27,12 @@ func NewOpenAI(o Options) *OpenAI {
 		o.Name = "openai"
 	}
 	opts := []option.RequestOption{
-		option.WithBaseURL(o.BaseURL),
 		option.WithMaxRetries(o.MaxRetries),
 		option.WithHTTPClient(o.HTTPClient),
 		option.WithRequestTimeout(o.Timeout),
+	}
+	if o.BaseURL != "" { // else the SDK's default, OpenAI's own endpoint
+		opts = append(opts, option.WithBaseURL(o.BaseURL))
 	}
 	if o.APIKey != "" {
 		opts = append(opts, option.WithAPIKey(o.APIKey))
