@@ -132,7 +132,7 @@ func (m *Model) Summarize(ctx context.Context, r Request) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	body, err := json.Marshal(chatRequest{Model: m.Model, MaxTokens: r.MaxTokens, Messages: []chatMessage{
-		{Role: "system", Content: systemPrompt}, {Role: "user", Content: Prompt(r)}}})
+		{Role: "system", Content: SystemPrompt}, {Role: "user", Content: Prompt(r)}}})
 	if err != nil {
 		return "", fmt.Errorf("compaction: encode request: %w", err)
 	}

@@ -2,8 +2,8 @@ package compaction
 
 // pi 0.73.1's prompts, copied from its source (dist/core/compaction/*.js).
 
-// systemPrompt is the system prompt of every summarization request.
-const systemPrompt = `You are a context summarization assistant. Your task is to read a conversation between a user and an AI assistant, then produce a structured summary following the exact format specified.
+// SystemPrompt is the system prompt of every summarization request (pi 1.6.0's).
+const SystemPrompt = `You are a context summarization assistant. Your task is to read a conversation between a user and an AI assistant, then produce a structured summary following the exact format specified.
 
 Do NOT continue the conversation. Do NOT respond to any questions in the conversation. ONLY output the structured summary.`
 

@@ -189,7 +189,7 @@ func TestModelRequest(t *testing.T) {
 	if req.Model != "test-model" || req.MaxTokens != 1000 || f.auth[0] != "Bearer sk-test" {
 		t.Errorf("request model %q max_tokens %d auth %q", req.Model, req.MaxTokens, f.auth[0])
 	}
-	if len(req.Messages) != 2 || req.Messages[0].Role != "system" || req.Messages[0].Content != systemPrompt || req.Messages[1].Role != "user" {
+	if len(req.Messages) != 2 || req.Messages[0].Role != "system" || req.Messages[0].Content != SystemPrompt || req.Messages[1].Role != "user" {
 		t.Fatalf("messages: %+v", req.Messages)
 	}
 	user := req.Messages[1].Content

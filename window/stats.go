@@ -1,6 +1,7 @@
 package window
 
 import (
+	"bytes"
 	"cmp"
 	"math"
 	"slices"
@@ -33,6 +34,9 @@ type Stats struct {
 	CompactedEntryCount int `json:"compactedEntryCount"` // path entries a compaction or the cursor left out
 
 	APIUsage APIUsage `json:"apiUsage"`
+	// Redactions counts the secrets the agent removed from tool output, in the
+	// whole file (details.arborRedacted of each tool result).
+	Redactions int `json:"redactions"`
 }
 
 // RoleTokens splits the estimate by who is speaking. Summaries, custom
@@ -129,6 +133,9 @@ func Measure(l *session.Log, c *session.Cursor, o StatsOptions) Stats {
 	for _, e := range l.Entries() {
 		if !e.IsMarker() {
 			s.EntryCount++
+		}
+		if e.Type == session.TypeMessage && e.Role() == session.RoleToolResult {
+			s.Redactions += redactionsOf(e)
 		}
 		if key, u, ok := e.UsageRecord(); ok {
 			s.APIUsage.add(key, u)
@@ -262,6 +269,27 @@ func anchor(res *Result, path []*session.Entry, lastCompaction int) (string, int
 		return m.Entry.ID, tokens, true
 	}
 	return "", 0, false
+}
+
+// RedactedKey is the tool result details field in which the agent counts the
+// secrets it removed from the output.
+const RedactedKey = "arborRedacted"
+
+func redactionsOf(e *session.Entry) int {
+	if !bytes.Contains(e.Raw(), []byte(RedactedKey)) {
+		return 0
+	}
+	var v struct {
+		Message struct {
+			Details struct {
+				N float64 `json:"arborRedacted"`
+			} `json:"details"`
+		} `json:"message"`
+	}
+	if unmarshal(e.Raw(), &v) != nil {
+		return 0
+	}
+	return int(v.Message.Details.N)
 }
 
 // contextTokens is pi's calculateContextTokens: the total, or the sum of the parts when it is 0.

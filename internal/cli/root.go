@@ -32,7 +32,7 @@ func Main(args []string, in io.Reader, out, errOut io.Writer) int {
 		// Errors quote ids, names and paths from session files: print them safely.
 		fmt.Fprintf(errOut, "arbor: %s\n", termtext.Line(oneLine(msg)))
 		if errors.As(err, new(usageError)) && cmd != nil {
-			fmt.Fprintf(errOut, "Run 'arbor %s --help' for usage.\n", strings.TrimPrefix(cmd.CommandPath(), "arbor "))
+			fmt.Fprintf(errOut, "Run '%s --help' for usage.\n", cmd.CommandPath())
 		}
 		return exitCode(err)
 	}
@@ -65,7 +65,7 @@ func newRoot(ios *IO) (*cobra.Command, *Global) {
 	g := &Global{}
 	root := &cobra.Command{
 		Use:   "arbor",
-		Short: "Show, search and edit coding-agent sessions",
+		Short: "A coding agent, and the engine for its sessions: show, search and edit them",
 		Long: `arbor is the session engine for coding agents. It reads and writes the pi
 coding agent's session files (JSONL, format v3; older versions are migrated in
 memory), so it works on the sessions you already have.
@@ -87,6 +87,7 @@ sessions, else everywhere.`,
 		refuseUnknownSubcommands(c)
 	}
 	refuseDatabase(root, g)
+	addAgentFlags(root, ios, g)
 	return root, g
 }
 

@@ -109,6 +109,9 @@ func runStats(o *statsOptions) error {
 		{"API usage", fmt.Sprintf("%s · input %s · output %s · cache read %s · cache write %s · total %s · $%.4f",
 			countNoun(s.APIUsage.Requests, "request"), thousands(int(s.APIUsage.Input)), thousands(int(s.APIUsage.Output)), thousands(int(s.APIUsage.CacheRead)), thousands(int(s.APIUsage.CacheWrite)), thousands(int(s.APIUsage.TotalTokens)), s.APIUsage.Cost)},
 	}
+	if s.Redactions > 0 {
+		rows = append(rows, [2]string{"redacted", countNoun(s.Redactions, "secret") + " removed from tool output"})
+	}
 	for _, r := range rows {
 		fprintf(w, "%-14s %s\n", r[0], r[1])
 	}

@@ -1,0 +1,244 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+
+	"github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/anthropics/anthropic-sdk-go/v2/option"
+)
+
+// Anthropic speaks the Messages API with streaming.
+type Anthropic struct {
+	o      Options
+	client anthropic.Client
+}
+
+// NewAnthropic returns a Messages API provider.
+func NewAnthropic(o Options) *Anthropic {
+	o = o.withDefaults()
+	if o.Name == "" {
+		o.Name = "anthropic"
+	}
+	opts := []option.RequestOption{
+		option.WithMaxRetries(o.MaxRetries),
+		option.WithHTTPClient(o.HTTPClient),
+		option.WithRequestTimeout(o.Timeout),
+		option.WithAPIKey(o.APIKey),
+	}
+	if o.BaseURL != "" {
+		opts = append(opts, option.WithBaseURL(o.BaseURL))
+	}
+	return &Anthropic{o: o, client: anthropic.NewClient(opts...)}
+}
+
+// API implements Provider.
+func (p *Anthropic) API() string { return "anthropic-messages" }
+
+// thinkingBudget is the token budget of each thinking level (pi's defaults).
+var thinkingBudget = map[string]int64{"minimal": 1024, "low": 2048, "medium": 8192, "high": 16384, "xhigh": 32000}
+
+func (p *Anthropic) params(r Request) anthropic.MessageNewParams {
+	var msgs []anthropic.MessageParam
+	// Consecutive tool results go back in one user message, as the API wants.
+	var results []anthropic.ContentBlockParamUnion
+	flush := func() {
+		if len(results) > 0 {
+			msgs = append(msgs, anthropic.NewUserMessage(results...))
+			results = nil
+		}
+	}
+	for _, m := range r.Messages {
+		switch m.Role {
+		case "toolResult":
+			text := m.Content.Text()
+			if text == "" {
+				text = "(no output)"
+			}
+			results = append(results, anthropic.NewToolResultBlock(m.ToolCallID, text, m.IsError))
+			continue
+		case "user":
+			flush()
+			var blocks []anthropic.ContentBlockParamUnion
+			for _, b := range m.Content {
+				switch b.Type {
+				case "text":
+					if b.Text != "" {
+						blocks = append(blocks, anthropic.NewTextBlock(b.Text))
+					}
+				case "image":
+					blocks = append(blocks, anthropic.NewImageBlockBase64(b.MimeType, b.Data))
+				}
+			}
+			if len(blocks) > 0 {
+				msgs = append(msgs, anthropic.NewUserMessage(blocks...))
+			}
+		case "assistant":
+			flush()
+			var blocks []anthropic.ContentBlockParamUnion
+			for _, b := range m.Content {
+				switch b.Type {
+				case "thinking":
+					if b.ThinkingSignature != "" {
+						blocks = append(blocks, anthropic.NewThinkingBlock(b.ThinkingSignature, b.Thinking))
+					}
+				case "text":
+					if b.Text != "" {
+						blocks = append(blocks, anthropic.NewTextBlock(b.Text))
+					}
+				case "toolCall":
+					var input any = map[string]any{}
+					_ = json.Unmarshal(b.Arguments, &input)
+					blocks = append(blocks, anthropic.NewToolUseBlock(b.ID, input, b.Name))
+				}
+			}
+			if len(blocks) > 0 {
+				msgs = append(msgs, anthropic.NewAssistantMessage(blocks...))
+			}
+		}
+	}
+	flush()
+	maxTokens := int64(r.MaxTokens)
+	if maxTokens <= 0 {
+		maxTokens = 16384
+	}
+	params := anthropic.MessageNewParams{Model: anthropic.Model(r.Model), Messages: msgs}
+	if r.System != "" {
+		params.System = []anthropic.TextBlockParam{{Text: r.System}}
+	}
+	if budget, ok := thinkingBudget[r.Thinking]; ok {
+		params.Thinking = anthropic.ThinkingConfigParamOfEnabled(budget)
+		maxTokens = max(maxTokens, budget+4096)
+	}
+	params.MaxTokens = maxTokens
+	for _, t := range r.Tools {
+		var schema struct {
+			Properties any      `json:"properties"`
+			Required   []string `json:"required"`
+		}
+		_ = json.Unmarshal(t.Parameters, &schema)
+		params.Tools = append(params.Tools, anthropic.ToolUnionParam{OfTool: &anthropic.ToolParam{
+			Name: t.Name, Description: anthropic.String(t.Description),
+			InputSchema: anthropic.ToolInputSchemaParam{Properties: schema.Properties, Required: schema.Required}}})
+	}
+	return params
+}
+
+// Stream implements Provider.
+func (p *Anthropic) Stream(ctx context.Context, r Request, on func(Delta)) (*Assistant, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	wd := newWatchdog(p.o.IdleTimeout, cancel)
+	stream := p.client.Messages.NewStreaming(ctx, p.params(r))
+	defer stream.Close()
+
+	out := &Assistant{Content: []Block{}}
+	at := map[int64]int{} // the server's block index → ours
+	args := map[int]*strings.Builder{}
+	stop := ""
+	for stream.Next() {
+		wd.alive(p.o.IdleTimeout)
+		ev := stream.Current()
+		switch e := ev.AsAny().(type) {
+		case anthropic.MessageStartEvent:
+			u := e.Message.Usage
+			out.Usage.Input = float64(u.InputTokens)
+			out.Usage.CacheRead = float64(u.CacheReadInputTokens)
+			out.Usage.CacheWrite = float64(u.CacheCreationInputTokens)
+			out.Usage.Output = float64(u.OutputTokens)
+		case anthropic.ContentBlockStartEvent:
+			var b Block
+			switch cb := e.ContentBlock.AsAny().(type) {
+			case anthropic.TextBlock:
+				b = Block{Type: "text", Text: cb.Text}
+			case anthropic.ThinkingBlock:
+				b = Block{Type: "thinking", Thinking: cb.Thinking, ThinkingSignature: cb.Signature}
+			case anthropic.ToolUseBlock:
+				b = Block{Type: "toolCall", ID: cb.ID, Name: cb.Name}
+			default:
+				continue
+			}
+			out.Content = append(out.Content, b)
+			i := len(out.Content) - 1
+			at[e.Index] = i
+			if b.Type == "toolCall" {
+				args[i] = &strings.Builder{}
+				on(Delta{Type: "toolcall_start", ContentIndex: i})
+			}
+		case anthropic.ContentBlockDeltaEvent:
+			i, ok := at[e.Index]
+			if !ok {
+				continue
+			}
+			switch d := e.Delta.AsAny().(type) {
+			case anthropic.TextDelta:
+				out.Content[i].Text += d.Text
+				on(Delta{Type: "text_delta", ContentIndex: i, Delta: d.Text})
+			case anthropic.ThinkingDelta:
+				out.Content[i].Thinking += d.Thinking
+				on(Delta{Type: "thinking_delta", ContentIndex: i, Delta: d.Thinking})
+			case anthropic.SignatureDelta:
+				out.Content[i].ThinkingSignature += d.Signature
+			case anthropic.InputJSONDelta:
+				if b := args[i]; b != nil {
+					b.WriteString(d.PartialJSON)
+					on(Delta{Type: "toolcall_delta", ContentIndex: i, Delta: d.PartialJSON})
+				}
+			}
+		case anthropic.MessageDeltaEvent:
+			stop = string(e.Delta.StopReason)
+			if e.Usage.OutputTokens > 0 {
+				out.Usage.Output = float64(e.Usage.OutputTokens)
+			}
+			if e.Usage.InputTokens > 0 {
+				out.Usage.Input = float64(e.Usage.InputTokens)
+			}
+			if e.Usage.CacheReadInputTokens > 0 {
+				out.Usage.CacheRead = float64(e.Usage.CacheReadInputTokens)
+			}
+			if e.Usage.CacheCreationInputTokens > 0 {
+				out.Usage.CacheWrite = float64(e.Usage.CacheCreationInputTokens)
+			}
+		}
+	}
+	stalled := wd.stop()
+	for i, b := range args {
+		out.Content[i].Arguments, out.Content[i].argError = arguments(b.String())
+	}
+	u := &out.Usage
+	u.TotalTokens = u.Input + u.Output + u.CacheRead + u.CacheWrite
+	switch stop {
+	case "max_tokens":
+		out.StopReason = StopLength
+	case "tool_use":
+		out.StopReason = StopToolUse
+	case "refusal":
+		out.StopReason = StopError
+	default:
+		out.StopReason = StopEnd
+	}
+	if err := stream.Err(); err != nil {
+		return out, p.error(ctx, err, stalled)
+	}
+	if stalled {
+		return out, p.error(ctx, context.Canceled, true)
+	}
+	if stop == "" && ctx.Err() == nil {
+		return out, &ProviderError{Provider: p.o.Name, Message: "the stream ended before the reply was finished"}
+	}
+	if stop == "refusal" {
+		return out, &ProviderError{Provider: p.o.Name, Message: "the model refused to answer"}
+	}
+	return out, nil
+}
+
+func (p *Anthropic) error(ctx context.Context, err error, stalled bool) error {
+	var api *apiError
+	if ae := (*anthropic.Error)(nil); errors.As(err, &ae) {
+		api = &apiError{status: ae.StatusCode, message: ae.Message, raw: ae.RawJSON()}
+	}
+	// An error event inside the stream ({"type":"error","error":{…}}) is a plain error.
+	return p.o.mapError(ctx, err, stalled, api)
+}

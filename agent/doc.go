@@ -1,0 +1,42 @@
+// Package agent is arbor's coding agent: model providers behind one small
+// interface, pi's tools, and the loop that runs a prompt on a session. It
+// knows nothing about terminals; the arbor command (arbor -p) drives it.
+//
+// # Providers
+//
+// OpenAI (chat completions: OpenAI, OpenRouter, vLLM, llama.cpp, Ollama) and
+// Anthropic (Messages), both streaming, through the vendors' official Go SDKs.
+// A reply is mapped to pi's assistant message: text, thinking (with its
+// signature, so it can be sent back) and toolCall blocks, tool-call arguments
+// assembled from the pieces they arrive in, usage, and pi's stop reasons
+// (stop, length, toolUse, error, aborted). The SDKs retry 429, 5xx and
+// connection failures with backoff, honouring Retry-After; other 4xx fail at
+// once with the provider's message (ProviderError). A stream that sends nothing
+// for Options.IdleTimeout is given up (ErrStalled). IsOverflow recognises each
+// provider's context-overflow error.
+//
+// # Tools
+//
+// read, bash, edit, write, ls, grep and find, with pi's names and argument
+// shapes, so sessions read the same in pi. Paths resolve against the working
+// folder; bash runs in its own process group, killed on timeout or abort.
+// Failures are results with isError, never a stopped run. Before a result is
+// appended (and so before it is written or sent) its secrets are redacted
+// (package redact, counted in details.arborRedacted) and, past MaxResultBytes,
+// it is cut with the full text kept as a blob (window.BoundToolResult).
+//
+// # The loop
+//
+// Agent.Run appends the prompt and makes the file exist (Flush) before the
+// request goes out; the history is the active cursor's context at its
+// resolutions, fitted to window − reserve by package window (which closes tool
+// calls left unanswered by a crash), without replies that failed or were
+// aborted. Each assistant message is appended once, complete, with its usage
+// and cost; each tool result as it completes. Cancelling the context (Ctrl-C)
+// keeps the partial reply with stop reason aborted and answers the calls that
+// did not run, so the next request is valid. Compaction (package compaction,
+// pi's plan and prompts, summarized by the same model) runs before a request
+// whose context passes window − reserve, and once after a context-overflow
+// error, after which the request is sent again. Prepare records model and
+// thinking-level changes as pi does.
+package agent

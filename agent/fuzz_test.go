@@ -1,0 +1,54 @@
+package agent
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+func FuzzMessagesForRequest(f *testing.F) {
+	f.Add([]byte(`{"role":"assistant","content":[{"type":"toolCall","id":"a","name":"bash","arguments":{}}],"stopReason":"toolUse"}`), []byte(`{"role":"toolResult","toolCallId":"a","content":"x"}`))
+	f.Add([]byte(`{"role":"user","content":"hi"}`), []byte(`{"role":"toolResult","toolCallId":"b","content":[]}`))
+	f.Fuzz(func(t *testing.T, a, b []byte) {
+		msgs := messagesForRequest([][]byte{a, b})
+		calls := map[string]bool{}
+		for _, m := range msgs {
+			switch m.Role {
+			case "assistant":
+				if m.StopReason == StopError || m.StopReason == StopAborted {
+					t.Fatalf("a failed reply was kept: %+v", m)
+				}
+				for _, c := range m.Content {
+					if c.Type == "toolCall" {
+						calls[c.ID] = true
+					}
+				}
+			case "toolResult":
+				if !calls[m.ToolCallID] {
+					t.Fatalf("a result without its call: %+v", m)
+				}
+			case "user":
+			default:
+				t.Fatalf("role %q sent", m.Role)
+			}
+		}
+	})
+}
+
+func FuzzParseArguments(f *testing.F) {
+	f.Add(`{"command":"ls"}`)
+	f.Add(`{"a":`)
+	f.Add(``)
+	f.Fuzz(func(t *testing.T, s string) {
+		raw, err := parseArguments(s)
+		var v map[string]any
+		if json.Unmarshal(raw, &v) != nil {
+			t.Fatalf("arguments %q became %q, not an object", s, raw)
+		}
+		if err == nil && len(s) > 0 {
+			var w map[string]any
+			if json.Unmarshal([]byte(s), &w) != nil && len(v) > 0 {
+				t.Fatalf("bad arguments %q accepted", s)
+			}
+		}
+	})
+}

@@ -1,0 +1,435 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/arborlog/arbor/compaction"
+	"github.com/arborlog/arbor/redact"
+	"github.com/arborlog/arbor/session"
+	"github.com/arborlog/arbor/window"
+)
+
+// ErrAborted is returned when the run was stopped (Ctrl-C): the partial reply
+// is kept with stop reason "aborted".
+var ErrAborted = errors.New("agent: aborted")
+
+// Model is the model a run talks to and what it costs.
+type Model struct {
+	Provider  string // as recorded on messages and model_change entries
+	ID        string
+	Window    int // context window in tokens (0: unknown, no budget and no automatic compaction)
+	Reserve   int // tokens kept free for the reply
+	MaxTokens int // the reply's limit (0: the provider's default)
+	Prices    Prices
+}
+
+// Prices are dollars per million tokens.
+type Prices struct {
+	Input      float64 `json:"input"`
+	Output     float64 `json:"output"`
+	CacheRead  float64 `json:"cacheRead"`
+	CacheWrite float64 `json:"cacheWrite"`
+}
+
+func (p Prices) cost(u session.Usage) session.Cost {
+	c := session.Cost{Input: u.Input * p.Input / 1e6, Output: u.Output * p.Output / 1e6,
+		CacheRead: u.CacheRead * p.CacheRead / 1e6, CacheWrite: u.CacheWrite * p.CacheWrite / 1e6}
+	c.Total = c.Input + c.Output + c.CacheRead + c.CacheWrite
+	return c
+}
+
+// Agent runs prompts against a model on one session: it takes its history
+// from the log's active cursor and appends every message as it completes.
+type Agent struct {
+	Log *session.Log
+	// Flush writes a new session's file (the prompt must be on disk before the
+	// request goes out); nil for a session that is not persisted.
+	Flush    func() error
+	Provider Provider
+	Model    Model
+	Thinking string
+	System   string
+	Tools    []Tool
+	Env      *ToolEnv
+	Redactor *redact.Redactor
+	// Blobs keeps full tool outputs that are cut (MaxResultBytes) and outputs
+	// the budget planner cuts.
+	Blobs          window.BlobWriter
+	MaxResultBytes int // a tool result longer than this is cut in the log, the rest kept in Blobs (default 50 KB)
+	Compaction     compaction.Settings
+	Summarizer     compaction.Summarizer // nil: the model itself writes summaries
+	Emit           func(Event)
+	Now            func() time.Time
+}
+
+// Event is one thing that happened in a run, with pi's event names:
+// agent_start, agent_end, turn_start, turn_end, message_start,
+// message_update, message_end, tool_execution_start, tool_execution_end,
+// compaction_start, compaction_end.
+type Event struct {
+	Type                  string            `json:"type"`
+	Message               json.RawMessage   `json:"message,omitempty"`
+	AssistantMessageEvent *Delta            `json:"assistantMessageEvent,omitempty"`
+	ToolCallID            string            `json:"toolCallId,omitempty"`
+	ToolName              string            `json:"toolName,omitempty"`
+	Args                  json.RawMessage   `json:"args,omitempty"`
+	Result                json.RawMessage   `json:"result,omitempty"`
+	IsError               *bool             `json:"isError,omitempty"`
+	Reason                string            `json:"reason,omitempty"`
+	Aborted               *bool             `json:"aborted,omitempty"`
+	WillRetry             *bool             `json:"willRetry,omitempty"`
+	ErrorMessage          string            `json:"errorMessage,omitempty"`
+	Messages              []json.RawMessage `json:"messages,omitempty"`
+	ToolResults           []json.RawMessage `json:"toolResults,omitempty"`
+}
+
+func (a *Agent) emit(e Event) {
+	if a.Emit != nil {
+		a.Emit(e)
+	}
+}
+
+func (a *Agent) now() time.Time {
+	if a.Now != nil {
+		return a.Now()
+	}
+	return time.Now()
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// Prepare records the model and thinking level when they differ from what the
+// session's context has (a new session records both), as pi does.
+func (a *Agent) Prepare() error {
+	ctx := a.Log.Context()
+	if ctx.Model == nil || unquote(ctx.Model.Provider) != a.Model.Provider || unquote(ctx.Model.ModelID) != a.Model.ID {
+		if _, err := a.Log.AppendModelChange(a.Model.Provider, a.Model.ID); err != nil {
+			return err
+		}
+	}
+	level := unquote(ctx.ThinkingLevel)
+	if level != a.Thinking || !hasThinkingChange(a.Log) {
+		if _, err := a.Log.AppendThinkingLevelChange(a.Thinking); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func hasThinkingChange(l *session.Log) bool {
+	leaf := l.Leaf()
+	if leaf == nil {
+		return false
+	}
+	for _, e := range l.Branch(leaf.ID) {
+		if e.Type == session.TypeThinkingLevelChange {
+			return true
+		}
+	}
+	return false
+}
+
+func unquote(v []byte) string {
+	var s string
+	if json.Unmarshal(v, &s) != nil {
+		return ""
+	}
+	return s
+}
+
+// run holds what one Run appended.
+type run struct {
+	messages []json.RawMessage
+}
+
+func (a *Agent) append(r *run, v any) (json.RawMessage, error) {
+	m, err := session.NewMessage(v)
+	if err != nil {
+		return nil, err
+	}
+	return a.appendMessage(r, m)
+}
+
+func (a *Agent) appendMessage(r *run, m session.Message) (json.RawMessage, error) {
+	if _, err := a.Log.AppendMessage(m); err != nil {
+		return nil, err
+	}
+	raw := json.RawMessage(m.Raw())
+	r.messages = append(r.messages, raw)
+	return raw, nil
+}
+
+// Run sends a prompt and runs until the model stops calling tools. It returns
+// the last assistant message. A provider or tool failure that stops the run
+// is returned as an error (the failed reply is kept with stop reason error);
+// Ctrl-C (ctx cancelled) returns ErrAborted.
+func (a *Agent) Run(ctx context.Context, prompt string) (*Assistant, error) {
+	r := &run{}
+	a.emit(Event{Type: "agent_start"})
+	last, err := a.run(ctx, r, prompt)
+	a.emit(Event{Type: "agent_end", Messages: r.messages})
+	return last, err
+}
+
+func (a *Agent) run(ctx context.Context, r *run, prompt string) (*Assistant, error) {
+	user := User{Role: session.RoleUser, Content: []Block{{Type: "text", Text: prompt}}, Timestamp: a.now().UnixMilli()}
+	raw, err := a.append(r, user)
+	if err != nil {
+		return nil, err
+	}
+	if a.Flush != nil {
+		if err := a.Flush(); err != nil {
+			return nil, err
+		}
+	}
+	a.emit(Event{Type: "message_start", Message: raw})
+	a.emit(Event{Type: "message_end", Message: raw})
+	overflowRetried := false
+	for {
+		if ctx.Err() != nil {
+			return nil, ErrAborted
+		}
+		a.emit(Event{Type: "turn_start"})
+		msgs, err := a.history(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ErrAborted
+			}
+			return nil, err
+		}
+		req := Request{Model: a.Model.ID, System: a.System, Messages: msgs, Thinking: a.Thinking, MaxTokens: a.Model.MaxTokens}
+		for _, t := range a.Tools {
+			req.Tools = append(req.Tools, ToolSpec{Name: t.Name, Description: t.Description, Parameters: t.Parameters})
+		}
+		started := false
+		asst, err := a.Provider.Stream(ctx, req, func(d Delta) {
+			if !started {
+				started = true
+				a.emit(Event{Type: "message_start", Message: json.RawMessage(`{"role":"assistant","content":[]}`)})
+			}
+			a.emit(Event{Type: "message_update", AssistantMessageEvent: &d})
+		})
+		if asst == nil {
+			asst = &Assistant{Content: []Block{}}
+		}
+		asst.Role, asst.API, asst.Provider, asst.Model = session.RoleAssistant, a.Provider.API(), a.Model.Provider, a.Model.ID
+		asst.Timestamp = a.now().UnixMilli()
+		asst.Usage.Cost = a.Model.Prices.cost(asst.Usage)
+		var pe *ProviderError
+		switch {
+		case err != nil && ctx.Err() != nil:
+			asst.StopReason, asst.ErrorMessage = StopAborted, "Request was aborted"
+		case errors.As(err, &pe) && pe.Overflow && !overflowRetried:
+			// Not kept: compact once and send again.
+			overflowRetried = true
+			if cerr := a.compact(ctx, "overflow", true); cerr != nil {
+				return nil, fmt.Errorf("%w (compaction after it failed: %v)", err, cerr)
+			}
+			continue
+		case err != nil:
+			asst.StopReason, asst.ErrorMessage = StopError, err.Error()
+		}
+		raw, aerr := a.append(r, asst)
+		if aerr != nil {
+			return asst, aerr
+		}
+		if !started {
+			a.emit(Event{Type: "message_start", Message: raw})
+		}
+		a.emit(Event{Type: "message_end", Message: raw})
+		switch {
+		case asst.StopReason == StopAborted:
+			a.emit(Event{Type: "turn_end", Message: raw})
+			return asst, ErrAborted
+		case err != nil:
+			a.emit(Event{Type: "turn_end", Message: raw})
+			return asst, err
+		}
+		calls := asst.ToolCalls()
+		if len(calls) == 0 {
+			a.emit(Event{Type: "turn_end", Message: raw})
+			return asst, nil
+		}
+		results, aborted, err := a.runTools(ctx, r, calls)
+		a.emit(Event{Type: "turn_end", Message: raw, ToolResults: results})
+		if err != nil {
+			return asst, err
+		}
+		if aborted {
+			return asst, ErrAborted
+		}
+	}
+}
+
+// runTools runs the calls in order and appends each result as it completes.
+// After an abort the remaining calls are answered as skipped, so the log
+// never holds a call without its result.
+func (a *Agent) runTools(ctx context.Context, r *run, calls []Block) ([]json.RawMessage, bool, error) {
+	var results []json.RawMessage
+	for _, call := range calls {
+		var out ToolOutput
+		if ctx.Err() != nil {
+			out = ToolOutput{Text: "Skipped: the run was aborted before this tool ran", IsError: true}
+		} else {
+			a.emit(Event{Type: "tool_execution_start", ToolCallID: call.ID, ToolName: call.Name, Args: call.Arguments})
+			out = a.runTool(ctx, call)
+		}
+		m, err := a.toolResult(call, out)
+		if err != nil {
+			return results, false, err
+		}
+		raw, err := a.appendMessage(r, m)
+		if err != nil {
+			return results, false, err
+		}
+		results = append(results, raw)
+		a.emit(Event{Type: "tool_execution_end", ToolCallID: call.ID, ToolName: call.Name, Result: raw, IsError: ptr(out.IsError)})
+	}
+	return results, ctx.Err() != nil, nil
+}
+
+func (a *Agent) runTool(ctx context.Context, call Block) ToolOutput {
+	if call.argError != "" {
+		return errorOutput("%s", call.argError)
+	}
+	for _, t := range a.Tools {
+		if t.Name == call.Name {
+			return t.Run(ctx, a.Env, call.Arguments)
+		}
+	}
+	return errorOutput("Tool %s not found", call.Name)
+}
+
+// toolResult builds the result message: secrets redacted, then cut to
+// MaxResultBytes with the full (redacted) text kept in Blobs.
+func (a *Agent) toolResult(call Block, out ToolOutput) (session.Message, error) {
+	text, n := out.Text, 0
+	if a.Redactor != nil {
+		if out.File != "" {
+			text, n = a.Redactor.RedactFile(out.File, text)
+		} else {
+			text, n = a.Redactor.Redact(text)
+		}
+	}
+	content := append([]Block{{Type: "text", Text: text}}, out.Images...)
+	tr := ToolResult{Role: session.RoleToolResult, ToolCallID: call.ID, ToolName: call.Name, Content: content, IsError: out.IsError, Timestamp: a.now().UnixMilli()}
+	details := map[string]any{}
+	for k, v := range out.Details {
+		details[k] = v
+	}
+	if n > 0 {
+		details[window.RedactedKey] = n
+	}
+	if len(details) > 0 {
+		tr.Details = details
+	}
+	m, err := session.NewMessage(tr)
+	if err != nil {
+		return m, err
+	}
+	limit := a.MaxResultBytes
+	if limit == 0 {
+		limit = 50 * 1024
+	}
+	if a.Blobs != nil && limit > 0 {
+		m, _, err = window.BoundToolResult(m, limit, a.Blobs)
+	}
+	return m, err
+}
+
+// history is the request's messages: the active cursor's context at its
+// resolutions, compacted first when it passes window − reserve, fitted to the
+// budget, with unanswered tool calls closed.
+func (a *Agent) history(ctx context.Context) ([]Message, error) {
+	c := a.Log.Context()
+	if a.Model.Window > 0 && a.settings().Enabled {
+		if need, _ := compaction.NeedsCompaction(c.Messages, a.Model.Window, a.settings()); need {
+			if err := a.compact(ctx, "threshold", false); err == nil {
+				c = a.Log.Context()
+			} else if ctx.Err() != nil {
+				return nil, err
+			}
+		}
+	}
+	opts := window.Options{Resolutions: a.Log.Cursor("").Resolutions(), Budget: a.budget(), Blobs: a.Blobs}
+	res, err := window.Build(c, opts)
+	if errors.Is(err, window.ErrBudget) && a.settings().Enabled {
+		if cerr := a.compact(ctx, "threshold", false); cerr != nil {
+			return nil, fmt.Errorf("%w; compaction failed too: %v", err, cerr)
+		}
+		res, err = window.Build(a.Log.Context(), opts)
+	}
+	if err != nil {
+		return nil, err
+	}
+	var raws [][]byte
+	for _, m := range res.ForModel() {
+		raws = append(raws, m)
+	}
+	return messagesForRequest(raws), nil
+}
+
+func (a *Agent) settings() compaction.Settings {
+	s := a.Compaction
+	if s == (compaction.Settings{}) {
+		s = compaction.DefaultSettings
+	}
+	if a.Model.Reserve > 0 {
+		s.ReserveTokens = a.Model.Reserve
+	}
+	return s
+}
+
+// budget is window − reserve − system prompt − tool schemas (0 without a window).
+func (a *Agent) budget() int {
+	if a.Model.Window <= 0 {
+		return 0
+	}
+	est := window.DefaultEstimator
+	tools := 0
+	for _, t := range a.Tools {
+		tools += est.Text(t.Name+t.Description+string(t.Parameters), window.Code)
+	}
+	b := window.Budget{Window: a.Model.Window, Reserve: a.settings().ReserveTokens, System: est.Text(a.System, window.Prose), Tools: tools}
+	return max(b.Prompt(), 1)
+}
+
+// compact summarizes the older part of the branch (pi's automatic compaction).
+func (a *Agent) compact(ctx context.Context, reason string, willRetry bool) error {
+	a.emit(Event{Type: "compaction_start", Reason: reason})
+	s := a.Summarizer
+	if s == nil {
+		s = modelSummarizer{a}
+	}
+	e, _, err := compaction.Compact(ctx, a.Log, compaction.Options{Settings: a.settings(), Summarizer: s})
+	end := Event{Type: "compaction_end", Reason: reason, Aborted: ptr(ctx.Err() != nil), WillRetry: ptr(willRetry && err == nil)}
+	if err != nil {
+		end.ErrorMessage = err.Error()
+	} else {
+		end.Result = json.RawMessage(e.Raw())
+	}
+	a.emit(end)
+	return err
+}
+
+// modelSummarizer asks the agent's own model for a compaction summary, with pi's prompts.
+type modelSummarizer struct{ a *Agent }
+
+func (m modelSummarizer) Summarize(ctx context.Context, r compaction.Request) (string, error) {
+	req := Request{Model: m.a.Model.ID, System: compaction.SystemPrompt, MaxTokens: r.MaxTokens,
+		Messages: []Message{{Role: session.RoleUser, Content: Content{{Type: "text", Text: compaction.Prompt(r)}}}}}
+	out, err := m.a.Provider.Stream(ctx, req, func(Delta) {})
+	if err != nil {
+		return "", err
+	}
+	text := strings.TrimSpace(out.Text())
+	if text == "" {
+		return "", compaction.ErrEmptySummary
+	}
+	return text, nil
+}

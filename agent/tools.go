@@ -1,0 +1,98 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Tool is one tool the model may call, with pi's name and argument shape.
+type Tool struct {
+	Name        string
+	Description string
+	Parameters  json.RawMessage
+	Run         func(ctx context.Context, env *ToolEnv, args json.RawMessage) ToolOutput
+}
+
+// ToolOutput is what a tool returns: text (and images for read), whether it
+// failed, and the file it read, for redaction of .env files.
+type ToolOutput struct {
+	Text    string
+	Images  []Block
+	IsError bool
+	Details map[string]any
+	File    string
+}
+
+// ToolEnv is what tools share: the working folder and the limits.
+type ToolEnv struct {
+	Cwd         string
+	BashTimeout time.Duration // default for bash when the call gives none (0: none)
+	MaxCapture  int           // bytes of command output held in memory (default 32 MiB)
+}
+
+func errorOutput(format string, a ...any) ToolOutput {
+	return ToolOutput{Text: fmt.Sprintf(format, a...), IsError: true}
+}
+
+// resolve makes a path from the model absolute against the working folder.
+func (e *ToolEnv) resolve(p string) string {
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		if h, err := os.UserHomeDir(); err == nil {
+			p = filepath.Join(h, strings.TrimPrefix(p, "~"))
+		}
+	}
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p)
+	}
+	return filepath.Join(e.Cwd, p)
+}
+
+// ToolNames are the tools arbor has, in the order they are offered.
+var ToolNames = []string{"read", "bash", "edit", "write", "ls", "grep", "find"}
+
+// DefaultTools are offered when neither --tools nor the configuration chooses (pi's default set).
+var DefaultTools = []string{"read", "bash", "edit", "write"}
+
+// Tools returns the named tools, or an error naming an unknown one.
+func Tools(names []string) ([]Tool, error) {
+	all := map[string]Tool{"read": readTool, "bash": bashTool, "edit": editTool, "write": writeTool, "ls": lsTool, "grep": grepTool, "find": findTool}
+	var out []Tool
+	for _, n := range names {
+		n = strings.TrimSpace(n)
+		if n == "" {
+			continue
+		}
+		t, ok := all[n]
+		if !ok {
+			return nil, fmt.Errorf("unknown tool %q: the tools are %s", n, strings.Join(ToolNames, ", "))
+		}
+		if !slices.ContainsFunc(out, func(x Tool) bool { return x.Name == n }) {
+			out = append(out, t)
+		}
+	}
+	return out, nil
+}
+
+// decodeArgs reads a call's arguments into v, or says what is wrong.
+func decodeArgs(args json.RawMessage, v any) error {
+	if len(args) == 0 {
+		args = json.RawMessage(`{}`)
+	}
+	if err := json.Unmarshal(args, v); err != nil {
+		return fmt.Errorf("invalid arguments %s: %v", truncate(string(args), 200), err)
+	}
+	return nil
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}

@@ -1,0 +1,487 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"github.com/arborlog/arbor/internal/termtext"
+	"io"
+	"io/fs"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/arborlog/arbor/agent"
+	"github.com/arborlog/arbor/catalog"
+	"github.com/arborlog/arbor/redact"
+	"github.com/arborlog/arbor/session"
+	"github.com/arborlog/arbor/session/jsonl"
+	"github.com/arborlog/arbor/window"
+	"github.com/arborlog/arbor/window/blob"
+	"github.com/google/uuid"
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+)
+
+// agentOptions are the root command's flags: running the agent.
+type agentOptions struct {
+	io *IO
+	g  *Global
+
+	print     bool
+	mode      string
+	cont      bool
+	resume    bool
+	session   string
+	sessionID string
+	noSession bool
+	name      string
+	fork      string
+
+	provider, baseURL, model, apiKeyEnv, thinking string
+	contextWindow, reserve                        int
+	systemPrompt, appendSystemPrompt              string
+	tools                                         string
+
+	args []string
+}
+
+const agentHelp = `
+
+Running the agent:
+  arbor -p "prompt"          run the agent on a prompt and print its answer
+  echo prompt | arbor -p     the prompt on stdin
+  --mode json                print one JSON event per line instead (pi's event names)
+
+A new session is written to $ARBOR_DIR/sessions/<folder>/ when the first
+prompt is sent; -c continues the latest one of this folder, --session opens
+one by path, id or name, --fork copies one into a new session here, and
+--no-session keeps everything in memory.
+
+The model comes from --model, ARBOR_MODEL or $ARBOR_DIR/config.json; the
+endpoint from --base-url or ARBOR_MODEL_BASE_URL; the key from the variable
+--api-key-env names, else ARBOR_API_KEY (or OPENAI_API_KEY / ANTHROPIC_API_KEY).
+For a local OpenAI-compatible server:
+
+  ARBOR_MODEL_BASE_URL=http://localhost:8080/v1 arbor -p "hello" --model qwen3
+
+The configuration file ($ARBOR_DIR/config.json) holds "provider", "model",
+"thinking", "tools", "systemPrompt", "bashTimeoutSeconds", "maxResultBytes",
+"providers" {name: {type, baseUrl, apiKeyEnv, maxRetries, timeoutSeconds,
+idleTimeoutSeconds}}, "models" {name: {provider, id, contextWindow, reserve,
+maxTokens, prices {input, output, cacheRead, cacheWrite} per million tokens}},
+"redact" {patterns: [Go regular expressions]} and "compaction" {enabled,
+reserveTokens, keepRecentTokens}.
+
+Exit status: 0 done, 1 a provider or tool failure stopped the run (or Ctrl-C),
+2 bad usage.`
+
+// addAgentFlags puts the agent's flags on the root command.
+func addAgentFlags(root *cobra.Command, ios *IO, g *Global) {
+	o := &agentOptions{io: ios, g: g}
+	f := root.Flags()
+	f.BoolVarP(&o.print, "print", "p", false, "run the prompt (arguments or stdin) and print the answer")
+	f.StringVar(&o.mode, "mode", "text", "print mode output: text or json (one event per line)")
+	f.BoolVarP(&o.cont, "continue", "c", false, "continue the most recent session of this folder")
+	f.BoolVarP(&o.resume, "resume", "r", false, "pick a session to resume (interactive only)")
+	f.StringVar(&o.session, "session", "", "open this session (path, id or name); a path that does not exist is created")
+	f.StringVar(&o.sessionID, "session-id", "", "open the session with this exact id, or create one with it")
+	f.BoolVar(&o.noSession, "no-session", false, "keep the session in memory: nothing is written")
+	f.BoolVar(&o.noSession, "ephemeral", false, "the same as --no-session")
+	f.StringVarP(&o.name, "name", "n", "", "name the session")
+	f.StringVar(&o.fork, "fork", "", "start a new session in this folder from a copy of this one (path, id or name)")
+	f.StringVar(&o.provider, "provider", "", "openai or anthropic (or a provider named in the configuration)")
+	f.StringVar(&o.baseURL, "base-url", "", "the provider's endpoint (default: "+"$ARBOR_MODEL_BASE_URL)")
+	f.StringVar(&o.model, "model", "", "the model (default: $ARBOR_MODEL)")
+	f.StringVar(&o.apiKeyEnv, "api-key-env", "", "the environment variable that holds the API key (default: ARBOR_API_KEY)")
+	f.IntVar(&o.contextWindow, "context-window", 0, "the model's context window in tokens (enables budgeting and automatic compaction)")
+	f.IntVar(&o.reserve, "reserve", 0, "tokens kept free for the reply (default 16384)")
+	f.StringVar(&o.systemPrompt, "system-prompt", "", "replace the system prompt")
+	f.StringVar(&o.appendSystemPrompt, "append-system-prompt", "", "add to the system prompt")
+	f.StringVar(&o.thinking, "thinking", "", "thinking level: off, minimal, low, medium, high, xhigh")
+	f.StringVar(&o.tools, "tools", "", "comma-separated tools: "+strings.Join(agent.ToolNames, ", ")+" (default: "+strings.Join(agent.DefaultTools, ",")+")")
+	root.Args = cobra.ArbitraryArgs
+	root.Long += agentHelp
+	root.RunE = func(c *cobra.Command, args []string) error {
+		o.args = args
+		return runAgent(c, o)
+	}
+}
+
+// exclusive are the flags that choose a session; at most one may be given.
+var exclusive = []string{"continue", "resume", "session", "session-id", "no-session", "fork"}
+
+func (o *agentOptions) check(c *cobra.Command) error {
+	var set []string
+	for _, name := range exclusive {
+		changed := c.Flags().Changed(name)
+		if name == "no-session" {
+			if c.Flags().Changed("ephemeral") && !changed {
+				set = append(set, "--ephemeral")
+				continue
+			}
+		}
+		if changed {
+			set = append(set, "--"+name)
+		}
+	}
+	if len(set) > 1 {
+		return usagef("%s and %s cannot be used together", set[0], set[1])
+	}
+	if o.mode != "text" && o.mode != "json" {
+		return usagef("--mode must be text or json, not %q", o.mode)
+	}
+	if o.sessionID != "" {
+		if _, err := uuid.Parse(o.sessionID); err != nil {
+			return usagef("--session-id must be a UUID, not %q", o.sessionID)
+		}
+	}
+	if c.Flags().Changed("context-window") && o.contextWindow <= 0 {
+		return usagef("--context-window must be a number of tokens above 0")
+	}
+	if c.Flags().Changed("reserve") && o.reserve <= 0 {
+		return usagef("--reserve must be a number of tokens above 0")
+	}
+	return nil
+}
+
+func stdinIsTerminal(in io.Reader) bool {
+	f, ok := in.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+func runAgent(c *cobra.Command, o *agentOptions) error {
+	if err := o.check(c); err != nil {
+		return err
+	}
+	if !o.print {
+		if len(o.args) > 0 {
+			return usagef("unknown command %q for \"arbor\" (to run the agent on a prompt: arbor -p %q)", o.args[0], strings.Join(o.args, " "))
+		}
+		if o.resume && stdinIsTerminal(o.io.In) {
+			return usagef("--resume needs the interactive session picker; use --continue, or --session <id> (ids from 'arbor ls')")
+		}
+		if !stdinIsTerminal(o.io.In) {
+			return usagef(`no terminal: run the agent with -p "prompt" (or pipe the prompt into arbor -p)`)
+		}
+		return c.Help()
+	}
+	if o.resume {
+		return usagef("--resume picks a session interactively, which print mode cannot do; use --continue, or --session <id> (ids from 'arbor ls')")
+	}
+	prompt := strings.Join(o.args, " ")
+	if prompt == "" && !stdinIsTerminal(o.io.In) {
+		data, err := io.ReadAll(o.io.In)
+		if err != nil {
+			return fmt.Errorf("read the prompt from stdin: %w", err)
+		}
+		prompt = strings.TrimRight(string(data), "\n")
+	}
+	if strings.TrimSpace(prompt) == "" {
+		return usagef(`no prompt: give it as an argument (arbor -p "prompt") or on stdin`)
+	}
+
+	home := catalog.Home()
+	cfgPath := filepath.Join(home, "config.json")
+	cfg, err := agent.LoadConfig(cfgPath)
+	if err != nil {
+		return err
+	}
+	res, err := cfg.Resolve(agent.Settings{Provider: o.provider, BaseURL: o.baseURL, Model: o.model, APIKeyEnv: o.apiKeyEnv,
+		Thinking: o.thinking, ContextWindow: o.contextWindow, Reserve: o.reserve, ConfigPath: cfgPath})
+	if err != nil {
+		return err
+	}
+	toolNames := agent.DefaultTools
+	if len(cfg.Tools) > 0 {
+		toolNames = cfg.Tools
+	}
+	if c.Flags().Changed("tools") {
+		toolNames = strings.Split(o.tools, ",")
+	}
+	tools, err := agent.Tools(toolNames)
+	if err != nil {
+		return usagef("--tools: %v", err)
+	}
+	red, err := redact.New(cfg.Redact.Patterns)
+	if err != nil {
+		return fmt.Errorf("%s: %w", cfgPath, err)
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+
+	s, err := o.openSession(cwd)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+
+	a := &agent.Agent{
+		Log: s.log, Flush: s.flush, Provider: res.Provider, Model: res.Model, Thinking: res.Thinking,
+		System: systemPrompt(o, cfg, tools, cwd), Tools: tools, Redactor: red, Blobs: s.blobs,
+		Env:            &agent.ToolEnv{Cwd: cwd, BashTimeout: time.Duration(cfg.BashTimeoutSeconds * float64(time.Second))},
+		MaxResultBytes: cfg.MaxResultBytes, Compaction: cfg.CompactionSettings(),
+	}
+	if o.mode == "json" {
+		var mu sync.Mutex
+		a.Emit = func(e agent.Event) {
+			mu.Lock()
+			defer mu.Unlock()
+			_ = o.io.JSON(e)
+		}
+	}
+	if err := a.Prepare(); err != nil {
+		return err
+	}
+	if o.name != "" {
+		if _, err := s.log.SetName(o.name); err != nil {
+			return err
+		}
+	}
+
+	ctx, stop := interruptible(context.Background())
+	defer stop()
+	last, err := a.Run(ctx, prompt)
+	if err != nil && o.mode == "json" {
+		// pi has no event for a run that failed; scripts reading the events get one line that says so.
+		_ = o.io.JSON(agent.Event{Type: "error", ErrorMessage: err.Error(), Aborted: ptrBool(errors.Is(err, agent.ErrAborted))})
+	}
+	if errors.Is(err, agent.ErrAborted) {
+		if s.file == nil {
+			return errors.New("aborted")
+		}
+		return errors.New("aborted; the partial reply is kept (continue with arbor -c)")
+	}
+	if err != nil {
+		return err
+	}
+	if o.mode == "text" && last != nil {
+		text := last.Text()
+		if o.io.IsTTY() {
+			text = termtext.Block(text)
+		}
+		fmt.Fprint(o.io.Out, text)
+		if !strings.HasSuffix(text, "\n") {
+			fmt.Fprintln(o.io.Out)
+		}
+	}
+	return nil
+}
+
+// interruptible returns a context cancelled by the first SIGINT or SIGTERM;
+// a second one ends the process as usual.
+func interruptible(parent context.Context) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(parent)
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		select {
+		case <-ch:
+			signal.Stop(ch)
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, func() { signal.Stop(ch); cancel() }
+}
+
+const baseSystemPrompt = `You are an expert coding assistant working in the user's project. You help by reading files, running commands, editing code and writing files, using the tools you are given. Be concise; show file paths clearly when you work with files.`
+
+func systemPrompt(o *agentOptions, cfg *agent.Config, tools []agent.Tool, cwd string) string {
+	p := o.systemPrompt
+	if p == "" {
+		p = cfg.SystemPrompt
+	}
+	if p == "" {
+		var names []string
+		for _, t := range tools {
+			names = append(names, t.Name)
+		}
+		p = baseSystemPrompt
+		if len(names) > 0 {
+			p += "\n\nAvailable tools: " + strings.Join(names, ", ") + "."
+		}
+		p += "\n\nCurrent working directory: " + cwd
+	}
+	if o.appendSystemPrompt != "" {
+		p += "\n\n" + o.appendSystemPrompt
+	}
+	return p
+}
+
+// agentSession is the session a run writes to: a file, or memory only.
+type agentSession struct {
+	log   *session.Log
+	file  *jsonl.Session
+	blobs window.BlobWriter
+}
+
+func (s *agentSession) flush() error {
+	if s.file == nil {
+		return nil
+	}
+	return s.file.Flush()
+}
+
+func (s *agentSession) close() {
+	if s.file != nil {
+		_ = s.file.Close()
+	}
+}
+
+// memBlobs keeps full tool outputs in memory for a session that is not written.
+type memBlobs map[string][]byte
+
+func (m memBlobs) Put(data []byte) (string, error) {
+	ref := blob.Ref(data)
+	m[ref] = data
+	return ref, nil
+}
+
+// openSession chooses the session from the flags (SPEC §10) and says on
+// stderr where it is.
+func (o *agentOptions) openSession(cwd string) (*agentSession, error) {
+	if o.noSession {
+		return &agentSession{log: session.New(cwd), blobs: memBlobs{}}, nil
+	}
+	dir := o.g.SessionDir
+	if dir == "" {
+		dir = jsonl.Dir(catalog.SessionsRoot(), cwd)
+	}
+	blobs := blob.Store{Dir: filepath.Join(catalog.Home(), "blobs")}
+	scope := catalog.Scope{Dir: o.g.SessionDir, Cwd: cwd}
+	var (
+		f       *jsonl.Session
+		err     error
+		resumed bool
+	)
+	switch {
+	case o.cont:
+		path, err := jsonl.MostRecent(dir)
+		if err != nil {
+			return nil, err
+		}
+		if path == "" {
+			o.io.Warnf("no earlier session in %s; starting a new one", dir)
+			return o.create(cwd, dir, blobs)
+		}
+		f, err = jsonl.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		resumed = true
+	case o.session != "":
+		path := o.session
+		if !looksLikePathArg(path) {
+			if path, err = catalog.Resolve(o.session, scope); err != nil {
+				return nil, err
+			}
+		}
+		if f, err = jsonl.Open(path); err != nil {
+			return nil, err
+		}
+		resumed = f.Log.Len() > 0
+		if !resumed {
+			fmt.Fprintf(o.io.ErrOut, "session: %s (new)\n", termtext.Line(path))
+		}
+	case o.sessionID != "":
+		path, err := catalog.Resolve(o.sessionID, scope)
+		if err == nil {
+			if l, rerr := jsonl.Read(path); rerr != nil || l.Header().ID != o.sessionID {
+				path, err = "", catalog.ErrNotFound
+			}
+		}
+		if errors.Is(err, catalog.ErrNotFound) {
+			return o.create(cwd, dir, blobs, jsonl.WithHeader(session.WithID(o.sessionID)))
+		}
+		if err != nil {
+			return nil, err
+		}
+		if f, err = jsonl.Open(path); err != nil {
+			return nil, err
+		}
+		resumed = true
+	case o.fork != "":
+		src, err := catalog.Resolve(o.fork, scope)
+		if err != nil {
+			return nil, err
+		}
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return nil, err
+		}
+		if f, err = jsonl.ForkFrom(src, cwd, dir); err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(o.io.ErrOut, "session: %s (forked from %s)\n", termtext.Line(f.Path()), termtext.Line(src))
+		return &agentSession{log: f.Log, file: f, blobs: blobs}, nil
+	default:
+		return o.create(cwd, dir, blobs)
+	}
+	if resumed {
+		fmt.Fprintf(o.io.ErrOut, "session: %s\n", termtext.Line(f.Path()))
+		o.warnCwd(f.Log.Header().Cwd, cwd)
+	}
+	return &agentSession{log: f.Log, file: f, blobs: blobs}, nil
+}
+
+// create starts a new session in dir; its file is written with the first prompt.
+func (o *agentOptions) create(cwd, dir string, blobs window.BlobWriter, opts ...jsonl.Option) (*agentSession, error) {
+	prev := previousSessions(dir, cwd)
+	f, err := jsonl.Create(cwd, dir, opts...)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(o.io.ErrOut, "session: %s\n", termtext.Line(f.Path()))
+	if prev > 0 {
+		fmt.Fprintf(o.io.ErrOut, "  (%d previous session(s) for this project — use arbor -c to resume the latest)\n", prev)
+	}
+	return &agentSession{log: f.Log, file: f, blobs: blobs}, nil
+}
+
+// previousSessions counts the sessions of cwd in dir (folders of different
+// projects can share a name, so the header's cwd decides).
+func previousSessions(dir, cwd string) int {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for _, e := range ents {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".jsonl") {
+			continue
+		}
+		line, err := jsonl.FirstLine(filepath.Join(dir, e.Name()))
+		if err != nil {
+			continue
+		}
+		if h, ok := session.ParseHeader(line); ok && h.Cwd == cwd {
+			n++
+		}
+	}
+	return n
+}
+
+// warnCwd says when a resumed session was started in another folder.
+func (o *agentOptions) warnCwd(recorded, cwd string) {
+	if recorded == "" || recorded == cwd {
+		return
+	}
+	if _, err := os.Stat(recorded); errors.Is(err, fs.ErrNotExist) {
+		o.io.Warnf("this session was started in %s, which no longer exists; continuing in %s", termtext.Line(recorded), termtext.Line(cwd))
+		return
+	}
+	o.io.Warnf("this session was started in %s; continuing in %s (tools now work here)", termtext.Line(recorded), termtext.Line(cwd))
+}
+
+// looksLikePathArg is pi's rule for --session: a slash or a .jsonl suffix makes a path.
+func looksLikePathArg(s string) bool {
+	return strings.ContainsAny(s, `/\`) || strings.HasSuffix(s, ".jsonl")
+}
+
+func ptrBool(b bool) *bool { return &b }
