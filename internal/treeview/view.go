@@ -1,4 +1,4 @@
-package cli
+package treeview
 
 import (
 	"encoding/json"
@@ -6,73 +6,76 @@ import (
 	"github.com/arborlog/arbor/compaction"
 	"os"
 	"strings"
-	"unicode"
 
 	"github.com/arborlog/arbor/session"
 	"github.com/go-json-experiment/json/jsontext"
 )
 
-// treeFilter names the entries a tree view shows, after pi's tree selector.
-type treeFilter string
+// Filter names the entries a tree view shows, after pi's tree selector.
+type Filter string
 
 const (
-	filterDefault treeFilter = "default" // hides bookkeeping entries and tool-call-only assistant messages
-	filterNoTools treeFilter = "no-tools"
-	filterUser    treeFilter = "user"
-	filterLabeled treeFilter = "labeled"
-	filterAll     treeFilter = "all"
+	FilterDefault Filter = "default" // hides bookkeeping entries and tool-call-only assistant messages
+	FilterNoTools Filter = "no-tools"
+	FilterUser    Filter = "user"
+	FilterLabeled Filter = "labeled"
+	FilterAll     Filter = "all"
 )
 
-var treeFilters = []treeFilter{filterDefault, filterNoTools, filterUser, filterLabeled, filterAll}
+// Filters lists every filter, in the order a user cycles through them.
+var Filters = []Filter{FilterDefault, FilterNoTools, FilterUser, FilterLabeled, FilterAll}
 
-func parseTreeFilter(s string) (treeFilter, error) {
-	for _, f := range treeFilters {
+// ParseFilter returns the filter named s; the error lists the names.
+func ParseFilter(s string) (Filter, error) {
+	for _, f := range Filters {
 		if string(f) == s {
 			return f, nil
 		}
 	}
-	names := make([]string, len(treeFilters))
-	for i, f := range treeFilters {
+	names := make([]string, len(Filters))
+	for i, f := range Filters {
 		names[i] = string(f)
 	}
-	return "", usagef("--filter must be one of %s, not %q", strings.Join(names, ", "), s)
+	return "", fmt.Errorf("--filter must be one of %s, not %q", strings.Join(names, ", "), s)
 }
 
-// treeView is what `arbor tree` draws: the session's tree reduced to the
-// entries a filter keeps, each attached to its nearest visible ancestor.
-type treeView struct {
+// View is what `arbor tree` and the browser's tree draw: the session's tree
+// reduced to the entries a filter keeps, each attached to its nearest visible
+// ancestor. A View is for one goroutine (it caches decoded messages).
+type View struct {
 	log      *session.Log
-	filter   treeFilter
+	filter   Filter
 	leaf     *session.Entry // the leaf whose path is marked; nil before the first entry
 	onPath   map[string]bool
 	tags     map[*session.TreeNode][]string // names of the cursors whose leaf is this entry or hidden below it (only with several cursors)
-	calls    map[string]toolCall            // tool call id → the call, to name tool results
+	calls    map[string]ToolCall            // tool call id → the call, to name tool results
 	names    map[string]string              // cursor id → name
 	msgs     map[*session.Entry]*msgView
 	children map[*session.TreeNode][]*session.TreeNode
 	roots    []*session.TreeNode
-	shown    int
-	total    int
+	Shown    int               // entries the filter keeps
+	Total    int               // entries in the session
 	leafMark *session.TreeNode // the visible entry that stands for the leaf
 }
 
-type toolCall struct {
+// ToolCall is a tool call as the tree names it ("[read: a.go:1-20]").
+type ToolCall struct {
 	name string
 	args map[string]any
 	raw  []byte // the arguments as written, for tools shown as JSON
 }
 
-// newTreeView selects and orders the visible entries of roots. Branches that
+// New selects and orders the visible entries of roots. Branches that
 // hold the leaf come first, as in pi's tree selector. Markers are transparent:
 // the children of a marker hang from the marker's nearest visible ancestor
 // that is not a marker (SPEC §6.2), even when the marker itself is shown.
-func newTreeView(roots []*session.TreeNode, l *session.Log, leaf *session.Entry, filter treeFilter) *treeView {
-	v := &treeView{
+func New(roots []*session.TreeNode, l *session.Log, leaf *session.Entry, filter Filter) *View {
+	v := &View{
 		log:      l,
 		filter:   filter,
 		leaf:     leaf,
 		onPath:   map[string]bool{},
-		calls:    map[string]toolCall{},
+		calls:    map[string]ToolCall{},
 		children: map[*session.TreeNode][]*session.TreeNode{},
 		tags:     map[*session.TreeNode][]string{},
 		names:    map[string]string{},
@@ -88,7 +91,7 @@ func newTreeView(roots []*session.TreeNode, l *session.Log, leaf *session.Entry,
 	for _, c := range cs {
 		v.names[c.ID] = c.Name
 		if c.Leaf != "" && len(cs) > 1 {
-			cursorsAt[c.Leaf] = append(cursorsAt[c.Leaf], cursorName(c))
+			cursorsAt[c.Leaf] = append(cursorsAt[c.Leaf], CursorName(c))
 		}
 	}
 	type item struct {
@@ -120,11 +123,11 @@ func newTreeView(roots []*session.TreeNode, l *session.Log, leaf *session.Entry,
 		it := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		e := it.n.Entry
-		v.total++
+		v.Total++
 		v.noteCalls(e)
 		anc, vis := it.anc, it.vis
 		if v.visible(it.n) {
-			v.shown++
+			v.Shown++
 			if it.anc == nil {
 				v.roots = append(v.roots, it.n)
 			} else {
@@ -147,7 +150,8 @@ func newTreeView(roots []*session.TreeNode, l *session.Log, leaf *session.Entry,
 	return v
 }
 
-func cursorName(c session.CursorInfo) string {
+// CursorName names a cursor for a person: its name, else its id.
+func CursorName(c session.CursorInfo) string {
 	if c.Name != "" {
 		return c.Name
 	}
@@ -157,7 +161,7 @@ func cursorName(c session.CursorInfo) string {
 // noteCalls remembers the tool calls of an assistant message, so the results
 // that answer them can be shown as the call they answer. Parents are visited
 // before their children, so a call is known before its result.
-func (v *treeView) noteCalls(e *session.Entry) {
+func (v *View) noteCalls(e *session.Entry) {
 	if e.Role() != session.RoleAssistant {
 		return
 	}
@@ -167,13 +171,13 @@ func (v *treeView) noteCalls(e *session.Entry) {
 	}
 	for _, b := range m.content.Blocks {
 		if b.Type == "toolCall" && b.ID != "" {
-			v.calls[b.ID] = parseCall(b)
+			v.calls[b.ID] = ParseCall(b)
 		}
 	}
 }
 
-// messageData decodes the whole message of a message entry.
-func messageData(e *session.Entry) (session.MessageData, bool) {
+// MessageData decodes the whole message of a message entry.
+func MessageData(e *session.Entry) (session.MessageData, bool) {
 	m, err := e.Message()
 	if err != nil {
 		return session.MessageData{}, false
@@ -198,7 +202,7 @@ type msgView struct {
 }
 
 // message decodes a message entry once; ok is false when it is unreadable.
-func (v *treeView) message(e *session.Entry) (*msgView, bool) {
+func (v *View) message(e *session.Entry) (*msgView, bool) {
 	if m, ok := v.msgs[e]; ok {
 		return m, m != nil
 	}
@@ -216,21 +220,21 @@ func (v *treeView) message(e *session.Entry) (*msgView, bool) {
 }
 
 // visible applies the filter to one entry.
-func (v *treeView) visible(n *session.TreeNode) bool {
+func (v *View) visible(n *session.TreeNode) bool {
 	e := n.Entry
 	switch v.filter {
-	case filterAll:
+	case FilterAll:
 		return true
-	case filterLabeled:
+	case FilterLabeled:
 		return n.Label != ""
-	case filterUser:
+	case FilterUser:
 		return e.Role() == session.RoleUser
 	}
 	switch e.Type {
 	case session.TypeLabel, session.TypeCustom, session.TypeModelChange, session.TypeThinkingLevelChange, session.TypeSessionInfo:
 		return false
 	}
-	if v.filter == filterNoTools && e.Role() == session.RoleToolResult {
+	if v.filter == FilterNoTools && e.Role() == session.RoleToolResult {
 		return false
 	}
 	if e.Role() == session.RoleAssistant && (v.leaf == nil || e.ID != v.leaf.ID) {
@@ -259,131 +263,61 @@ func failed(stopReason string) bool {
 	return stopReason != "" && stopReason != "stop" && stopReason != "toolUse"
 }
 
-// style is how a span of a line is coloured on a terminal.
-type style int
+// Style is how a Span of a Line is coloured on a terminal.
+type Style int
 
 const (
-	plain style = iota
-	dim
-	accent
-	success
-	warning
-	muted
-	failure
-	special
+	Plain Style = iota
+	Dim
+	Accent
+	Success
+	Warning
+	Muted
+	Failure
+	Special
 )
 
-var ansi = map[style]string{dim: "\x1b[2m", accent: "\x1b[36m", success: "\x1b[32m", warning: "\x1b[33m", muted: "\x1b[90m", failure: "\x1b[31m", special: "\x1b[35m"}
-
-type span struct {
-	style style
-	text  string
+// Span is a run of a row drawn in one style.
+type Span struct {
+	Style Style
+	Text  string // as the session has it: front ends sanitize it when they draw it
 }
 
-// line is one printed row, kept as styled spans so it can be cut to the
-// terminal's width before colour codes are added.
-type line []span
+// Line is one row, kept as styled spans so a front end can cut it to its width
+// before it adds colour.
+type Line []Span
 
-func (ln *line) add(s style, text string) { *ln = append(*ln, span{s, text}) }
+// Add appends a span.
+func (ln *Line) Add(s Style, text string) { *ln = append(*ln, Span{s, text}) }
 
-// render cuts the line to width display columns (marking a cut with "…") and
-// colours it when color is set.
-func (ln line) render(width int, color bool) string {
-	var b strings.Builder
-	total := 0
-	for _, s := range ln {
-		total += textWidth(printable(s.text))
-	}
-	budget := -1
-	if width > 0 && total > width {
-		budget = width - 1
-	}
-	for _, s := range ln {
-		text := printable(s.text)
-		cut := false
-		if budget >= 0 {
-			if textWidth(text) > budget {
-				text = truncateWidth(text, budget)
-				cut = true
-			}
-			budget -= textWidth(text)
-		}
-		if color && s.style != plain && text != "" {
-			b.WriteString(ansi[s.style] + text + "\x1b[0m")
-		} else {
-			b.WriteString(text)
-		}
-		if cut {
-			b.WriteString("…")
-			break
-		}
-	}
-	return b.String()
+// Row is one visible entry in drawing order: the node and the box-drawing
+// prefix that hangs it from its parent.
+type Row struct {
+	Node   *session.TreeNode
+	Prefix string
+	Kids   int // visible children (folded or not)
 }
 
-// printable replaces what a terminal would act on instead of showing (escape
-// sequences, other control characters, bidirectional overrides) with U+FFFD,
-// so text from a session file cannot restyle or reorder the screen.
-func printable(s string) string {
-	bad := func(r rune) bool {
-		return unicode.IsControl(r) || (r >= 0x202A && r <= 0x202E) || (r >= 0x2066 && r <= 0x2069)
+// Lines draws the whole view (Rows with nothing folded, each as its Line).
+func (v *View) Lines() []Line {
+	rows := v.Rows(nil)
+	out := make([]Line, len(rows))
+	for i, r := range rows {
+		out[i] = v.Line(r)
 	}
-	if strings.IndexFunc(s, bad) < 0 {
-		return s
-	}
-	return strings.Map(func(r rune) rune {
-		if bad(r) {
-			return '\uFFFD'
-		}
-		return r
-	}, s)
+	return out
 }
 
-// runeWidth is the number of terminal columns r takes: 0 for combining marks
-// and format characters, 2 for East Asian wide and emoji, 1 otherwise.
-func runeWidth(r rune) int {
-	switch {
-	case r == 0 || unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Me, r) || unicode.Is(unicode.Cf, r):
-		return 0
-	case r >= 0x1100 && r <= 0x115F, r >= 0x2E80 && r <= 0x303E, r >= 0x3041 && r <= 0x33FF,
-		r >= 0x3400 && r <= 0x4DBF, r >= 0x4E00 && r <= 0x9FFF, r >= 0xA000 && r <= 0xA4CF,
-		r >= 0xAC00 && r <= 0xD7A3, r >= 0xF900 && r <= 0xFAFF, r >= 0xFE30 && r <= 0xFE4F,
-		r >= 0xFF00 && r <= 0xFF60, r >= 0xFFE0 && r <= 0xFFE6, r >= 0x1F300 && r <= 0x1F64F,
-		r >= 0x1F900 && r <= 0x1F9FF, r >= 0x20000 && r <= 0x3FFFD:
-		return 2
-	}
-	return 1
-}
-
-func textWidth(s string) int {
-	w := 0
-	for _, r := range s {
-		w += runeWidth(r)
-	}
-	return w
-}
-
-// truncateWidth returns the longest prefix of s that fits in width columns.
-func truncateWidth(s string, width int) string {
-	w := 0
-	for i, r := range s {
-		if w+runeWidth(r) > width {
-			return s[:i]
-		}
-		w += runeWidth(r)
-	}
-	return s
-}
-
-// lines draws the view: one row per visible entry, with box-drawing branches.
-// A chain without branches stays in one column; a branch point indents its
-// children under ├─ and └─.
-func (v *treeView) lines() []line {
+// Rows lists the visible entries in drawing order, one per row, with
+// box-drawing branches. A chain without branches stays in one column; a branch
+// point indents its children under ├─ and └─. The entries below a node for
+// which folded returns true are left out.
+func (v *View) Rows(folded func(*session.TreeNode) bool) []Row {
 	type item struct {
 		n          *session.TreeNode
 		self, cont string
 	}
-	var out []line
+	out := make([]Row, 0, v.Shown)
 	var stack []item
 	pushKids := func(kids []*session.TreeNode, cont string) {
 		if len(kids) == 1 {
@@ -402,31 +336,49 @@ func (v *treeView) lines() []line {
 	for len(stack) > 0 {
 		it := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		out = append(out, v.row(it.n, it.self))
-		pushKids(v.children[it.n], it.cont)
+		kids := v.children[it.n]
+		out = append(out, Row{Node: it.n, Prefix: it.self, Kids: len(kids)})
+		if folded == nil || !folded(it.n) {
+			pushKids(kids, it.cont)
+		}
 	}
 	return out
 }
 
-// row is one entry's line: leaf mark, id, branch lines, active-path bullet,
+// OnPath reports whether the entry is on the path from the root to the leaf.
+func (v *View) OnPath(id string) bool { return v.onPath[id] }
+
+// LeafMark is the visible entry that stands for the leaf (the leaf, or the
+// nearest shown entry above a hidden leaf); nil before the first entry.
+func (v *View) LeafMark() *session.TreeNode { return v.leafMark }
+
+// Describe is what an entry says, as its row shows it after the marks.
+func (v *View) Describe(e *session.Entry) Line {
+	var ln Line
+	v.describe(&ln, e)
+	return ln
+}
+
+// Line is one row drawn: leaf mark, id, branch lines, active-path bullet,
 // cursor names, label, then what the entry says.
-func (v *treeView) row(n *session.TreeNode, prefix string) line {
-	var ln line
+func (v *View) Line(r Row) Line {
+	n, prefix := r.Node, r.Prefix
+	var ln Line
 	if n == v.leafMark {
-		ln.add(accent, "› ")
+		ln.Add(Accent, "› ")
 	} else {
-		ln.add(plain, "  ")
+		ln.Add(Plain, "  ")
 	}
-	ln.add(dim, n.Entry.ID+"  ")
-	ln.add(dim, prefix)
+	ln.Add(Dim, n.Entry.ID+"  ")
+	ln.Add(Dim, prefix)
 	if v.onPath[n.Entry.ID] {
-		ln.add(accent, "• ")
+		ln.Add(Accent, "• ")
 	}
 	for _, c := range v.tags[n] {
-		ln.add(special, "@"+c+" ")
+		ln.Add(Special, "@"+c+" ")
 	}
 	if n.Label != "" {
-		ln.add(warning, "["+n.Label+"] ")
+		ln.Add(Warning, "["+n.Label+"] ")
 	}
 	v.describe(&ln, n.Entry)
 	return ln
@@ -437,7 +389,7 @@ func (v *treeView) row(n *session.TreeNode, prefix string) line {
 const branchSummaryPreamble = "The user explored a different conversation branch before returning here.\nSummary of that exploration:\n\n"
 
 // describe adds what an entry says, in the words pi's tree selector uses.
-func (v *treeView) describe(ln *line, e *session.Entry) {
+func (v *View) describe(ln *Line, e *session.Entry) {
 	var f struct {
 		CustomType    string          `json:"customType"`
 		Content       session.Content `json:"content"`
@@ -455,50 +407,50 @@ func (v *treeView) describe(ln *line, e *session.Entry) {
 	case session.TypeMessage:
 		v.describeMessage(ln, e)
 	case session.TypeCustomMessage:
-		ln.add(special, "["+f.CustomType+"]: ")
-		ln.add(plain, flat(f.Content.Text("")))
+		ln.Add(Special, "["+f.CustomType+"]: ")
+		ln.Add(Plain, Flat(f.Content.Text("")))
 	case session.TypeCompaction:
-		ln.add(special, fmt.Sprintf("[compaction: %dk tokens]", int(f.TokensBefore/1000+0.5)))
+		ln.Add(Special, fmt.Sprintf("[compaction: %dk tokens]", int(f.TokensBefore/1000+0.5)))
 		// What it covers, so a user sees what the summary stands for ('arbor show' lists it).
 		if cov, err := compaction.Covers(v.log, e.ID); err == nil {
 			kept := "keeps nothing before it"
 			if len(cov.Kept) > 0 {
 				kept = "keeps from " + cov.FirstKeptEntryID
 			}
-			ln.add(muted, fmt.Sprintf(" replaces %d entries, %s", len(cov.Replaced), kept))
+			ln.Add(Muted, fmt.Sprintf(" replaces %d entries, %s", len(cov.Replaced), kept))
 		}
 	case session.TypeBranchSummary:
-		ln.add(warning, "[branch summary]: ")
-		ln.add(plain, flat(strings.TrimPrefix(f.Summary, branchSummaryPreamble)))
+		ln.Add(Warning, "[branch summary]: ")
+		ln.Add(Plain, Flat(strings.TrimPrefix(f.Summary, branchSummaryPreamble)))
 	case session.TypeModelChange:
-		ln.add(muted, "[model: "+f.ModelID+"]")
+		ln.Add(Muted, "[model: "+f.ModelID+"]")
 	case session.TypeThinkingLevelChange:
-		ln.add(muted, "[thinking: "+f.ThinkingLevel+"]")
+		ln.Add(Muted, "[thinking: "+f.ThinkingLevel+"]")
 	case session.TypeCustom:
 		if e.IsMarker() {
-			ln.add(muted, v.markerText(e))
+			ln.Add(Muted, v.markerText(e))
 		} else {
-			ln.add(muted, "[custom: "+f.CustomType+"]")
+			ln.Add(Muted, "[custom: "+f.CustomType+"]")
 		}
 	case session.TypeLabel:
 		if f.Label == nil || *f.Label == "" {
-			ln.add(muted, "[label: (cleared)]")
+			ln.Add(Muted, "[label: (cleared)]")
 		} else {
-			ln.add(muted, "[label: "+*f.Label+"]")
+			ln.Add(Muted, "[label: "+*f.Label+"]")
 		}
 	case session.TypeSessionInfo:
 		if f.Name == nil || strings.TrimSpace(*f.Name) == "" {
-			ln.add(muted, "[title: (cleared)]")
+			ln.Add(Muted, "[title: (cleared)]")
 		} else {
-			ln.add(muted, "[title: "+strings.TrimSpace(*f.Name)+"]")
+			ln.Add(Muted, "[title: "+strings.TrimSpace(*f.Name)+"]")
 		}
 	default:
-		ln.add(muted, "["+e.Type+"]")
+		ln.Add(Muted, "["+e.Type+"]")
 	}
 }
 
 // markerText says what one of arbor's markers records (SPEC §6.2, §6.3).
-func (v *treeView) markerText(e *session.Entry) string {
+func (v *View) markerText(e *session.Entry) string {
 	var m struct {
 		Data struct {
 			Name   *string `json:"name"`
@@ -536,59 +488,59 @@ func (v *treeView) markerText(e *session.Entry) string {
 	return s + "]"
 }
 
-func (v *treeView) describeMessage(ln *line, e *session.Entry) {
+func (v *View) describeMessage(ln *Line, e *session.Entry) {
 	d, ok := v.message(e)
 	if !ok {
-		ln.add(failure, "[unreadable message]")
+		ln.Add(Failure, "[unreadable message]")
 		return
 	}
 	switch d.Role {
 	case session.RoleUser:
-		ln.add(accent, "user: ")
-		ln.add(plain, contentText(d.content))
+		ln.Add(Accent, "user: ")
+		ln.Add(Plain, ContentText(d.content))
 	case session.RoleAssistant:
-		ln.add(success, "assistant: ")
-		switch text := contentText(d.content); {
+		ln.Add(Success, "assistant: ")
+		switch text := ContentText(d.content); {
 		case text != "":
-			ln.add(plain, text)
+			ln.Add(Plain, text)
 		case d.StopReason == "aborted":
-			ln.add(muted, "(aborted)")
+			ln.Add(Muted, "(aborted)")
 		case d.ErrorMessage != "":
-			ln.add(failure, flat(d.ErrorMessage))
+			ln.Add(Failure, Flat(d.ErrorMessage))
 		default:
-			ln.add(muted, v.callsText(d))
+			ln.Add(Muted, v.callsText(d))
 		}
 	case session.RoleToolResult:
-		s := muted
+		s := Muted
 		if d.IsError {
-			s = failure
+			s = Failure
 		}
 		if c, ok := v.calls[d.ToolCallID]; ok {
-			ln.add(s, c.String())
+			ln.Add(s, c.String())
 		} else {
 			name := d.ToolName
 			if name == "" {
 				name = "tool"
 			}
-			ln.add(s, "["+name+"]")
+			ln.Add(s, "["+name+"]")
 		}
 		if d.IsError {
-			ln.add(failure, " (error)")
+			ln.Add(Failure, " (error)")
 		}
 	case session.RoleBashExecution:
-		ln.add(muted, "[bash]: "+flat(d.Command))
+		ln.Add(Muted, "[bash]: "+Flat(d.Command))
 	default:
-		ln.add(muted, "["+d.Role+"]")
+		ln.Add(Muted, "["+d.Role+"]")
 	}
 }
 
 // callsText names the tool calls of an assistant message without text (shown
 // only when it is the leaf, or with --filter all).
-func (v *treeView) callsText(d *msgView) string {
+func (v *View) callsText(d *msgView) string {
 	var names []string
 	for _, b := range d.content.Blocks {
 		if b.Type == "toolCall" {
-			names = append(names, parseCall(b).String())
+			names = append(names, ParseCall(b).String())
 		}
 	}
 	if len(names) == 0 {
@@ -597,9 +549,9 @@ func (v *treeView) callsText(d *msgView) string {
 	return strings.Join(names, " ")
 }
 
-// contentText is a message's text on one line; an image-only message says so.
-func contentText(c session.Content) string {
-	if t := flat(c.Text("")); t != "" {
+// ContentText is a message's text on one Line; an image-only message says so.
+func ContentText(c session.Content) string {
+	if t := Flat(c.Text("")); t != "" {
 		return t
 	}
 	for _, b := range c.Blocks {
@@ -610,17 +562,17 @@ func contentText(c session.Content) string {
 	return ""
 }
 
-// flat puts text on one line: runs of white space become one space.
-func flat(s string) string { return strings.Join(strings.Fields(s), " ") }
+// flat puts text on one Line: runs of white space become one space.
+func Flat(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-func parseCall(b session.Block) toolCall {
-	c := toolCall{name: b.Name, raw: b.Arguments}
+func ParseCall(b session.Block) ToolCall {
+	c := ToolCall{name: b.Name, raw: b.Arguments}
 	_ = json.Unmarshal(b.Arguments, &c.args)
 	return c
 }
 
 // String shows a tool call the way pi's tree selector does.
-func (c toolCall) String() string {
+func (c ToolCall) String() string {
 	name, args := c.name, c.args
 	str := func(keys ...string) string {
 		for _, k := range keys {
@@ -655,7 +607,7 @@ func (c toolCall) String() string {
 	case "write", "edit":
 		return "[" + name + ": " + path("path", "file_path") + "]"
 	case "bash":
-		cmd := flat(str("command"))
+		cmd := Flat(str("command"))
 		if r := []rune(cmd); len(r) > 50 {
 			cmd = string(r[:50]) + "..."
 		}
@@ -679,7 +631,7 @@ func (c toolCall) String() string {
 		}
 		return "[ls: " + p + "]"
 	}
-	s := flat(string(c.raw))
+	s := Flat(string(c.raw))
 	if s == "" {
 		s = "{}"
 	}
