@@ -84,7 +84,7 @@ func printList(ios *IO, infos []catalog.Info, project bool, now time.Time) {
 	}
 	for _, in := range infos {
 		var b strings.Builder
-		fmt.Fprintf(&b, "%-8s %10s %5d  ", shortID(in.ID), age(in.Modified.Time(), now), in.MessageCount)
+		fmt.Fprintf(&b, "%-8s %10s %5d  ", shortID(in.ID), catalog.Age(in.Modified.Time(), now), in.MessageCount)
 		if project {
 			b.WriteString(pad(cut(shortPath(in.Cwd, home), projW), projW))
 			b.WriteString("  ")
@@ -108,27 +108,6 @@ func shortID(id string) string {
 		return id[:8]
 	}
 	return id
-}
-
-// age is how long ago t was: 45s, 12m, 3h, 5d, 7w, then the date.
-func age(t, now time.Time) string {
-	if t.IsZero() {
-		return "?"
-	}
-	d := now.Sub(t)
-	switch {
-	case d < time.Minute:
-		return fmt.Sprintf("%ds", max(int(d.Seconds()), 0))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm", int(d.Minutes()))
-	case d < 24*time.Hour:
-		return fmt.Sprintf("%dh", int(d.Hours()))
-	case d < 14*24*time.Hour:
-		return fmt.Sprintf("%dd", int(d.Hours()/24))
-	case d < 120*24*time.Hour:
-		return fmt.Sprintf("%dw", int(d.Hours()/24/7))
-	}
-	return t.Local().Format("2006-01-02")
 }
 
 func shortPath(p, home string) string {
