@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
@@ -22,7 +23,8 @@ type BrowseOptions struct {
 	Summarizer compaction.Summarizer
 	Input      io.Reader
 	Output     io.Writer
-	Env        []string // the environment the colour profile is read from (NO_COLOR)
+	Env        []string         // the environment the colour profile is read from (NO_COLOR)
+	Now        func() time.Time // for ages; time.Now when nil
 }
 
 // Browse runs the session browser until the user quits.
@@ -58,7 +60,7 @@ type Browser struct {
 func NewBrowser(o BrowseOptions) *Browser {
 	b := &Browser{st: newStore(o.Catalog, o.Summarizer), dark: true, filter: o.Filter}
 	b.th = newTheme(b.dark)
-	b.picker = newPicker(b.st, b.th, PickerOptions{Scope: o.Scope, Rename: true, Choose: b.open})
+	b.picker = newPicker(b.st, b.th, PickerOptions{Scope: o.Scope, Rename: true, Choose: b.open, Now: o.Now})
 	if o.Session != "" {
 		b.direct = true
 		b.tree = b.newTree(o.Session)
@@ -133,10 +135,6 @@ func (b *Browser) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			}
 			b.help = true
 			return b, nil
-		case "q":
-			if !b.typing() && b.tree == nil && b.picker.query.Value() == "" {
-				return b, tea.Quit
-			}
 		}
 	case treeLoadedMsg, branchedMsg, labeledMsg:
 		if b.tree == nil {
@@ -208,7 +206,7 @@ var pickerKeys = []key{
 	{"ctrl+backspace", "the same, when the search is empty"},
 	{"ctrl+z", "restore the last session moved to the trash here"},
 	{"?", "these keys (when the search is empty)"},
-	{"q ctrl+c", "quit"},
+	{"ctrl+c", "quit"},
 }
 
 var treeKeys = []key{

@@ -135,8 +135,10 @@ func newPicker(st *store, th theme, opt PickerOptions) *Picker {
 	q := textinput.New()
 	q.Prompt = "Search: "
 	q.Placeholder = `words, "a phrase" or re:pattern`
+	noBlink(&q)
 	q.Focus()
 	in := textinput.New()
+	noBlink(&in)
 	in.Prompt = "New name: "
 	return &Picker{opt: opt, st: st, th: th, all: opt.Scope.All, query: q, input: in,
 		spin: spinner.New(spinner.WithSpinner(spinner.Dot)), previews: newPreviewCache(st)}
@@ -758,21 +760,23 @@ func (p *Picker) row(i int) string {
 	case strings.TrimSpace(in.Name) != "":
 		ts = p.th.warning
 	}
-	right := fmt.Sprintf("%d msgs  %4s", in.MessageCount, catalog.Age(in.Modified.Time(), p.opt.Now()))
+	right := fmt.Sprintf("%4d msgs %10s", in.MessageCount, catalog.Age(in.Modified.Time(), p.opt.Now()))
 	where := ""
 	switch {
 	case p.showPath:
-		where = clean(in.Path)
+		where = clean(shortHome(in.Path))
 	case p.all:
 		where = clean(shortHome(in.Cwd))
 	}
-	rightW := lipWidth(right)
 	if where != "" {
-		// the folder gets at most half the row; the title the rest
-		ww := min(lipWidth(where), max(p.width/2-rightW-4, 8))
-		right = fit(where, ww) + "  " + right
-		rightW = lipWidth(right)
+		// a column of its own, at most a third of the row (paths: a half)
+		ww := min(28, p.width/3)
+		if p.showPath {
+			ww = p.width / 2
+		}
+		right = fit(where, ww) + " " + right
 	}
+	rightW := lipWidth(right)
 	left := mark + p.th.dim.Render(r.prefix) + ts.Render(title)
 	room := p.width - rightW - 1
 	if room < 10 {

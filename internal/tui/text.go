@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"charm.land/bubbles/v2/textinput"
 	"github.com/charmbracelet/x/ansi"
 )
 
@@ -89,4 +90,12 @@ func shortHome(p string) string {
 		return "~" + p[len(home):]
 	}
 	return p
+}
+
+// noBlink keeps a text field's cursor still: a blinking cursor redraws the
+// screen twice a second for nothing.
+func noBlink(in *textinput.Model) {
+	s := in.Styles()
+	s.Cursor.Blink = false
+	in.SetStyles(s)
 }

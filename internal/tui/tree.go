@@ -88,6 +88,7 @@ func newTree(st *store, th theme, opt TreeOptions) *Tree {
 		opt.Filter = treeview.FilterDefault
 	}
 	in := textinput.New()
+	noBlink(&in)
 	return &Tree{opt: opt, st: st, th: th, filter: opt.Filter, folded: map[*session.TreeNode]bool{}, input: in,
 		spin: spinner.New(spinner.WithSpinner(spinner.Dot))}
 }
