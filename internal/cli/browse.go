@@ -61,6 +61,7 @@ the same things for scripts.`,
 				Summarizer: summ, Input: ios.In, Output: ios.Out, Env: os.Environ()})
 		},
 	}
+	cmd.Flags().BoolVar(&g.All, "all", false, "open on every project, not only the current one (Tab switches)")
 	cmd.Flags().StringVar(&filter, "filter", string(treeview.FilterDefault), "the tree's first filter: default, no-tools, user, labeled or all")
 	cmd.Flags().StringVar(&summarizer, "summarizer", "mechanical", "who writes branch summaries: mechanical (offline) or model (as 'arbor branch --summarize')")
 	return cmd

@@ -78,6 +78,7 @@ type Picker struct {
 	status  string
 	failed  bool
 	trashed []catalog.Trashed // removed here, the last one first to restore
+	want    string            // the path to select once it is listed (a restored session)
 
 	previews *previewCache
 }
@@ -255,7 +256,8 @@ func (p *Picker) Update(msg tea.Msg) tea.Cmd {
 			p.setStatus(true, "restore: %v", msg.err)
 			return nil
 		}
-		p.setStatus(false, "restored %s", clean(msg.trashed.Path))
+		p.setStatus(false, "restored %s", clean(shortHome(msg.trashed.Path)))
+		p.want = msg.trashed.Path
 		p.scopes = [2]scopeList{}
 		return p.load()
 	case previewMsg:
@@ -454,9 +456,9 @@ func (p *Picker) searchNow() tea.Cmd {
 
 // refilter applies the query, the named filter and the sort to the listing.
 func (p *Picker) refilter() {
-	var keep *catalog.Info
-	if r := p.selected(); r != nil {
-		keep = r.info
+	keep := p.want
+	if r := p.selected(); r != nil && keep == "" {
+		keep = r.info.Path
 	}
 	text := strings.TrimSpace(p.query.Value())
 	p.queryErr = false
@@ -513,8 +515,11 @@ func (p *Picker) refilter() {
 	}
 	p.sel = 0
 	for i, r := range p.rows {
-		if keep != nil && r.info.Path == keep.Path {
+		if r.info.Path == keep {
 			p.sel = i
+			if keep == p.want {
+				p.want = ""
+			}
 		}
 	}
 	p.move(0)
