@@ -87,7 +87,16 @@ type scopeList struct {
 	loaded  bool
 	loading bool
 	infos   []catalog.Info
+	hay     []string // what the search matches of each session: id, name, first message, folder
 	err     error
+}
+
+// index prepares the text the search looks in, once per change of the list.
+func (sl *scopeList) index() {
+	sl.hay = make([]string, len(sl.infos))
+	for i, in := range sl.infos {
+		sl.hay[i] = in.ID + " " + in.Name + " " + in.FirstMessage + " " + in.Cwd
+	}
 }
 
 type pickRow struct {
@@ -202,6 +211,7 @@ func (p *Picker) Update(msg tea.Msg) tea.Cmd {
 			return nil // a newer listing is on its way
 		}
 		sl.loading, sl.loaded, sl.infos, sl.err = false, true, msg.infos, msg.err
+		sl.index()
 		p.refilter()
 		if msg.all == p.all && p.query.Value() != "" {
 			return p.searchNow()
@@ -228,12 +238,14 @@ func (p *Picker) Update(msg tea.Msg) tea.Cmd {
 			p.setStatus(true, "rename: %v", msg.err)
 			return nil
 		}
-		for _, sl := range p.scopes {
-			for i := range sl.infos {
-				if sl.infos[i].Path == msg.path {
-					sl.infos[i].Name = msg.name
+		for i := range p.scopes {
+			sl := &p.scopes[i]
+			for j := range sl.infos {
+				if sl.infos[j].Path == msg.path {
+					sl.infos[j].Name = msg.name
 				}
 			}
+			sl.index()
 		}
 		p.previews.forget(msg.path)
 		p.setStatus(false, "renamed to %s", oneLine(msg.name))
@@ -246,6 +258,7 @@ func (p *Picker) Update(msg tea.Msg) tea.Cmd {
 		}
 		for i := range p.scopes {
 			p.scopes[i].infos = slices.DeleteFunc(p.scopes[i].infos, func(in catalog.Info) bool { return in.Path == msg.path })
+			p.scopes[i].index()
 		}
 		p.trashed = append(p.trashed, msg.trashed)
 		p.setStatus(false, "moved %s to the trash; ctrl+z restores it", clean(filepath.Base(msg.path)))
@@ -473,7 +486,7 @@ func (p *Picker) refilter() {
 			p.parsed = q
 		}
 	}
-	infos := p.current().infos
+	infos, hay := p.current().infos, p.current().hay
 	type scored struct {
 		in   *catalog.Info
 		rank int // -1 for a match in the title, name, id or folder
@@ -491,7 +504,7 @@ func (p *Picker) refilter() {
 		if p.queryErr {
 			continue
 		}
-		if _, ok := p.parsed.Match(in.ID + " " + in.Name + " " + in.FirstMessage + " " + in.Cwd); ok {
+		if _, ok := p.parsed.Match(hay[i]); ok {
 			list = append(list, scored{in, -1})
 		} else if r, ok := p.ranks[in.Path]; ok {
 			list = append(list, scored{in, r})
