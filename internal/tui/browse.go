@@ -247,3 +247,25 @@ func (b *Browser) helpView() string {
 	s.WriteString(fit(b.th.muted.Render("any key closes this"), b.width))
 	return s.String()
 }
+
+// NewPicker returns a session picker over cat for a front end that embeds it
+// (the agent's /resume and -r): it calls opt.Choose with the session picked.
+// Its Update returns only a command; its View draws it at the last
+// tea.WindowSizeMsg. cat is used from the picker's background commands only.
+func NewPicker(cat *catalog.Catalog, dark bool, opt PickerOptions) *Picker {
+	return newPicker(newStore(cat, nil), newTheme(dark), opt)
+}
+
+// NewTree returns the tree of the session at opt.Path for a front end that
+// embeds it (the agent's /tree): Enter moves the active cursor's leaf, with a
+// branch summary written by summarizer (nil: the mechanical one), and calls
+// opt.Moved.
+func NewTree(cat *catalog.Catalog, summarizer compaction.Summarizer, dark bool, opt TreeOptions) *Tree {
+	return newTree(newStore(cat, summarizer), newTheme(dark), opt)
+}
+
+// SetDark picks the colours for a dark or a light background.
+func (p *Picker) SetDark(dark bool) { p.th = newTheme(dark) }
+
+// SetDark picks the colours for a dark or a light background.
+func (t *Tree) SetDark(dark bool) { t.th = newTheme(dark) }
