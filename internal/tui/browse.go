@@ -260,8 +260,8 @@ func NewPicker(cat *catalog.Catalog, dark bool, opt PickerOptions) *Picker {
 // embeds it (the agent's /tree): Enter moves the active cursor's leaf, with a
 // branch summary written by summarizer (nil: the mechanical one), and calls
 // opt.Moved.
-func NewTree(cat *catalog.Catalog, summarizer compaction.Summarizer, dark bool, opt TreeOptions) *Tree {
-	return newTree(newStore(cat, summarizer), newTheme(dark), opt)
+func NewTree(summarizer compaction.Summarizer, dark bool, opt TreeOptions) *Tree {
+	return newTree(newStore(nil, summarizer), newTheme(dark), opt)
 }
 
 // SetDark picks the colours for a dark or a light background.

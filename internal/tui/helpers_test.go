@@ -209,3 +209,30 @@ func golden(t *testing.T, name, got string) {
 		t.Errorf("screen %s (-want +got):\n%s", name, diff)
 	}
 }
+
+// collect runs a command and the batches it holds, returning their messages
+// (spinner ticks dropped).
+func (h *harness) collect(cmd tea.Cmd) []tea.Msg {
+	if cmd == nil {
+		return nil
+	}
+	switch msg := cmd().(type) {
+	case nil, spinner.TickMsg:
+		return nil
+	case tea.BatchMsg:
+		var out []tea.Msg
+		for _, c := range msg {
+			out = append(out, h.collect(c)...)
+		}
+		return out
+	default:
+		return []tea.Msg{msg}
+	}
+}
+
+// runTree gives msg to a tree alone, and what follows from it.
+func (h *harness) runTree(tr *Tree, msg tea.Msg) {
+	for _, m := range h.collect(tr.Update(msg)) {
+		h.runTree(tr, m)
+	}
+}

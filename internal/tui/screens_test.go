@@ -280,3 +280,29 @@ func TestMouseWheel(t *testing.T) {
 		t.Errorf("the wheel up did not scroll back: top %d, want %d", h.b.tree.top, before)
 	}
 }
+
+// TestEmbeddedTree is the tree as the agent's /tree embeds it: Moved is told
+// the new leaf.
+func TestEmbeddedTree(t *testing.T) {
+	f := newFixture(t)
+	var moved string
+	tr := NewTree(nil, true, TreeOptions{Path: f.example, Moved: func(leaf string) tea.Cmd { moved = leaf; return nil }})
+	tr.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
+	h := &harness{t: t}
+	drive := func(cmd tea.Cmd) {
+		for _, msg := range h.collect(cmd) {
+			h.runTree(tr, msg)
+		}
+	}
+	drive(tr.Init())
+	tr.Update(keyMsg("home"))
+	target := tr.selectedID()
+	drive(tr.Update(keyMsg("enter")))
+	drive(tr.Update(keyMsg("enter"))) // no summary
+	if moved != target {
+		t.Errorf("Moved was told %q, want %q", moved, target)
+	}
+	if l, _ := jsonl.Read(f.example); l.Leaf().ID != target {
+		t.Errorf("leaf %s, want %s", l.Leaf().ID, target)
+	}
+}

@@ -28,6 +28,9 @@ type store struct {
 
 func newStore(cat *catalog.Catalog, summarizer compaction.Summarizer) *store {
 	s := &store{cat: cat, summarizer: summarizer}
+	if cat == nil {
+		return s // a tree alone needs no catalog
+	}
 	cat.Progress = func(done, total int) {
 		s.done.Store(int64(done))
 		s.total.Store(int64(total))
