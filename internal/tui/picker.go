@@ -70,8 +70,8 @@ type Picker struct {
 	searching bool
 	ranks     map[string]int // path → rank of its best full-text hit, for this query and scope
 
-	rows     []pickRow
-	sel, top int
+	rows []pickRow
+	scroller
 
 	mode    pickerMode
 	input   textinput.Model // the new name
@@ -600,17 +600,7 @@ func (p *Picker) Selected() (catalog.Info, bool) {
 	return catalog.Info{}, false
 }
 
-func (p *Picker) move(d int) {
-	p.sel = min(max(p.sel+d, 0), max(len(p.rows)-1, 0))
-	h := p.listHeight()
-	if p.sel < p.top {
-		p.top = p.sel
-	}
-	if p.sel >= p.top+h {
-		p.top = p.sel - h + 1
-	}
-	p.top = max(0, min(p.top, len(p.rows)-h))
-}
+func (p *Picker) move(d int) { p.scroller.move(d, len(p.rows), p.listHeight()) }
 
 // previewHeight is the rows the preview takes, when the window has room.
 func (p *Picker) previewHeight() int {

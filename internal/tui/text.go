@@ -99,3 +99,19 @@ func noBlink(in *textinput.Model) {
 	s.Cursor.Blink = false
 	in.SetStyles(s)
 }
+
+// scroller is a selection in a list of n rows shown h at a time from top.
+type scroller struct{ sel, top int }
+
+// move moves the selection by d rows, within the list, and the window so
+// that it shows the selection.
+func (s *scroller) move(d, n, h int) {
+	s.sel = min(max(s.sel+d, 0), max(n-1, 0))
+	if s.sel < s.top {
+		s.top = s.sel
+	}
+	if s.sel >= s.top+h {
+		s.top = s.sel - h + 1
+	}
+	s.top = max(0, min(s.top, n-h))
+}

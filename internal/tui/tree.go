@@ -53,7 +53,7 @@ type Tree struct {
 	folded        map[*session.TreeNode]bool
 	search        string
 	rows          []treeview.Row
-	sel, top      int
+	scroller
 
 	mode    treeMode
 	input   textinput.Model // label or instructions
@@ -468,17 +468,7 @@ func (t *Tree) moveWrap(d int) {
 	t.move(0)
 }
 
-func (t *Tree) move(d int) {
-	t.sel = min(max(t.sel+d, 0), max(len(t.rows)-1, 0))
-	h := t.listHeight()
-	if t.sel < t.top {
-		t.top = t.sel
-	}
-	if t.sel >= t.top+h {
-		t.top = t.sel - h + 1
-	}
-	t.top = max(0, min(t.top, len(t.rows)-h))
-}
+func (t *Tree) move(d int) { t.scroller.move(d, len(t.rows), t.listHeight()) }
 
 // scroll moves the window (the mouse wheel), keeping the selection in it.
 func (t *Tree) scroll(d int) {
