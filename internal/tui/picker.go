@@ -248,7 +248,7 @@ func (p *Picker) Update(msg tea.Msg) tea.Cmd {
 			sl.index()
 		}
 		p.previews.forget(msg.path)
-		p.setStatus(false, "renamed to %s", oneLine(msg.name))
+		p.setStatus(false, "renamed to %s", msg.name)
 		p.refilter()
 		return p.previewCmd()
 	case removedMsg:
@@ -261,7 +261,7 @@ func (p *Picker) Update(msg tea.Msg) tea.Cmd {
 			p.scopes[i].index()
 		}
 		p.trashed = append(p.trashed, msg.trashed)
-		p.setStatus(false, "moved %s to the trash; ctrl+z restores it", clean(filepath.Base(msg.path)))
+		p.setStatus(false, "moved %s to the trash; ctrl+z restores it", filepath.Base(msg.path))
 		p.refilter()
 		return p.previewCmd()
 	case restoredMsg:
@@ -269,7 +269,7 @@ func (p *Picker) Update(msg tea.Msg) tea.Cmd {
 			p.setStatus(true, "restore: %v", msg.err)
 			return nil
 		}
-		p.setStatus(false, "restored %s", clean(shortHome(msg.trashed.Path)))
+		p.setStatus(false, "restored %s", shortHome(msg.trashed.Path))
 		p.want = msg.trashed.Path
 		p.scopes = [2]scopeList{}
 		return p.load()
@@ -293,7 +293,7 @@ func (p *Picker) Update(msg tea.Msg) tea.Cmd {
 }
 
 func (p *Picker) setStatus(failed bool, format string, args ...any) {
-	p.status, p.failed = fmt.Sprintf(format, args...), failed
+	p.status, p.failed = oneLine(fmt.Sprintf(format, args...)), failed // errors can quote a file
 }
 
 func (p *Picker) key(k tea.KeyPressMsg) tea.Cmd {
@@ -366,7 +366,7 @@ func (p *Picker) key(k tea.KeyPressMsg) tea.Cmd {
 		}
 		if r := p.selected(); r != nil {
 			p.mode = pickRename
-			p.input.SetValue(r.info.Name)
+			p.input.SetValue(clean(r.info.Name))
 			p.input.CursorEnd()
 			return p.input.Focus()
 		}
@@ -664,7 +664,7 @@ func (p *Picker) View() string {
 	shown := 0
 	switch {
 	case sl.err != nil:
-		line(p.th.failure.Render(fmt.Sprintf("cannot list the sessions: %v", sl.err)))
+		line(p.th.failure.Render(oneLine(fmt.Sprintf("cannot list the sessions: %v", sl.err))))
 		shown++
 	case !sl.loaded:
 		line(p.spin.View() + " " + p.loadingText())
@@ -719,7 +719,7 @@ func (p *Picker) statusLine() string {
 	switch {
 	case p.mode == pickConfirmDelete:
 		r := p.selected()
-		return p.th.failure.Render(fmt.Sprintf("Move %q to the trash? y to confirm, any other key keeps it", p.title(r.info)))
+		return p.th.failure.Render(fmt.Sprintf("Move \"%s\" to the trash? y to confirm, any other key keeps it", p.title(r.info)))
 	case p.mode == pickRename:
 		return p.th.muted.Render("enter saves the name · esc cancels")
 	case p.status != "" && p.failed:

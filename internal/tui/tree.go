@@ -190,7 +190,7 @@ func matchTokens(text string, tokens []string) bool {
 }
 
 func (t *Tree) setStatus(failed bool, format string, args ...any) {
-	t.status, t.failed = fmt.Sprintf(format, args...), failed
+	t.status, t.failed = oneLine(fmt.Sprintf(format, args...)), failed // errors can quote a file
 }
 
 // Update handles a message for the tree.
@@ -226,7 +226,7 @@ func (t *Tree) Update(msg tea.Msg) tea.Cmd {
 			t.setStatus(true, "%v", msg.err)
 			return nil
 		}
-		t.setStatus(false, "the leaf is now %s", clean(msg.leaf))
+		t.setStatus(false, "the leaf is now %s", msg.leaf)
 		t.keepSel = msg.leaf
 		if t.opt.Moved != nil {
 			return tea.Batch(t.opt.Moved(msg.leaf), t.reload())
@@ -240,7 +240,7 @@ func (t *Tree) Update(msg tea.Msg) tea.Cmd {
 		if msg.label == "" {
 			t.setStatus(false, "label cleared")
 		} else {
-			t.setStatus(false, "labeled %s", clean(msg.label))
+			t.setStatus(false, "labeled %s", msg.label)
 		}
 		t.keepSel = msg.id
 		return t.reload()
@@ -340,7 +340,7 @@ func (t *Tree) key(k tea.KeyPressMsg) tea.Cmd {
 			t.mode = treeLabel
 			t.target = r.Node.Entry.ID
 			t.input.Prompt = "Label (empty to remove): "
-			t.input.SetValue(r.Node.Label)
+			t.input.SetValue(clean(r.Node.Label))
 			t.input.CursorEnd()
 			return t.input.Focus()
 		}
