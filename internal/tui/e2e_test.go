@@ -129,8 +129,8 @@ func TestBrowseInTmux(t *testing.T) {
 	term.waitFor("Sessions (All)")
 	term.waitFor("context heading") // a session pi wrote
 
-	term.text("timeparse")
-	s := term.waitFor("Search: timeparse")
+	term.text("Fix day units")
+	s := term.waitFor("Search: Fix day units")
 	if strings.Contains(s, "context heading") {
 		t.Errorf("the search did not filter:\n%s", s)
 	}

@@ -57,6 +57,13 @@ func newFixture(t testing.TB) *fixture {
 	}
 	f.example = filepath.Join(jsonl.Dir(filepath.Join(f.arbor, "sessions"), exampleCwd), "2026-11-20T09-14-02-118Z_019ab0c2-5e1f-7a43-9d2e-6c81f0a4b7d3.jsonl")
 	write(t, f.example, data)
+	// A fork of it (pi's /fork writes parentSession), so the threaded sort has
+	// a thread to draw.
+	lines := strings.SplitN(string(data), "\n", 2)
+	header := strings.Replace(lines[0], `"id":"019ab0c2-5e1f-7a43-9d2e-6c81f0a4b7d3"`, `"id":"019ab0c3-0000-7000-8000-000000000001","parentSession":"`+f.example+`"`, 1)
+	body := strings.ReplaceAll(lines[1], "2026-11-20T09:1", "2026-11-21T09:1") // a day later
+	body = strings.Replace(body, `"name":"Fix day units in timeparse"`, `"name":"the fork"`, 1)
+	write(t, filepath.Join(filepath.Dir(f.example), "2026-11-21T09-14-02-118Z_019ab0c3-0000-7000-8000-000000000001.jsonl"), []byte(header+"\n"+body))
 	for _, name := range piFiles {
 		data, err := os.ReadFile(filepath.Join(corpus, name))
 		if err != nil {
