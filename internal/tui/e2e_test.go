@@ -30,7 +30,9 @@ func arborBinary(t *testing.T) string {
 			return
 		}
 		binary = filepath.Join(dir, "arbor")
-		out, err := exec.Command("go", "build", "-o", binary, "github.com/arborlog/arbor/cmd/arbor").CombinedOutput()
+		cmd := exec.Command("go", "build", "-o", binary, "github.com/arborlog/arbor/cmd/arbor")
+		cmd.Env = startEnv // not the fixture's HOME, or go starts with empty caches
+		out, err := cmd.CombinedOutput()
 		if err != nil {
 			buildErr = err
 			binary = string(out)

@@ -29,7 +29,12 @@ const (
 // now is the clock of every test screen, so ages stay put.
 var now = time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
 
+// startEnv is the environment the tests started with, before any test set
+// HOME: the go command finds its caches through it.
+var startEnv []string
+
 func TestMain(m *testing.M) {
+	startEnv = os.Environ()
 	time.Local = time.UTC // dates in the listing are local
 	os.Exit(m.Run())
 }

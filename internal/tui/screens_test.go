@@ -9,6 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/arborlog/arbor/catalog"
 	"github.com/arborlog/arbor/session/jsonl"
+	"github.com/charmbracelet/x/ansi"
 )
 
 // TestPickerScreens draws the picker in each of its states at 100×30.
@@ -48,16 +49,21 @@ func TestPickerLoading(t *testing.T) {
 	defer b.st.cat.Close()
 	b.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
 	b.Init() // the commands are not run: the listing never arrives
-	s := b.View().Content
-	if !strings.Contains(s, "Loading sessions") {
-		t.Errorf("the first screen does not say it is loading:\n%s", s)
-	}
+	golden(t, "picker-loading", ansi.Strip(b.View().Content))
 	b.st.indexing.Store(true)
 	b.st.done.Store(120)
 	b.st.total.Store(2000)
-	if s := b.View().Content; !strings.Contains(s, "Indexing sessions 120/2000") {
-		t.Errorf("the screen does not show the indexer's progress:\n%s", s)
-	}
+	golden(t, "picker-indexing", ansi.Strip(b.View().Content))
+}
+
+// TestTreeLoading is the tree's first screen while the file is read.
+func TestTreeLoading(t *testing.T) {
+	f := newFixture(t)
+	b := NewBrowser(BrowseOptions{Catalog: catalog.Open(""), Session: f.example})
+	defer b.st.cat.Close()
+	b.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
+	b.Init() // the commands are not run: the session never arrives
+	golden(t, "tree-loading", strings.ReplaceAll(ansi.Strip(b.View().Content), f.arbor, "$ARBOR"))
 }
 
 // TestTreeScreens draws the tree of examples/refactor.jsonl in each state.

@@ -521,7 +521,7 @@ func (t *Tree) View() string {
 		line(t.th.failure.Render(oneLine(t.err.Error())))
 		shown++
 	case t.view == nil:
-		line(t.spin.View() + " Loading " + clean(t.opt.Path))
+		line(t.spin.View() + " Loading " + clean(shortHome(t.opt.Path)))
 		shown++
 	case len(t.rows) == 0 && t.view.Total == 0:
 		line(t.th.muted.Render("No entries yet"))
