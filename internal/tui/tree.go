@@ -61,7 +61,8 @@ type Tree struct {
 	target  string          // the entry Enter was pressed on
 	status  string
 	failed  bool
-	keepSel string // the entry to select after a reload
+	keepSel string                       // the entry to select after a reload
+	texts   map[*session.TreeNode]string // what the search matches in each row, made at the first search
 }
 
 type (
@@ -109,18 +110,16 @@ func (t *Tree) reload() tea.Cmd {
 	})
 }
 
-// refilter rebuilds the view for a new filter: on the UI goroutine, since the
-// log is loaded (drawing the view is what a frame of 100,000 entries costs).
-func (t *Tree) setFilter(f treeview.Filter) {
-	if t.log == nil || f == t.filter {
-		t.filter = f
-		return
+// setFilter draws the tree again with another filter, in the background: the
+// file is read again (it may have grown) and the current rows stay on screen
+// until the new ones are ready.
+func (t *Tree) setFilter(f treeview.Filter) tea.Cmd {
+	if f == t.filter {
+		return nil
 	}
 	t.keepSel = t.selectedID()
 	t.filter = f
-	t.view = treeview.New(t.log.Tree(), t.log, t.log.Leaf(), f)
-	t.folded = map[*session.TreeNode]bool{}
-	t.layout()
+	return t.reload()
 }
 
 func (t *Tree) selectedID() string {
@@ -169,6 +168,9 @@ func (t *Tree) layout() {
 // searchText is what the search matches in a row: what it says, its label,
 // and its id.
 func (t *Tree) searchText(r treeview.Row) string {
+	if s, ok := t.texts[r.Node]; ok {
+		return s
+	}
 	var b strings.Builder
 	b.WriteString(r.Node.Entry.ID)
 	b.WriteByte(' ')
@@ -177,7 +179,11 @@ func (t *Tree) searchText(r treeview.Row) string {
 		b.WriteByte(' ')
 		b.WriteString(s.Text)
 	}
-	return strings.ToLower(b.String())
+	if t.texts == nil {
+		t.texts = map[*session.TreeNode]string{}
+	}
+	t.texts[r.Node] = strings.ToLower(b.String())
+	return t.texts[r.Node]
 }
 
 func matchTokens(text string, tokens []string) bool {
@@ -215,7 +221,7 @@ func (t *Tree) Update(msg tea.Msg) tea.Cmd {
 		t.loading = false
 		t.err = msg.err
 		if msg.err == nil {
-			t.log, t.view = msg.log, msg.view
+			t.log, t.view, t.texts = msg.log, msg.view, nil
 			t.folded = map[*session.TreeNode]bool{}
 			t.layout()
 		}
@@ -310,8 +316,7 @@ func (t *Tree) key(k tea.KeyPressMsg) tea.Cmd {
 		if t.filter == f {
 			f = treeview.FilterDefault
 		}
-		t.setFilter(f)
-		return nil
+		return t.setFilter(f)
 	}
 	switch k.String() {
 	case "up":
@@ -327,10 +332,10 @@ func (t *Tree) key(k tea.KeyPressMsg) tea.Cmd {
 	case "end":
 		t.move(len(t.rows))
 	case "ctrl+o":
-		t.setFilter(treeview.Filters[(filterIndex(t.filter)+1)%len(treeview.Filters)])
+		return t.setFilter(treeview.Filters[(filterIndex(t.filter)+1)%len(treeview.Filters)])
 	case "ctrl+shift+o":
 		n := len(treeview.Filters)
-		t.setFilter(treeview.Filters[(filterIndex(t.filter)+n-1)%n])
+		return t.setFilter(treeview.Filters[(filterIndex(t.filter)+n-1)%n])
 	case "ctrl+left", "alt+left":
 		t.fold(true)
 	case "ctrl+right", "alt+right":
@@ -501,6 +506,9 @@ func (t *Tree) View() string {
 	info := "filter: " + string(t.filter)
 	if t.view != nil {
 		info = fmt.Sprintf("%s · %d of %d entries", info, t.view.Shown, t.view.Total)
+	}
+	if t.loading && t.view != nil {
+		info = t.spin.View() + " " + info
 	}
 	right := t.th.muted.Render(info)
 	line(title + strings.Repeat(" ", max(t.width-lipWidth(title)-lipWidth(right), 1)) + right)
