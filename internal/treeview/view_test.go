@@ -1,4 +1,4 @@
-package cli
+package treeview
 
 import (
 	"os"
@@ -18,11 +18,11 @@ func checkTreeView(t interface {
 	Helper()
 	Fatalf(string, ...any)
 	Errorf(string, ...any)
-}, l *session.Log, filter treeFilter) {
+}, l *session.Log, filter Filter) {
 	t.Helper()
 	roots := l.Tree()
 	leaf := l.Leaf()
-	v := newTreeView(roots, l, leaf, filter, 60)
+	v := New(roots, l, leaf, filter, 60)
 
 	parent := map[*session.TreeNode]*session.TreeNode{}
 	var all []*session.TreeNode
@@ -36,26 +36,23 @@ func checkTreeView(t interface {
 			stack = append(stack, c)
 		}
 	}
-	if v.total != l.Len() || len(all) != l.Len() {
-		t.Fatalf("view counts %d entries, tree %d, log %d", v.total, len(all), l.Len())
+	if v.Total != l.Len() || len(all) != l.Len() {
+		t.Fatalf("view counts %d entries, tree %d, log %d", v.Total, len(all), l.Len())
 	}
-	if filter == filterAll && v.shown != v.total {
-		t.Errorf("--filter all shows %d of %d entries", v.shown, v.total)
+	if filter == FilterAll && v.Shown != v.Total {
+		t.Errorf("--filter all shows %d of %d entries", v.Shown, v.Total)
 	}
-	lines := v.lines()
-	if len(lines) != v.shown {
-		t.Fatalf("%d rows for %d shown entries", len(lines), v.shown)
+	lines := v.Lines()
+	if len(lines) != v.Shown {
+		t.Fatalf("%d rows for %d shown entries", len(lines), v.Shown)
 	}
 	seen := map[string]bool{}
 	for _, ln := range lines {
-		id := strings.TrimSpace(ln[1].text)
+		id := strings.TrimSpace(ln[1].Text)
 		if seen[id] {
 			t.Errorf("entry %s drawn twice", id)
 		}
 		seen[id] = true
-		if w := textWidth(ln.render(60, false)); w > 60 {
-			t.Errorf("row of %s is %d columns at width 60", id, w)
-		}
 	}
 
 	// The expected parent of a shown entry: walk up the real tree.
@@ -178,15 +175,20 @@ func TestTreeViewProperties(t *testing.T) {
 				}
 			}
 		}
-		for _, f := range treeFilters {
+		for _, f := range Filters {
 			checkTreeView(t, l, f)
 		}
 	})
 }
 
+const (
+	example  = "../../examples/refactor.jsonl"
+	piCorpus = "../../testdata/pi"
+)
+
 // FuzzTreeView draws whatever loads: no panic, and the same invariants.
 func FuzzTreeView(f *testing.F) {
-	for _, p := range []string{example, "testdata/tree/cursors.jsonl", "testdata/tree/roots.jsonl", "testdata/tree/marker-parent.jsonl",
+	for _, p := range []string{example, "../cli/testdata/tree/cursors.jsonl", "../cli/testdata/tree/roots.jsonl", "../cli/testdata/tree/marker-parent.jsonl",
 		"../../testdata/pi/sessions/dmg-cycle.jsonl", "../../testdata/pi/sessions/dmg-dup-ids.jsonl", "../../testdata/pi/sessions/v3-edges.jsonl"} {
 		b, err := os.ReadFile(p)
 		if err != nil {
@@ -196,14 +198,14 @@ func FuzzTreeView(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		l := session.Load(data)
-		for _, filter := range treeFilters {
+		for _, filter := range Filters {
 			checkTreeView(t, l, filter)
 		}
 	})
 }
 
 // BenchmarkTreeView draws a 1 MB pi session (106 entries, large tool results)
-// as `arbor tree` does, from the loaded log to the rendered rows.
+// as `arbor tree` does, from the loaded log to the described rows.
 func BenchmarkTreeView(b *testing.B) {
 	data, err := os.ReadFile("../../testdata/pi/sessions/big-1mb.jsonl")
 	if err != nil {
@@ -213,10 +215,8 @@ func BenchmarkTreeView(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for b.Loop() {
-		v := newTreeView(l.Tree(), l, l.Leaf(), filterDefault, 100)
-		for _, ln := range v.lines() {
-			_ = ln.render(100, false)
-		}
+		v := New(l.Tree(), l, l.Leaf(), FilterDefault, 100)
+		v.Each(func(Line) {})
 	}
 }
 
@@ -233,7 +233,7 @@ func TestTreeViewCorpus(t *testing.T) {
 			t.Fatal(err)
 		}
 		l := session.Load(data)
-		for _, filter := range treeFilters {
+		for _, filter := range Filters {
 			t.Run(filepath.Base(f)+"/"+string(filter), func(t *testing.T) { checkTreeView(t, l, filter) })
 		}
 	}
