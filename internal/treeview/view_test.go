@@ -83,6 +83,7 @@ func checkTreeView(t interface {
 			t.Errorf("entry %s hangs from %v, want its nearest shown ancestor %v", n.Entry.ID, idOfNode(got), idOfNode(want))
 		}
 	}
+	checkFolds(t, v, lines, hangsFrom)
 	if leaf != nil {
 		var want *session.TreeNode
 		for _, n := range all {
@@ -97,6 +98,58 @@ func checkTreeView(t interface {
 		}
 		if v.leafMark != want {
 			t.Errorf("leaf %s marked on %v, want %v", leaf.ID, idOfNode(v.leafMark), idOfNode(want))
+		}
+	}
+}
+
+// checkFolds: Rows draws what Lines does, and folding an entry (a few of
+// them, each alone) leaves out exactly the entries hanging below it, the
+// others drawn as before.
+func checkFolds(t interface {
+	Helper()
+	Errorf(string, ...any)
+}, v *View, lines []Line, hangsFrom map[*session.TreeNode]*session.TreeNode) {
+	t.Helper()
+	rows := v.Rows(nil)
+	if len(rows) != len(lines) {
+		t.Errorf("Rows has %d rows, Lines %d", len(rows), len(lines))
+		return
+	}
+	for i, r := range rows {
+		if id := strings.TrimSpace(lines[i][1].Text); r.Node.Entry.ID != id || lines[i][2].Text != r.Prefix {
+			t.Errorf("row %d is %s %q, its line %s %q", i, r.Node.Entry.ID, r.Prefix, id, lines[i][2].Text)
+		}
+	}
+	folds := 0
+	for _, f := range rows {
+		if f.Kids == 0 || folds == 8 {
+			continue
+		}
+		folds++
+		below := func(n *session.TreeNode) bool {
+			for a := hangsFrom[n]; a != nil; a = hangsFrom[a] {
+				if a == f.Node {
+					return true
+				}
+			}
+			return false
+		}
+		var want []Row
+		for _, r := range rows {
+			if !below(r.Node) {
+				want = append(want, r)
+			}
+		}
+		got := v.Rows(func(n *session.TreeNode) bool { return n == f.Node })
+		if len(got) != len(want) {
+			t.Errorf("folding %s: %d rows, want %d", f.Node.Entry.ID, len(got), len(want))
+			continue
+		}
+		for i := range got {
+			if got[i].Node != want[i].Node || got[i].Prefix != want[i].Prefix || got[i].Kids != want[i].Kids {
+				t.Errorf("folding %s: row %d is %s %q, want %s %q", f.Node.Entry.ID, i, got[i].Node.Entry.ID, got[i].Prefix, want[i].Node.Entry.ID, want[i].Prefix)
+				break
+			}
 		}
 	}
 }
