@@ -502,10 +502,6 @@ func (v *View) said(ln *Line, r *viewRow) {
 	}
 }
 
-// branchSummaryPreamble opens every branch summary pi writes; the tree shows
-// what follows it.
-const branchSummaryPreamble = "The user explored a different conversation branch before returning here.\nSummary of that exploration:\n\n"
-
 // describe adds what an entry says, in the words pi's tree selector uses.
 func (v *View) describe(ln *Line, e *session.Entry, m *msgView) {
 	var f struct {
@@ -544,7 +540,7 @@ func (v *View) describe(ln *Line, e *session.Entry, m *msgView) {
 		}
 	case session.TypeBranchSummary:
 		ln.Add(Warning, "[branch summary]: ")
-		ln.Add(Plain, v.flat(strings.TrimPrefix(f.Summary, branchSummaryPreamble)))
+		ln.Add(Plain, v.flat(strings.TrimPrefix(f.Summary, compaction.BranchSummaryPreamble)))
 	case session.TypeModelChange:
 		ln.Add(Muted, "[model: "+f.ModelID+"]")
 	case session.TypeThinkingLevelChange:
