@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/arborlog/arbor/compaction"
@@ -770,7 +771,38 @@ func (v *View) flatText(text prefixFunc) string {
 func ContentText(c session.Content) string { return (&View{}).contentText(c) }
 
 // Flat puts text on one line: runs of white space become one space.
-func Flat(s string) string { return strings.Join(strings.Fields(s), " ") }
+// It is strings.Join(strings.Fields(s), " ") in one pass, and s itself when
+// it is already flat.
+func Flat(s string) string {
+	if isFlat(s) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for f := range strings.FieldsSeq(s) {
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(f)
+	}
+	return b.String()
+}
+
+// isFlat reports whether s has no white space but single spaces between words.
+func isFlat(s string) bool {
+	space := true // at the start, a space would be leading
+	for _, r := range s {
+		if unicode.IsSpace(r) {
+			if r != ' ' || space {
+				return false
+			}
+			space = true
+		} else {
+			space = false
+		}
+	}
+	return !space || s == ""
+}
 
 func ParseCall(b session.Block) ToolCall {
 	c := ToolCall{name: b.Name, raw: b.Arguments}

@@ -291,3 +291,13 @@ func TestTreeViewCorpus(t *testing.T) {
 		}
 	}
 }
+
+// TestFlat: Flat is strings.Fields joined by single spaces, whatever the text.
+func TestFlat(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		s := rapid.StringOf(rapid.SampledFrom([]rune{'a', 'é', ' ', '\n', '\t', '\u00a0', '\u2028', '\u3000', 'x'})).Draw(t, "s")
+		if got, want := Flat(s), strings.Join(strings.Fields(s), " "); got != want {
+			t.Fatalf("Flat(%q) = %q, want %q", s, got, want)
+		}
+	})
+}
