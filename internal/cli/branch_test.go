@@ -2,12 +2,12 @@ package cli
 
 import (
 	"bytes"
-	"github.com/arborlog/arbor/internal/treeview"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/arborlog/arbor/internal/treeview"
 	"github.com/arborlog/arbor/session/jsonl"
 	"github.com/google/go-cmp/cmp"
 )

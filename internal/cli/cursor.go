@@ -2,9 +2,9 @@ package cli
 
 import (
 	"fmt"
-	"github.com/arborlog/arbor/internal/treeview"
 	"strings"
 
+	"github.com/arborlog/arbor/internal/treeview"
 	"github.com/arborlog/arbor/session"
 	"github.com/spf13/cobra"
 )

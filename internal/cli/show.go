@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/arborlog/arbor/internal/treeview"
 	"strings"
 
 	"github.com/arborlog/arbor/compaction"
 	"github.com/arborlog/arbor/internal/termtext"
+	"github.com/arborlog/arbor/internal/treeview"
 	"github.com/arborlog/arbor/session"
 	"github.com/spf13/cobra"
 )
