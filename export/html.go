@@ -1,0 +1,317 @@
+package export
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	_ "embed"
+	"encoding/base64"
+	"encoding/json"
+	"html/template"
+	"io"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"unsafe"
+
+	"github.com/arborlog/arbor/compaction"
+	"github.com/arborlog/arbor/redact"
+	"github.com/arborlog/arbor/session"
+	"github.com/arborlog/arbor/window"
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+var (
+	//go:embed page.tmpl
+	pageTemplate string
+	//go:embed page.css
+	pageCSS string
+	//go:embed page.js
+	pageJS string
+
+	page = template.Must(template.New("page").Parse(pageTemplate))
+	// csp allows only the page's own script and style (by hash), images from
+	// data: and blob: URLs, and nothing else: no inline handlers, no remote
+	// loads, no forms, no frames.
+	csp = "default-src 'none'; script-src '" + hash(pageJS) + "'; style-src '" + hash(pageCSS) +
+		"'; img-src data: blob:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+)
+
+func hash(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return "sha256-" + base64.StdEncoding.EncodeToString(h[:])
+}
+
+// pageFields fill page.tmpl.
+type pageFields struct {
+	Title string
+	CSP   string
+	CSS   template.CSS
+	JS    template.JS
+	// Data is the session as JSON with <, >, &, U+2028 and U+2029 escaped, so
+	// nothing in it can end the script element or be read as markup.
+	Data template.JS
+}
+
+// HTML writes one self-contained page showing the session: its tree in a
+// sidebar and the conversation of the selected path (the leaf's first). See
+// the package documentation for what the page does and why it is safe.
+func HTML(w io.Writer, l *session.Log, o Options) error {
+	return writeHTML(w, l, o, csp)
+}
+
+func writeHTML(w io.Writer, l *session.Log, o Options, policy string) error {
+	e, err := leaf(l, o)
+	if err != nil {
+		return err
+	}
+	statsDone := make(chan window.Stats, 1)
+	go func() { statsDone <- window.Measure(l, l.Cursor(""), window.StatsOptions{}) }()
+	data := pageData(l, e, o, statsDone)
+	if o.Redact {
+		data = redact.Bytes(data)
+	}
+	data = escapeScript(data)
+	title := l.Name()
+	if title == "" {
+		title = "Session " + l.Header().ID
+	}
+	if o.Redact {
+		title = redact.String(title)
+	}
+	bw := bufio.NewWriterSize(w, 1<<20)
+	err = page.Execute(bw, pageFields{
+		Title: title + " · arbor",
+		CSP:   policy,
+		CSS:   template.CSS(pageCSS),
+		JS:    template.JS(pageJS),
+		// The buffer is not touched again: no copy of a 100 MB string.
+		Data: template.JS(unsafe.String(unsafe.SliceData(data), len(data))),
+	})
+	if err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+// pageData is the JSON the page reads: the header, the entries in tree
+// preorder (so a parent always comes before its children) with the index of
+// each one's parent as arbor's tree has it (loops cut, unknown parents made
+// roots), labels, cursors, the leaf, compaction coverage and the stats.
+func pageData(l *session.Log, leafEntry *session.Entry, o Options, statsDone <-chan window.Stats) []byte {
+	var onPath map[string]bool
+	if o.BranchOnly && leafEntry != nil {
+		onPath = map[string]bool{}
+		for _, x := range l.Branch(leafEntry.ID) {
+			onPath[x.ID] = true
+		}
+	}
+	dropped := func(e *session.Entry) bool {
+		if onPath != nil && !onPath[e.ID] {
+			return true
+		}
+		return o.NoTools && e.Type == session.TypeMessage && (e.Role() == session.RoleToolResult || e.Role() == session.RoleBashExecution)
+	}
+
+	type item struct {
+		n      *session.TreeNode
+		parent int // index of the nearest exported ancestor, -1 for none
+	}
+	var (
+		order   []*session.TreeNode
+		parents []int
+		labels  = map[string]string{}
+		stack   []item
+	)
+	if leafEntry != nil || onPath == nil {
+		roots := l.Tree()
+		for i := len(roots) - 1; i >= 0; i-- {
+			stack = append(stack, item{roots[i], -1})
+		}
+	}
+	for len(stack) > 0 {
+		it := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		p := it.parent
+		if !dropped(it.n.Entry) {
+			p = len(order)
+			order = append(order, it.n)
+			parents = append(parents, it.parent)
+			if it.n.Label != "" {
+				labels[it.n.Entry.ID] = it.n.Label
+			}
+		}
+		for i := len(it.n.Children) - 1; i >= 0; i-- {
+			stack = append(stack, item{it.n.Children[i], p})
+		}
+	}
+
+	var b bytes.Buffer
+	b.Grow(len(order)*64 + size(order))
+	h := l.Header()
+	b.WriteString(`{"version":1,"header":`)
+	writeRaw(&b, h.Raw(), func() any {
+		return map[string]any{"type": "session", "id": h.ID, "timestamp": h.Timestamp, "cwd": h.Cwd}
+	})
+	b.WriteString(`,"file":`)
+	writeJSON(&b, filepath.Base(o.Source))
+	b.WriteString(`,"name":`)
+	writeJSON(&b, l.Name())
+	b.WriteString(`,"leaf":`)
+	if leafEntry != nil {
+		writeJSON(&b, leafEntry.ID)
+	} else {
+		b.WriteString(`null`)
+	}
+	b.WriteString(`,"cursors":`)
+	writeJSON(&b, l.Cursors())
+	b.WriteString(`,"labels":`)
+	writeJSON(&b, labels)
+	b.WriteString(`,"options":`)
+	writeJSON(&b, map[string]bool{"noTools": o.NoTools, "branchOnly": o.BranchOnly, "redacted": o.Redact})
+	b.WriteString(`,"covers":{`)
+	first := true
+	for _, n := range order {
+		if n.Entry.Type != session.TypeCompaction {
+			continue
+		}
+		cov, err := compaction.Covers(l, n.Entry.ID)
+		if err != nil || len(cov.Replaced) == 0 {
+			continue
+		}
+		if !first {
+			b.WriteByte(',')
+		}
+		first = false
+		writeJSON(&b, n.Entry.ID)
+		b.WriteByte(':')
+		writeJSON(&b, []string{cov.Replaced[0].ID, cov.Replaced[len(cov.Replaced)-1].ID, itoa(len(cov.Replaced))})
+	}
+	b.WriteString(`},"parents":[`)
+	for i, p := range parents {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(itoa(p))
+	}
+	b.WriteString(`],"entries":[`)
+	for i, n := range order {
+		if i > 0 {
+			b.WriteString(",\n")
+		}
+		e := n.Entry
+		raw := e.Raw()
+		if o.NoTools && e.Role() == session.RoleAssistant && bytes.Contains(raw, []byte(`"toolCall"`)) {
+			raw = withoutArguments(raw)
+		}
+		writeRaw(&b, raw, func() any {
+			return map[string]any{"type": e.Type, "id": e.ID, "parentId": e.ParentID, "timestamp": e.Timestamp, "arborUnreadable": true}
+		})
+	}
+	b.WriteString(`],"stats":`)
+	s := <-statsDone
+	writeJSON(&b, map[string]any{"apiUsage": s.APIUsage, "contextTokens": s.EstimatedUsed, "entries": s.EntryCount, "messages": s.MessageCount})
+	b.WriteString("}")
+	return b.Bytes()
+}
+
+func size(ns []*session.TreeNode) int {
+	n := 0
+	for _, x := range ns {
+		n += len(x.Entry.Raw())
+	}
+	return n
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }
+
+// writeRaw copies a raw JSON object, or writes the fallback's JSON when the
+// raw bytes are not valid JSON (the page must always parse).
+func writeRaw(b *bytes.Buffer, raw []byte, fallback func() any) {
+	if jsontext.Value(raw).IsValid(jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)) && jsontext.Value(raw).Kind() == '{' {
+		b.Write(raw)
+		return
+	}
+	writeJSON(b, fallback())
+}
+
+func writeJSON(b *bytes.Buffer, v any) {
+	enc := json.NewEncoder(b)
+	if err := enc.Encode(v); err != nil {
+		b.WriteString("null")
+		return
+	}
+	b.Truncate(b.Len() - 1) // Encode's newline
+}
+
+// withoutArguments drops the arguments of an assistant message's tool calls
+// (--no-tools). Anything that does not decode is returned unchanged.
+func withoutArguments(raw []byte) []byte {
+	var e map[string]any
+	if json.Unmarshal(raw, &e) != nil {
+		return raw
+	}
+	m, _ := e["message"].(map[string]any)
+	blocks, _ := m["content"].([]any)
+	for _, blk := range blocks {
+		if bm, ok := blk.(map[string]any); ok && bm["type"] == "toolCall" {
+			delete(bm, "arguments")
+		}
+	}
+	out, err := json.Marshal(e)
+	if err != nil {
+		return raw
+	}
+	return out
+}
+
+// escapeScript makes JSON safe inside a script element: <, > and & become
+// \u003c, \u003e and \u0026 (so no </script> or <!-- can appear), and U+2028
+// and U+2029 become \u2028 and \u2029. In valid JSON these characters only
+// occur inside strings, where the escapes mean the same.
+func escapeScript(b []byte) []byte {
+	need := 0
+	for i := 0; i < len(b); i++ {
+		switch c := b[i]; {
+		case c == '<' || c == '>' || c == '&':
+			need += 5
+		case c == 0xE2 && i+2 < len(b) && b[i+1] == 0x80 && (b[i+2] == 0xA8 || b[i+2] == 0xA9):
+			need += 3
+		}
+	}
+	if need == 0 {
+		return b
+	}
+	out := make([]byte, 0, len(b)+need)
+	last := 0
+	const hex = "0123456789abcdef"
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		var esc string
+		switch {
+		case c == '<' || c == '>' || c == '&':
+			esc = `\u00` + string(hex[c>>4]) + string(hex[c&15])
+		case c == 0xE2 && i+2 < len(b) && b[i+1] == 0x80 && (b[i+2] == 0xA8 || b[i+2] == 0xA9):
+			esc = `\u2028`
+			if b[i+2] == 0xA9 {
+				esc = `\u2029`
+			}
+		default:
+			continue
+		}
+		out = append(out, b[last:i]...)
+		out = append(out, esc...)
+		if c == 0xE2 {
+			i += 2
+		}
+		last = i + 1
+	}
+	return append(out, b[last:]...)
+}
+
+// DefaultName is the file name an export of the session file at path gets
+// when none is given: the session file's name with the format's extension.
+func DefaultName(path string, f Format) string {
+	base := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	return base + f.Ext()
+}
