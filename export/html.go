@@ -34,7 +34,7 @@ var (
 	// data: and blob: URLs, and nothing else: no inline handlers, no remote
 	// loads, no forms, no frames.
 	csp = "default-src 'none'; script-src '" + hash(pageJS) + "'; style-src '" + hash(pageCSS) +
-		"'; img-src data: blob:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+		"'; img-src data: blob:; base-uri 'none'; form-action 'none'"
 )
 
 func hash(s string) string {

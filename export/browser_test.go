@@ -1,0 +1,431 @@
+package export
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/arborlog/arbor/session"
+	"github.com/chromedp/chromedp"
+	"github.com/google/go-cmp/cmp"
+)
+
+// browser is a headless Chromium (Debian's chromium, installed by .ci/run)
+// driven through the DevTools protocol.
+type browser struct {
+	t   *testing.T
+	ctx context.Context
+
+	mu      sync.Mutex
+	console []string
+}
+
+func chromiumPath(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{os.Getenv("ARBOR_CHROMIUM"), "chromium", "chromium-browser", "google-chrome"} {
+		if name == "" {
+			continue
+		}
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	t.Skip("chromium is not installed (apt-get install chromium; .ci/run does it): cannot open exported pages")
+	return ""
+}
+
+// newBrowser starts Chromium for the test; it stops when the test ends.
+func newBrowser(t *testing.T) *browser {
+	t.Helper()
+	path := chromiumPath(t)
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path), chromedp.NoSandbox,
+		chromedp.WindowSize(1300, 900), chromedp.Flag("disable-gpu", true), chromedp.UserDataDir(t.TempDir()))
+	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancel := chromedp.NewContext(actx)
+	ctx, cancelT := context.WithTimeout(ctx, 2*time.Minute)
+	t.Cleanup(func() { cancelT(); cancel(); cancelA() })
+	b := &browser{t: t, ctx: ctx}
+	msgs := chromedp.Console(ctx)
+	go func() {
+		for m, err := range msgs {
+			if err != nil {
+				return
+			}
+			b.mu.Lock()
+			b.console = append(b.console, string(m.Type)+": "+m.String())
+			b.mu.Unlock()
+		}
+	}()
+	return b
+}
+
+// open loads an exported page and waits until its script has drawn it.
+func (b *browser) open(file, suffix string) {
+	b.t.Helper()
+	abs, _ := filepath.Abs(file)
+	if err := chromedp.Do(b.ctx, chromedp.Navigate("file://"+abs+suffix), chromedp.WaitReady(chromedp.CSS(`body[data-ready="1"]`))); err != nil {
+		b.t.Fatalf("open %s%s: %v (console: %v)", file, suffix, err, b.messages())
+	}
+}
+
+func (b *browser) messages() []string {
+	time.Sleep(100 * time.Millisecond) // let the last events arrive
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return append([]string(nil), b.console...)
+}
+
+func eval[T any](b *browser, js string) T {
+	b.t.Helper()
+	v, err := chromedp.Run(b.ctx, chromedp.Evaluate[T](js))
+	if err != nil {
+		b.t.Fatalf("evaluate %s: %v", strings.TrimSpace(js), err)
+	}
+	return v
+}
+
+// exportPage writes the HTML export of l to a temporary file.
+func exportPage(t *testing.T, l *session.Log, o Options, policy string) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := writeHTML(&b, l, o, policy); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "page.html")
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func (b *browser) noConsole() {
+	b.t.Helper()
+	if m := b.messages(); len(m) > 0 {
+		b.t.Errorf("the page wrote to the console:\n%s", strings.Join(m, "\n"))
+	}
+}
+
+// treeIDs scrolls the (virtualized) tree from top to bottom and returns the
+// ids of every row it showed, in order.
+func (b *browser) treeIDs() []string {
+	b.t.Helper()
+	ids, err := chromedp.Run(b.ctx, chromedp.Evaluate[[]string](`(async () => {
+		const t = document.getElementById('tree'), seen = new Set(), out = [];
+		for (let y = 0; ; y += Math.max(50, t.clientHeight / 2)) {
+			t.scrollTop = y;
+			await new Promise(r => setTimeout(r, 20));
+			for (const r of document.querySelectorAll('#tree .row')) if (!seen.has(r.dataset.idx)) { seen.add(r.dataset.idx); out.push([+r.dataset.idx, r.dataset.id]); }
+			if (y > t.scrollHeight) break;
+		}
+		t.scrollTop = 0;
+		return out.sort((a, b) => a[0] - b[0]).map(x => x[1]);
+	})()`, chromedp.EvalAwaitPromise))
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	return ids
+}
+
+// convIDs are the ids of the entries the conversation shows, in order.
+func (b *browser) convIDs() []string {
+	return eval[[]string](b, `Array.from(document.querySelectorAll('#conv article')).map(a => a.id.slice(6))`)
+}
+
+func (b *browser) click(sel string) {
+	b.t.Helper()
+	if err := chromedp.Do(b.ctx, chromedp.Click(chromedp.CSS(sel))); err != nil {
+		b.t.Fatalf("click %s: %v", sel, err)
+	}
+	time.Sleep(50 * time.Millisecond)
+}
+
+func ids(es []*session.Entry) []string {
+	out := make([]string, len(es))
+	for i, e := range es {
+		out[i] = e.ID
+	}
+	return out
+}
+
+// newestLeaf is the leaf under id with the latest timestamp: the path the page
+// shows when that entry is clicked (as pi's page does).
+func newestLeaf(l *session.Log, id string) string {
+	best, bestTS := id, ""
+	stack := []string{id}
+	for len(stack) > 0 {
+		x := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		kids := l.Children(x)
+		if len(kids) == 0 {
+			if ts := l.Entry(x).Timestamp; ts >= bestTS {
+				best, bestTS = x, ts
+			}
+		}
+		for _, k := range kids {
+			stack = append(stack, k.ID)
+		}
+	}
+	return best
+}
+
+// Pages of sessions pi and arbor wrote open without a console message, and
+// the tree with filter "all" lists every entry of the session.
+func TestPageTreeShowsEveryEntry(t *testing.T) {
+	b := newBrowser(t)
+	for _, name := range append(fixtures, "xss") {
+		l := fixtureOrCorpus(t, name)
+		b.open(exportPage(t, l, Options{Source: name + ".jsonl"}, csp), "")
+		b.click(`#filters button[data-filter="all"]`)
+		if diff := cmp.Diff(preorder(l), b.treeIDs()); diff != "" {
+			t.Errorf("%s: tree rows with filter all differ from the session's entries (-want +got):\n%s", name, diff)
+		}
+		if got, want := eval[string](b, `document.getElementById('tree-status').textContent`), fmt.Sprintf("%d of %d entries shown", l.Len(), l.Len()); got != want {
+			t.Errorf("%s: status %q, want %q", name, got, want)
+		}
+		// The page opens on the active leaf's path.
+		if diff := cmp.Diff(ids(l.Branch(l.Leaf().ID)), b.convIDs()); diff != "" {
+			t.Errorf("%s: conversation is not the active path (-want +got):\n%s", name, diff)
+		}
+		b.noConsole()
+	}
+}
+
+func fixtureOrCorpus(t *testing.T, name string) *session.Log {
+	if name == "xss" {
+		return session.Load(xssCorpus(t))
+	}
+	return load(t, name)
+}
+
+// preorder lists the ids of the tree depth first, children by timestamp.
+func preorder(l *session.Log) []string {
+	var out []string
+	var stack []*session.TreeNode
+	roots := l.Tree()
+	for i := len(roots) - 1; i >= 0; i-- {
+		stack = append(stack, roots[i])
+	}
+	for len(stack) > 0 {
+		n := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		out = append(out, n.Entry.ID)
+		for i := len(n.Children) - 1; i >= 0; i-- {
+			stack = append(stack, n.Children[i])
+		}
+	}
+	return out
+}
+
+// Clicking a tree row on another branch shows the path through it, marks it,
+// and puts a link to it in the address bar.
+func TestPageClickShowsPath(t *testing.T) {
+	b := newBrowser(t)
+	for _, name := range fixtures {
+		l := load(t, name)
+		b.open(exportPage(t, l, Options{}, csp), "")
+		b.click(`#filters button[data-filter="all"]`)
+		active := map[string]bool{}
+		for _, e := range l.Branch(l.Leaf().ID) {
+			active[e.ID] = true
+		}
+		clicked := 0
+		for _, e := range l.Entries() {
+			if active[e.ID] || clicked >= 3 {
+				continue
+			}
+			clicked++
+			b.click(fmt.Sprintf(`#tree .row[data-id=%q]`, e.ID))
+			leaf := newestLeaf(l, e.ID)
+			if diff := cmp.Diff(ids(l.Branch(leaf)), b.convIDs()); diff != "" {
+				t.Errorf("%s: after clicking %s the conversation is not the path to %s (-want +got):\n%s", name, e.ID, leaf, diff)
+			}
+			if got := eval[string](b, `document.querySelector('#conv article.target')?.id || ''`); got != "entry-"+e.ID {
+				t.Errorf("%s: after clicking %s the marked entry is %q", name, e.ID, got)
+			}
+			if got, want := eval[string](b, `location.hash`), "#leaf="+leaf+"&entry="+e.ID; got != want && leaf != e.ID {
+				t.Errorf("%s: address %q, want %q", name, got, want)
+			}
+		}
+		if clicked == 0 {
+			t.Fatalf("%s has no entry off the active path to click", name)
+		}
+		b.noConsole()
+	}
+}
+
+// The filters show what arbor tree's filters show, and search narrows the rows
+// to entries holding every word.
+func TestPageFiltersAndSearch(t *testing.T) {
+	b := newBrowser(t)
+	l := load(t, "refactor")
+	b.open(exportPage(t, l, Options{}, csp), "")
+	count := func(keep func(n *session.TreeNode) bool) []string {
+		var out []string
+		var walk func(ns []*session.TreeNode)
+		walk = func(ns []*session.TreeNode) {
+			for _, n := range ns {
+				if keep(n) {
+					out = append(out, n.Entry.ID)
+				}
+				walk(n.Children)
+			}
+		}
+		walk(l.Tree())
+		return out
+	}
+	leaf := l.Leaf().ID
+	def := func(n *session.TreeNode, noTools bool) bool {
+		e := n.Entry
+		switch e.Type {
+		case session.TypeLabel, session.TypeCustom, session.TypeModelChange, session.TypeThinkingLevelChange, session.TypeSessionInfo:
+			return false
+		}
+		if noTools && e.Role() == session.RoleToolResult {
+			return false
+		}
+		if e.Role() == session.RoleAssistant && e.ID != leaf {
+			m, _ := e.Message()
+			d, _ := m.Data()
+			if strings.TrimSpace(d.Content.Text("")) == "" && !failed(d.StopReason) {
+				return false
+			}
+		}
+		return true
+	}
+	cases := []struct {
+		filter string
+		want   []string
+	}{
+		{"default", count(func(n *session.TreeNode) bool { return def(n, false) })},
+		{"no-tools", count(func(n *session.TreeNode) bool { return def(n, true) })},
+		{"user", count(func(n *session.TreeNode) bool { return n.Entry.Role() == session.RoleUser })},
+		{"labeled", count(func(n *session.TreeNode) bool { return n.Label != "" })},
+		{"all", count(func(*session.TreeNode) bool { return true })},
+	}
+	seen := map[int]bool{}
+	for _, c := range cases {
+		b.click(fmt.Sprintf(`#filters button[data-filter=%q]`, c.filter))
+		got := b.treeIDs()
+		if diff := cmp.Diff(c.want, got); diff != "" {
+			t.Errorf("filter %s (-want +got):\n%s", c.filter, diff)
+		}
+		seen[len(got)] = true
+	}
+	if len(seen) < 4 {
+		t.Errorf("the filters show only %d different row counts", len(seen))
+	}
+	// Search: every row shown holds the words; fewer rows than without.
+	b.click(`#filters button[data-filter="all"]`)
+	if err := chromedp.Do(b.ctx, chromedp.SendKeys(chromedp.CSS(`#search`), "Units unit()")); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(400 * time.Millisecond)
+	got := b.treeIDs()
+	if len(got) == 0 || len(got) >= l.Len() {
+		t.Fatalf("search shows %d of %d rows", len(got), l.Len())
+	}
+	for _, id := range got {
+		raw := strings.ToLower(string(l.Entry(id).Raw()))
+		if !strings.Contains(raw, "units") || !strings.Contains(raw, "unit()") {
+			t.Errorf("search shows %s, which does not hold both words", id)
+		}
+	}
+	if err := chromedp.Do(b.ctx, chromedp.KeyEvent("\x1b")); err == nil {
+		time.Sleep(200 * time.Millisecond)
+		if n := len(b.treeIDs()); n != l.Len() {
+			t.Errorf("after Escape the tree shows %d rows, want %d", n, l.Len())
+		}
+	}
+	b.noConsole()
+}
+
+// A deep link (#leaf=&entry=, or pi's ?leafId=&targetId=) opens that path and
+// scrolls to the entry.
+func TestPageDeepLink(t *testing.T) {
+	b := newBrowser(t)
+	l := load(t, "pi16-n000")
+	page := exportPage(t, l, Options{}, csp)
+	for _, leaf := range leaves(l)[1:] {
+		path := l.Branch(leaf)
+		target := path[len(path)/3].ID
+		for _, suffix := range []string{"#leaf=" + leaf + "&entry=" + target, "?leafId=" + leaf + "&targetId=" + target} {
+			b.open(page, suffix)
+			if diff := cmp.Diff(ids(path), b.convIDs()); diff != "" {
+				t.Errorf("%s: conversation is not the path to %s (-want +got):\n%s", suffix, leaf, diff)
+			}
+			inView := eval[bool](b, fmt.Sprintf(`(() => { const e = document.getElementById(%q); if (!e || !e.classList.contains('target')) return false; const r = e.getBoundingClientRect(); return r.top >= 0 && r.top < innerHeight; })()`, "entry-"+target))
+			if !inView {
+				t.Errorf("%s: entry %s is not marked and in view", suffix, target)
+			}
+		}
+	}
+	b.noConsole()
+}
+
+// The XSS corpus never runs, with the page's Content-Security-Policy and
+// without it (so the rendering alone is shown safe), whatever the reader
+// opens: every branch, every collapsed block, every filter, a search.
+func TestPageXSSCorpus(t *testing.T) {
+	l := session.Load(xssCorpus(t))
+	for _, v := range []struct{ name, policy string }{{"csp", csp}, {"no-csp", ""}} {
+		t.Run(v.name, func(t *testing.T) {
+			b := newBrowser(t)
+			b.open(exportPage(t, l, Options{}, v.policy), "")
+			b.click(`#t-tools`)
+			for _, leaf := range leaves(l)[1:] {
+				b.open(exportPage(t, l, Options{}, v.policy), "#leaf="+leaf)
+				eval[int](b, `(() => { document.querySelectorAll('details').forEach(d => d.open = true); return 0; })()`)
+				time.Sleep(100 * time.Millisecond)
+				for _, f := range []string{"all", "user", "default"} {
+					b.click(fmt.Sprintf(`#filters button[data-filter=%q]`, f))
+				}
+				checkInert(t, b)
+			}
+			if err := chromedp.Do(b.ctx, chromedp.SendKeys(chromedp.CSS(`#search`), "<script>")); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(300 * time.Millisecond)
+			checkInert(t, b)
+			text := eval[string](b, `document.getElementById('conv').textContent`)
+			for _, want := range []string{"$&", "${window.__arborPwned=1}", "</script><script>", "<img src=x onerror=", "line\u2028separator", "{{.CSP}}"} {
+				if !strings.Contains(text, want) {
+					t.Errorf("the conversation does not show %q as text", want)
+				}
+			}
+			if n := eval[int](b, `document.querySelectorAll('#conv img[src^="data:image/png;base64,iVBOR"]').length`); n == 0 {
+				t.Error("the valid image of the corpus is not shown")
+			}
+			if v.policy != "" {
+				b.noConsole()
+			}
+		})
+	}
+}
+
+func checkInert(t *testing.T, b *browser) {
+	t.Helper()
+	report := eval[[]string](b, `(() => {
+		const bad = [];
+		if (window.__arborPwned !== undefined) bad.push('canary set');
+		if (document.title === 'PWNED') bad.push('title changed');
+		const app = document.getElementById('app');
+		for (const el of app.querySelectorAll('script,iframe,object,embed,svg,math,style,link,base,form,meta,frame,input:not(#search),textarea')) bad.push('element ' + el.tagName);
+		for (const el of document.querySelectorAll('*')) for (const a of el.attributes) {
+			if (/^on/i.test(a.name)) bad.push('attribute ' + a.name + ' on ' + el.tagName);
+			if (a.name === 'style' && !el.closest('#tree')) bad.push('style attribute on ' + el.tagName);
+		}
+		for (const a of app.querySelectorAll('a[href]')) if (!/^(https?:|mailto:)$/.test(a.protocol)) bad.push('link ' + a.getAttribute('href'));
+		for (const i of app.querySelectorAll('img')) if (!/^data:image\//.test(i.getAttribute('src') || '')) bad.push('image ' + i.getAttribute('src'));
+		return bad;
+	})()`)
+	for _, r := range report {
+		t.Error(r)
+	}
+}
