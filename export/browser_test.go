@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/arborlog/arbor/session"
+	"github.com/arborlog/arbor/session/jsonl"
 	"github.com/chromedp/chromedp"
 	"github.com/google/go-cmp/cmp"
 )
@@ -428,4 +429,41 @@ func checkInert(t *testing.T, b *browser) {
 	for _, r := range report {
 		t.Error(r)
 	}
+}
+
+// The page of the 100 MB session opens, and the reader can scroll the tree,
+// pick another branch and search without the page stalling. Skipped unless
+// ARBOR_BIG_SESSION names the session (node pi.mjs big FILE 100).
+func TestPageBigSession(t *testing.T) {
+	path := bigSession(t)
+	l, err := jsonl.Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := exportPage(t, l, Options{Source: path}, csp)
+	b := newBrowser(t)
+	start := time.Now()
+	b.open(page, "")
+	t.Logf("page of %d entries ready in %v", l.Len(), time.Since(start))
+	timed := func(what, js string) {
+		t.Helper()
+		start := time.Now()
+		if _, err := chromedp.Run(b.ctx, chromedp.Evaluate[int](js, chromedp.EvalAwaitPromise)); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		d := time.Since(start)
+		t.Logf("%s: %v", what, d)
+		if d > 5*time.Second {
+			t.Errorf("%s took %v", what, d)
+		}
+	}
+	timed("scroll the tree to the end and back", `(async () => { const t = document.getElementById('tree'); for (let y = 0; y < t.scrollHeight; y += t.scrollHeight / 20) { t.scrollTop = y; await new Promise(r => requestAnimationFrame(r)); } t.scrollTop = 0; return 0; })()`)
+	timed("filter all", `(() => { document.querySelector('#filters button[data-filter="all"]').click(); return document.querySelectorAll('#tree .row').length; })()`)
+	timed("select the first entry's newest leaf", `(() => { document.querySelector('#tree .row').click(); return document.querySelectorAll('#conv article').length; })()`)
+	timed("show earlier entries", `(() => { const b = document.querySelector('#conv button.more'); if (b) b.click(); return 0; })()`)
+	timed("search", `(async () => { const s = document.getElementById('search'); s.value = 'deadline refactor'; s.dispatchEvent(new Event('input')); await new Promise(r => setTimeout(r, 300)); return 0; })()`)
+	if got := eval[string](b, `document.getElementById('tree-status').textContent`); !strings.Contains(got, "(search)") {
+		t.Errorf("search status %q", got)
+	}
+	b.noConsole()
 }

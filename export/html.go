@@ -65,13 +65,9 @@ func writeHTML(w io.Writer, l *session.Log, o Options, policy string) error {
 	if err != nil {
 		return err
 	}
-	statsDone := make(chan window.Stats, 1)
-	go func() { statsDone <- window.Measure(l, l.Cursor(""), window.StatsOptions{}) }()
-	data := pageData(l, e, o, statsDone)
-	if o.Redact {
-		data = redact.Bytes(data)
-	}
-	data = escapeScript(data)
+	usage := make(chan window.APIUsage, 1)
+	go func() { usage <- window.FileUsage(l) }()
+	data := pageData(l, e, o, usage)
 	title := l.Name()
 	if title == "" {
 		title = "Session " + l.Header().ID
@@ -97,8 +93,10 @@ func writeHTML(w io.Writer, l *session.Log, o Options, policy string) error {
 // pageData is the JSON the page reads: the header, the entries in tree
 // preorder (so a parent always comes before its children) with the index of
 // each one's parent as arbor's tree has it (loops cut, unknown parents made
-// roots), labels, cursors, the leaf, compaction coverage and the stats.
-func pageData(l *session.Log, leafEntry *session.Entry, o Options, statsDone <-chan window.Stats) []byte {
+// roots), labels, cursors, the leaf, compaction coverage and the usage 'arbor
+// stats' sums. It is escaped for a script element (escapeScript) as it is
+// written, and redacted first if o.Redact.
+func pageData(l *session.Log, leafEntry *session.Entry, o Options, usage <-chan window.APIUsage) []byte {
 	var onPath map[string]bool
 	if o.BranchOnly && leafEntry != nil {
 		onPath = map[string]bool{}
@@ -147,28 +145,30 @@ func pageData(l *session.Log, leafEntry *session.Entry, o Options, statsDone <-c
 	}
 
 	var b bytes.Buffer
-	b.Grow(len(order)*64 + size(order))
+	b.Grow(len(order)*16 + escapedSize(order) + 1<<16)
+	w := dataWriter{b: &b, redact: o.Redact}
+	writeRaw, writeJSON := w.raw, w.json
 	h := l.Header()
 	b.WriteString(`{"version":1,"header":`)
-	writeRaw(&b, h.Raw(), func() any {
+	writeRaw(h.Raw(), func() any {
 		return map[string]any{"type": "session", "id": h.ID, "timestamp": h.Timestamp, "cwd": h.Cwd}
 	})
 	b.WriteString(`,"file":`)
-	writeJSON(&b, filepath.Base(o.Source))
+	writeJSON(filepath.Base(o.Source))
 	b.WriteString(`,"name":`)
-	writeJSON(&b, l.Name())
+	writeJSON(l.Name())
 	b.WriteString(`,"leaf":`)
 	if leafEntry != nil {
-		writeJSON(&b, leafEntry.ID)
+		writeJSON(leafEntry.ID)
 	} else {
 		b.WriteString(`null`)
 	}
 	b.WriteString(`,"cursors":`)
-	writeJSON(&b, l.Cursors())
+	writeJSON(l.Cursors())
 	b.WriteString(`,"labels":`)
-	writeJSON(&b, labels)
+	writeJSON(labels)
 	b.WriteString(`,"options":`)
-	writeJSON(&b, map[string]bool{"noTools": o.NoTools, "branchOnly": o.BranchOnly, "redacted": o.Redact})
+	writeJSON(map[string]bool{"noTools": o.NoTools, "branchOnly": o.BranchOnly, "redacted": o.Redact})
 	b.WriteString(`,"covers":{`)
 	first := true
 	for _, n := range order {
@@ -183,9 +183,9 @@ func pageData(l *session.Log, leafEntry *session.Entry, o Options, statsDone <-c
 			b.WriteByte(',')
 		}
 		first = false
-		writeJSON(&b, n.Entry.ID)
+		writeJSON(n.Entry.ID)
 		b.WriteByte(':')
-		writeJSON(&b, []string{cov.Replaced[0].ID, cov.Replaced[len(cov.Replaced)-1].ID, itoa(len(cov.Replaced))})
+		writeJSON([]string{cov.Replaced[0].ID, cov.Replaced[len(cov.Replaced)-1].ID, itoa(len(cov.Replaced))})
 	}
 	b.WriteString(`},"parents":[`)
 	for i, p := range parents {
@@ -204,44 +204,63 @@ func pageData(l *session.Log, leafEntry *session.Entry, o Options, statsDone <-c
 		if o.NoTools && e.Role() == session.RoleAssistant && bytes.Contains(raw, []byte(`"toolCall"`)) {
 			raw = withoutArguments(raw)
 		}
-		writeRaw(&b, raw, func() any {
+		writeRaw(raw, func() any {
 			return map[string]any{"type": e.Type, "id": e.ID, "parentId": e.ParentID, "timestamp": e.Timestamp, "arborUnreadable": true}
 		})
 	}
 	b.WriteString(`],"stats":`)
-	s := <-statsDone
-	writeJSON(&b, map[string]any{"apiUsage": s.APIUsage, "contextTokens": s.EstimatedUsed, "entries": s.EntryCount, "messages": s.MessageCount})
+	writeJSON(map[string]any{"apiUsage": <-usage})
 	b.WriteString("}")
 	return b.Bytes()
 }
 
-func size(ns []*session.TreeNode) int {
+// escapedSize is the size of the entries once escaped for a script element
+// (appendEscaped), so the page's buffer is allocated once.
+func escapedSize(ns []*session.TreeNode) int {
 	n := 0
 	for _, x := range ns {
-		n += len(x.Entry.Raw())
+		raw := x.Entry.Raw()
+		n += len(raw)
+		for _, c := range raw {
+			if special[c] {
+				n += 5
+			}
+		}
 	}
 	return n
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
 
-// writeRaw copies a raw JSON object, or writes the fallback's JSON when the
-// raw bytes are not valid JSON (the page must always parse).
-func writeRaw(b *bytes.Buffer, raw []byte, fallback func() any) {
-	if jsontext.Value(raw).IsValid(jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)) && jsontext.Value(raw).Kind() == '{' {
-		b.Write(raw)
-		return
-	}
-	writeJSON(b, fallback())
+// dataWriter writes the page's JSON: every piece redacted if asked (redact
+// keeps JSON valid) and escaped for a script element.
+type dataWriter struct {
+	b      *bytes.Buffer
+	redact bool
 }
 
-func writeJSON(b *bytes.Buffer, v any) {
-	enc := json.NewEncoder(b)
-	if err := enc.Encode(v); err != nil {
-		b.WriteString("null")
+// raw copies a raw JSON object, or writes the fallback's JSON when the raw
+// bytes are not a valid JSON object (the page must always parse).
+func (w dataWriter) raw(raw []byte, fallback func() any) {
+	if !jsontext.Value(raw).IsValid(jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)) || jsontext.Value(raw).Kind() != '{' {
+		w.json(fallback())
 		return
 	}
-	b.Truncate(b.Len() - 1) // Encode's newline
+	if w.redact {
+		raw = redact.Bytes(raw)
+	}
+	appendEscaped(w.b, raw)
+}
+
+func (w dataWriter) json(v any) {
+	out, err := json.Marshal(v) // escapes <, >, &, U+2028 and U+2029
+	if err != nil {
+		out = []byte("null")
+	}
+	if w.redact {
+		out = redact.Bytes(out)
+	}
+	w.b.Write(out)
 }
 
 // withoutArguments drops the arguments of an assistant message's tool calls
@@ -270,43 +289,39 @@ func withoutArguments(raw []byte) []byte {
 // and U+2029 become \u2028 and \u2029. In valid JSON these characters only
 // occur inside strings, where the escapes mean the same.
 func escapeScript(b []byte) []byte {
-	need := 0
-	for i := 0; i < len(b); i++ {
-		switch c := b[i]; {
-		case c == '<' || c == '>' || c == '&':
-			need += 5
-		case c == 0xE2 && i+2 < len(b) && b[i+1] == 0x80 && (b[i+2] == 0xA8 || b[i+2] == 0xA9):
-			need += 3
-		}
-	}
-	if need == 0 {
-		return b
-	}
-	out := make([]byte, 0, len(b)+need)
-	last := 0
+	var out bytes.Buffer
+	appendEscaped(&out, b)
+	return out.Bytes()
+}
+
+// special marks the bytes escapeScript looks at.
+var special = [256]bool{'<': true, '>': true, '&': true, 0xE2: true}
+
+func appendEscaped(out *bytes.Buffer, b []byte) {
 	const hex = "0123456789abcdef"
+	last := 0
 	for i := 0; i < len(b); i++ {
+		if !special[b[i]] {
+			continue
+		}
 		c := b[i]
-		var esc string
+		var esc [6]byte
 		switch {
-		case c == '<' || c == '>' || c == '&':
-			esc = `\u00` + string(hex[c>>4]) + string(hex[c&15])
-		case c == 0xE2 && i+2 < len(b) && b[i+1] == 0x80 && (b[i+2] == 0xA8 || b[i+2] == 0xA9):
-			esc = `\u2028`
-			if b[i+2] == 0xA9 {
-				esc = `\u2029`
-			}
+		case c != 0xE2:
+			esc = [6]byte{'\\', 'u', '0', '0', hex[c>>4], hex[c&15]}
+		case i+2 < len(b) && b[i+1] == 0x80 && (b[i+2] == 0xA8 || b[i+2] == 0xA9):
+			esc = [6]byte{'\\', 'u', '2', '0', '2', '8' + (b[i+2] - 0xA8)}
 		default:
 			continue
 		}
-		out = append(out, b[last:i]...)
-		out = append(out, esc...)
+		out.Write(b[last:i])
+		out.Write(esc[:])
 		if c == 0xE2 {
 			i += 2
 		}
 		last = i + 1
 	}
-	return append(out, b[last:]...)
+	out.Write(b[last:])
 }
 
 // DefaultName is the file name an export of the session file at path gets

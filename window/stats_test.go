@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/arborlog/arbor/session"
+	"github.com/arborlog/arbor/session/jsonl"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -219,5 +220,18 @@ func TestLoadClassifier(t *testing.T) {
 	os.WriteFile(path, []byte(`{"tools":{"x":"thinking"}}`), 0o600)
 	if _, err := LoadClassifier(path); err == nil {
 		t.Error("unknown phase accepted")
+	}
+}
+
+// FileUsage gives the APIUsage that Measure reports.
+func TestFileUsageIsMeasures(t *testing.T) {
+	for _, path := range []string{"../examples/refactor.jsonl"} {
+		l, err := jsonl.Read(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := FileUsage(l), Measure(l, l.Cursor(""), StatsOptions{}).APIUsage; got != want || got.Requests == 0 {
+			t.Errorf("%s: FileUsage = %+v, Measure's = %+v", path, got, want)
+		}
 	}
 }

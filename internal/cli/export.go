@@ -1,9 +1,9 @@
 package cli
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -110,24 +110,26 @@ func runExport(o *exportOptions, f export.Format) error {
 			return err
 		}
 	}
-	var buf bytes.Buffer
-	switch f {
-	case export.FormatHTML:
-		err = export.HTML(&buf, l, opts)
-	case export.FormatMarkdown:
-		err = export.Markdown(&buf, l, opts)
-	case export.FormatJSONL:
-		err = export.JSONL(&buf, l, opts)
-	}
-	if errors.Is(err, export.ErrEmpty) {
-		return fmt.Errorf("%s has no entries yet: nothing to export", path)
-	}
-	if err != nil {
-		return fmt.Errorf("export %s: %w", path, err)
+	write := func(w io.Writer) error {
+		var err error
+		switch f {
+		case export.FormatHTML:
+			err = export.HTML(w, l, opts)
+		case export.FormatMarkdown:
+			err = export.Markdown(w, l, opts)
+		case export.FormatJSONL:
+			err = export.JSONL(w, l, opts)
+		}
+		if errors.Is(err, export.ErrEmpty) {
+			return fmt.Errorf("%s has no entries yet: nothing to export", path)
+		}
+		if err != nil {
+			return fmt.Errorf("export %s: %w", path, err)
+		}
+		return nil
 	}
 	if o.out == "-" {
-		_, err := o.io.Out.Write(buf.Bytes())
-		return err
+		return write(o.io.Out)
 	}
 	out := o.out
 	if out == "" {
@@ -139,11 +141,12 @@ func runExport(o *exportOptions, f export.Format) error {
 			return fmt.Errorf("the current folder holds %s: name the output file (arbor export %s <out>) to write next to the session", path, o.arg)
 		}
 	}
-	if err := writeNew(out, abs, buf.Bytes(), o.force); err != nil {
+	n, err := writeNew(out, abs, o.force, write)
+	if err != nil {
 		return err
 	}
 	if o.g.JSON {
-		return o.io.JSON(exportResult{Path: out, Format: string(f), Bytes: buf.Len()})
+		return o.io.JSON(exportResult{Path: out, Format: string(f), Bytes: n})
 	}
 	o.io.Printf("%s\n", out)
 	return nil
@@ -164,46 +167,58 @@ func sameDir(out, session string) bool {
 	return err2 == nil && err3 == nil && os.SameFile(sa, sb)
 }
 
-// writeNew writes data to out through a temporary file and a rename, so a
-// reader never sees half a page. It refuses the session file itself, and an
-// existing file unless force.
-func writeNew(out, session string, data []byte, force bool) error {
+// writeNew has write fill a temporary file next to out and then puts it in
+// place, so a reader never sees half a page. It refuses the session file
+// itself, and an existing file unless force. It returns the size written.
+func writeNew(out, session string, force bool, write func(io.Writer) error) (int, error) {
 	if st, err := os.Stat(out); err == nil {
 		if ss, err := os.Stat(session); err == nil && os.SameFile(st, ss) {
-			return fmt.Errorf("%s is the session file itself: choose another output file", out)
+			return 0, fmt.Errorf("%s is the session file itself: choose another output file", out)
 		}
 		if st.IsDir() {
-			return fmt.Errorf("%s is a folder: give a file name", out)
+			return 0, fmt.Errorf("%s is a folder: give a file name", out)
 		}
 		if !force {
-			return fmt.Errorf("%s already exists: pass --force to overwrite it, or choose another name", out)
+			return 0, fmt.Errorf("%s already exists: pass --force to overwrite it, or choose another name", out)
 		}
 	} else if !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("write %s: %w", out, err)
+		return 0, fmt.Errorf("write %s: %w", out, err)
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".*.tmp")
 	if err != nil {
-		return fmt.Errorf("write %s: %w", out, err)
+		return 0, fmt.Errorf("write %s: %w", out, err)
 	}
-	_, err = tmp.Write(data)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp.Name(), 0o644)
-	}
-	if err == nil && !force {
-		// Link fails if out appeared meanwhile: never overwrite without --force.
-		if err = os.Link(tmp.Name(), out); err == nil {
-			os.Remove(tmp.Name())
-			return nil
-		}
-	} else if err == nil {
-		err = os.Rename(tmp.Name(), out)
+	defer os.Remove(tmp.Name())
+	cw := &countWriter{w: tmp}
+	err = write(cw)
+	if cerr := tmp.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("write %s: %w", out, cerr)
 	}
 	if err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("write %s: %w", out, err)
+		return 0, err
 	}
-	return nil
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return 0, fmt.Errorf("write %s: %w", out, err)
+	}
+	if force {
+		err = os.Rename(tmp.Name(), out)
+	} else {
+		// Link fails if out appeared meanwhile: never overwrite without --force.
+		err = os.Link(tmp.Name(), out)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("write %s: %w", out, err)
+	}
+	return cw.n, nil
+}
+
+type countWriter struct {
+	w io.Writer
+	n int
+}
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += n
+	return n, err
 }
