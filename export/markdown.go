@@ -1,7 +1,6 @@
 package export
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -43,16 +42,27 @@ func Markdown(w io.Writer, l *session.Log, o Options) error {
 		fmt.Fprintf(&b, "- Leaf: %s\n", code(e.ID))
 	}
 	b.WriteString("\n")
-	for _, x := range path {
-		markdownEntry(&b, x, o)
-	}
-	out := b.Bytes()
 	if o.Redact {
-		out = redact.Bytes(out)
+		redactFrom(&b, 0)
 	}
-	bw := bufio.NewWriter(w)
-	bw.Write(out)
-	return bw.Flush()
+	for _, x := range path {
+		start := b.Len()
+		markdownEntry(&b, x, o)
+		if o.Redact {
+			redactFrom(&b, start) // entry by entry: redact is fast on small texts
+		}
+	}
+	_, err = w.Write(b.Bytes())
+	return err
+}
+
+// redactFrom masks the secrets in what b holds from start on.
+func redactFrom(b *bytes.Buffer, start int) {
+	chunk := b.Bytes()[start:]
+	if out := redact.Bytes(chunk); !bytes.Equal(out, chunk) {
+		b.Truncate(start)
+		b.Write(out)
+	}
 }
 
 func markdownEntry(b *bytes.Buffer, e *session.Entry, o Options) {
