@@ -3,6 +3,7 @@ package export
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -464,6 +465,86 @@ func TestPageBigSession(t *testing.T) {
 	timed("search", `(async () => { const s = document.getElementById('search'); s.value = 'deadline refactor'; s.dispatchEvent(new Event('input')); await new Promise(r => setTimeout(r, 300)); return 0; })()`)
 	if got := eval[string](b, `document.getElementById('tree-status').textContent`); !strings.Contains(got, "(search)") {
 		t.Errorf("search status %q", got)
+	}
+	b.noConsole()
+}
+
+// The page's JSONL download holds every entry of the session.
+func TestPageDownloadJSONL(t *testing.T) {
+	b := newBrowser(t)
+	l := load(t, "refactor")
+	b.open(exportPage(t, l, Options{Source: "/s/refactor.jsonl"}, csp), "")
+	got, err := chromedp.Run(b.ctx, chromedp.Evaluate[[]string](`(async () => {
+		let blob, name;
+		const create = URL.createObjectURL, click = HTMLAnchorElement.prototype.click;
+		URL.createObjectURL = x => { blob = x; return create(x); };
+		HTMLAnchorElement.prototype.click = function () { name = this.download; };
+		document.getElementById('t-jsonl').click();
+		URL.createObjectURL = create; HTMLAnchorElement.prototype.click = click;
+		return [name, await blob.text()];
+	})()`, chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got[0] != "refactor.jsonl" {
+		t.Errorf("download named %q", got[0])
+	}
+	dl := session.Load([]byte(got[1]))
+	if !dl.Report().Clean() || dl.Header().ID != l.Header().ID {
+		t.Errorf("download does not load as the session: %+v, header %+v", dl.Report(), dl.Header())
+	}
+	if diff := cmp.Diff(preorder(l), ids(dl.Entries())); diff != "" {
+		t.Errorf("download entries differ (-session +download):\n%s", diff)
+	}
+	if want, _ := json.Marshal(l.Context()); !bytes.Equal(want, mustJSON(t, dl.Context())) {
+		t.Error("the download's context differs from the session's")
+	}
+	b.noConsole()
+}
+
+func mustJSON(t *testing.T, v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// A chain 30,000 entries deep with branches near its end opens: the tree
+// shows every entry and the path is rendered in part, with the rest on demand.
+func TestPageDeepTree(t *testing.T) {
+	const depth = 30000
+	var sb strings.Builder
+	sb.WriteString(`{"type":"session","version":3,"id":"deep","timestamp":"2026-12-01T00:00:00.000Z","cwd":"/w"}` + "\n")
+	parent := "null"
+	for i := 0; i < depth; i++ {
+		role := "user"
+		if i%2 == 1 {
+			role = "assistant"
+		}
+		content := fmt.Sprintf(`[{"type":"text","text":"step %d"}]`, i)
+		fmt.Fprintf(&sb, `{"type":"message","id":"e%d","parentId":%s,"timestamp":"2026-12-01T00:00:00.000Z","message":{"role":%q,"content":%s,"timestamp":%d}}`+"\n", i, parent, role, content, i)
+		parent = fmt.Sprintf(`"e%d"`, i)
+	}
+	fmt.Fprintf(&sb, `{"type":"message","id":"side","parentId":"e%d","timestamp":"2026-12-01T00:00:01.000Z","message":{"role":"user","content":"a side branch","timestamp":1}}`+"\n", depth-10)
+	fmt.Fprintf(&sb, `{"type":"message","id":"last","parentId":"e%d","timestamp":"2026-12-01T00:00:02.000Z","message":{"role":"user","content":"the end","timestamp":2}}`+"\n", depth-1)
+	l := session.Load([]byte(sb.String()))
+	b := newBrowser(t)
+	b.open(exportPage(t, l, Options{}, csp), "")
+	b.click(`#filters button[data-filter="all"]`)
+	if got, want := eval[string](b, `document.getElementById('tree-status').textContent`), fmt.Sprintf("%d of %d entries shown", depth+2, depth+2); got != want {
+		t.Errorf("status %q, want %q", got, want)
+	}
+	if got := b.convIDs(); len(got) == 0 || got[len(got)-1] != "last" || len(got) > 200 {
+		t.Errorf("conversation shows %d entries ending %v; want the path's last entries", len(got), got[max(0, len(got)-1):])
+	}
+	b.click(`#conv button.more`)
+	if n := len(b.convIDs()); n <= 40 {
+		t.Errorf("after 'Show earlier entries' %d entries", n)
+	}
+	b.open(exportPage(t, l, Options{}, csp), "#leaf=e5&entry=e2")
+	if got := b.convIDs(); len(got) != 6 || got[0] != "e0" {
+		t.Errorf("deep link to e5 shows %v", got)
 	}
 	b.noConsole()
 }

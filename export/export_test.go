@@ -286,14 +286,15 @@ func FuzzEscapeScript(f *testing.F) {
 // FuzzExport feeds arbitrary session files to every format: no error other
 // than an empty session, and a page whose data always parses.
 func FuzzExport(f *testing.F) {
-	for _, name := range fixtures {
-		b, err := os.ReadFile(fixturePath(name))
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(b)
-	}
-	f.Add(xssCorpus(f))
+	// Small seeds: the fuzzer minimizes every new input, which is slow on
+	// the large fixtures.
+	f.Add([]byte(`{"type":"session","version":3,"id":"s","timestamp":"2026-12-01T00:00:00.000Z","cwd":"/w"}
+{"type":"message","id":"a","parentId":null,"timestamp":"2026-12-01T00:00:01.000Z","message":{"role":"user","content":"hi <b>","timestamp":1}}
+{"type":"message","id":"b","parentId":"a","timestamp":"2026-12-01T00:00:02.000Z","message":{"role":"assistant","content":[{"type":"text","text":"x"},{"type":"toolCall","id":"c","name":"bash","arguments":{"command":"ls"}}],"stopReason":"toolUse","timestamp":2}}
+{"type":"label","id":"l","parentId":"b","timestamp":"2026-12-01T00:00:03.000Z","targetId":"a","label":"</script>"}
+{"type":"compaction","id":"k","parentId":"l","timestamp":"2026-12-01T00:00:04.000Z","summary":"s","firstKeptEntryId":"b","tokensBefore":1}
+`))
+	f.Add([]byte("{\"type\":\"message\",\"id\":\"x\",\"parentId\":\"x\",\"message\":{\"role\":\"user\",\"content\":\"\u2028\"}}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		l := session.Load(data)
 		var b bytes.Buffer
