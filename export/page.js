@@ -491,6 +491,20 @@
       var t = '$ ' + str(m.command) + '\n' + str(m.output);
       if (m.exitCode != null && m.exitCode !== 0) t += '\n(exit code ' + m.exitCode + ')';
       box.appendChild(codeBlock(t, '', true));
+    } else if (r === 'system') {
+      box.appendChild(collapsible('system prompt', function () {
+        var d = el('div'), t = textOf(m.content);
+        if (t) d.appendChild(codeBlock(t, '', true));
+        var secs = m.sections && typeof m.sections === 'object' ? m.sections : {};
+        Object.keys(secs).forEach(function (k) {
+          d.appendChild(el('div', 'tname', k + (secs[k] === null ? ' (removed)' : '')));
+          if (secs[k] !== null) d.appendChild(codeBlock(typeof secs[k] === 'string' ? secs[k] : JSON.stringify(secs[k], null, 2), '', true));
+        });
+        ['toolsAdded', 'toolsRemoved'].forEach(function (k) {
+          if (Array.isArray(m[k]) && m[k].length) d.appendChild(el('div', '', (k === 'toolsAdded' ? 'Tools added: ' : 'Tools removed: ') + m[k].map(function (x) { return typeof x === 'string' ? x : str(x && x.name); }).join(', ')));
+        });
+        return d;
+      }, false));
     } else if (r === 'custom' || r === 'user' || r === 'branchSummary' || r === 'compactionSummary') {
       box.appendChild(contentView(r === 'branchSummary' || r === 'compactionSummary' ? m.summary : m.content));
     } else {

@@ -84,7 +84,8 @@ func xssCorpus(t testing.TB) []byte {
 		{"type": "custom", "id": "cu1", "parentId": "cm1", "timestamp": "2026-12-01T00:00:13.000Z", "customType": "<script>x</script>", "data": map[string]any{"html": hostile}},
 		{"type": "message", "id": "side", "parentId": "u1", "timestamp": "2026-12-01T00:00:14.000Z", "message": map[string]any{"role": "assistant", "content": []any{map[string]any{"type": "text", "text": hostile}}, "stopReason": "error", "errorMessage": hostile, "timestamp": 7}},
 		{"type": "branch_summary", "id": "bs1", "parentId": "cu1", "timestamp": "2026-12-01T00:00:15.000Z", "fromId": "side", "summary": hostile},
-		{"type": "message", "id": "u2", "parentId": "bs1", "timestamp": "2026-12-01T00:00:16.000Z", "message": map[string]any{"role": "user", "content": []any{map[string]any{"type": "text", "text": hostile}}, "timestamp": 8}},
+		{"type": "message", "id": "sys", "parentId": "bs1", "timestamp": "2026-12-01T00:00:15.500Z", "message": map[string]any{"role": "system", "content": hostile, "sections": map[string]any{`<img src=x onerror="` + canary + `">`: hostile, "gone": nil}, "toolsAdded": []any{map[string]any{"name": hostile}}, "timestamp": 9}},
+		{"type": "message", "id": "u2", "parentId": "sys", "timestamp": "2026-12-01T00:00:16.000Z", "message": map[string]any{"role": "user", "content": []any{map[string]any{"type": "text", "text": hostile}}, "timestamp": 8}},
 	}
 	var b strings.Builder
 	for _, ln := range lines {
