@@ -75,6 +75,19 @@ func TestMarkdownGolden(t *testing.T) {
 	}
 }
 
+// Hostile content stays inside its fences: a result holding ``` gets a
+// longer fence, so nothing after it is read as Markdown of the export.
+func TestMarkdownFences(t *testing.T) {
+	var b bytes.Buffer
+	if err := Markdown(&b, session.Load(xssCorpus(t)), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "xss.md", b.Bytes())
+	if !strings.Contains(b.String(), "````text\n") {
+		t.Error("a result holding ``` is not in a four-backtick fence")
+	}
+}
+
 func TestJSONLGolden(t *testing.T) {
 	for _, name := range fixtures {
 		t.Run(name, func(t *testing.T) {
@@ -319,4 +332,44 @@ func FuzzExport(f *testing.F) {
 			t.Fatal(err)
 		}
 	})
+}
+
+// --branch-only keeps only the path to the leaf; --no-tools drops tool
+// results and shell runs, and the arguments of tool calls, and re-links what
+// followed them to the entry before.
+func TestHTMLShrinks(t *testing.T) {
+	l := load(t, "refactor")
+	page := func(o Options) pageDoc {
+		var b bytes.Buffer
+		if err := HTML(&b, l, o); err != nil {
+			t.Fatal(err)
+		}
+		return pageJSON(t, b.String())
+	}
+	leaf := "72a0b8e4"
+	d := page(Options{BranchOnly: true, Leaf: leaf})
+	var got []string
+	for _, e := range d.Entries {
+		got = append(got, e["id"].(string))
+	}
+	if diff := cmp.Diff(ids(l.Branch(leaf)), got); diff != "" {
+		t.Errorf("--branch-only entries differ from the path (-want +got):\n%s", diff)
+	}
+	d = page(Options{NoTools: true})
+	n := 0
+	for i, e := range d.Entries {
+		m, _ := e["message"].(map[string]any)
+		if m["role"] == "toolResult" || m["role"] == "bashExecution" {
+			t.Errorf("--no-tools kept %s", e["id"])
+		}
+		if bytes.Contains(mustJSON(t, m["content"]), []byte(`"arguments"`)) {
+			t.Errorf("--no-tools kept the arguments of %s", e["id"])
+		}
+		if p := d.Parents[i]; p >= 0 && e["parentId"] != d.Entries[p]["id"] {
+			n++ // re-linked past a dropped entry
+		}
+	}
+	if n == 0 || len(d.Entries) >= l.Len() {
+		t.Errorf("--no-tools kept %d of %d entries and re-linked %d", len(d.Entries), l.Len(), n)
+	}
 }

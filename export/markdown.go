@@ -206,36 +206,32 @@ func contentMarkdown(c session.Content) string {
 
 // fence wraps s in a code fence longer than any run of backticks in it.
 func fence(lang, s string) string {
-	n, run := 3, 0
-	for i := 0; i < len(s); i++ {
-		if s[i] == '`' {
-			run++
-			n = max(n, run+1)
-		} else {
-			run = 0
-		}
-	}
-	f := strings.Repeat("`", n)
+	f := strings.Repeat("`", max(3, backticks(s)+1))
 	return f + lang + "\n" + strings.TrimRight(s, "\n") + "\n" + f + "\n\n"
 }
 
 // code is s as an inline code span.
 func code(s string) string {
 	s = oneLineText(s)
-	n, run := 1, 0
-	for i := 0; i < len(s); i++ {
-		if s[i] == '`' {
-			run++
-			n = max(n, run+1)
-		} else {
-			run = 0
-		}
-	}
-	f := strings.Repeat("`", n)
+	f := strings.Repeat("`", backticks(s)+1)
 	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
 		s = " " + s + " "
 	}
 	return f + s + f
+}
+
+// backticks is the length of the longest run of backticks in s.
+func backticks(s string) int {
+	longest, run := 0, 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	return longest
 }
 
 // quote prefixes every line of s with "> ", and ends with a blank line.
