@@ -16,6 +16,7 @@ import (
 	"github.com/arborlog/arbor/session"
 	"github.com/arborlog/arbor/session/jsonl"
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -339,11 +340,12 @@ func TestPageFiltersAndSearch(t *testing.T) {
 			t.Errorf("search shows %s, which does not hold both words", id)
 		}
 	}
-	if err := chromedp.Do(b.ctx, chromedp.KeyEvent("\x1b")); err == nil {
-		time.Sleep(200 * time.Millisecond)
-		if n := len(b.treeIDs()); n != l.Len() {
-			t.Errorf("after Escape the tree shows %d rows, want %d", n, l.Len())
-		}
+	if err := chromedp.Do(b.ctx, chromedp.KeyEvent(kb.Escape)); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(200 * time.Millisecond)
+	if n := len(b.treeIDs()); n != l.Len() {
+		t.Errorf("after Escape the tree shows %d rows, want %d", n, l.Len())
 	}
 	b.noConsole()
 }
@@ -545,6 +547,26 @@ func TestPageDeepTree(t *testing.T) {
 	b.open(exportPage(t, l, Options{}, csp), "#leaf=e5&entry=e2")
 	if got := b.convIDs(); len(got) != 6 || got[0] != "e0" {
 		t.Errorf("deep link to e5 shows %v", got)
+	}
+	b.noConsole()
+}
+
+// The arrow keys walk the tree: each step shows the next row's entry.
+func TestPageTreeKeys(t *testing.T) {
+	b := newBrowser(t)
+	l := load(t, "refactor")
+	b.open(exportPage(t, l, Options{}, csp), "")
+	b.click(`#filters button[data-filter="all"]`)
+	b.click(`#tree .row`)
+	rows := preorder(l)
+	for i := 1; i < 4; i++ {
+		if err := chromedp.Do(b.ctx, chromedp.KeyEvent(kb.ArrowDown)); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(50 * time.Millisecond)
+		if got := eval[string](b, `document.querySelector('#conv article.target')?.id || ''`); got != "entry-"+rows[i] {
+			t.Errorf("after %d steps down the marked entry is %q, want entry-%s", i, got, rows[i])
+		}
 	}
 	b.noConsole()
 }

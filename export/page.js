@@ -695,6 +695,14 @@
     var i = +r.dataset.idx;
     select(pathIndex.has(i) ? sel.leaf : newestLeaf(i), i);
   });
+  treeEl.addEventListener('keydown', function (ev) {
+    var step = { ArrowDown: 1, ArrowUp: -1, PageDown: 20, PageUp: -20 }[ev.key];
+    if (!step || !tree.rows.length) return;
+    ev.preventDefault();
+    var r = tree.rows.indexOf(sel.target >= 0 ? sel.target : sel.leaf);
+    var i = tree.rows[Math.max(0, Math.min(tree.rows.length - 1, (r < 0 ? 0 : r + step)))];
+    select(pathIndex.has(i) ? sel.leaf : newestLeaf(i), i);
+  });
   document.getElementById('filters').addEventListener('click', function (ev) {
     var b = ev.target.closest('button');
     if (!b) return;
@@ -770,6 +778,7 @@
     document.getElementById('t-tools').classList.toggle('on', showTools);
     conv.querySelectorAll('.tool details').forEach(function (d) { if (showTools) d._fill(); d.open = showTools; });
   }
+  document.getElementById('t-thinking').classList.add('on');
   document.getElementById('t-thinking').addEventListener('click', toggleThinking);
   document.getElementById('t-tools').addEventListener('click', toggleTools);
   document.getElementById('t-print').addEventListener('click', function () { window.print(); });
