@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/arborlog/arbor/compaction"
 	"github.com/arborlog/arbor/session"
 	"github.com/arborlog/arbor/session/jsonl"
 	"github.com/google/go-cmp/cmp"
@@ -371,5 +372,44 @@ func TestHTMLShrinks(t *testing.T) {
 	}
 	if n == 0 || len(d.Entries) >= l.Len() {
 		t.Errorf("--no-tools kept %d of %d entries and re-linked %d", len(d.Entries), l.Len(), n)
+	}
+}
+
+// The page's coverage of each compaction is what compaction.Covers reports
+// (and 'arbor show' prints).
+func TestReplacedIsCovers(t *testing.T) {
+	files, _ := filepath.Glob("../compaction/testdata/pi/sessions/*.jsonl")
+	for _, name := range fixtures {
+		files = append(files, fixturePath(name))
+	}
+	checked := 0
+	for _, f := range files {
+		l, err := jsonl.Read(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range l.Entries() {
+			if e.Type != session.TypeCompaction {
+				continue
+			}
+			cov, err := compaction.Covers(l, e.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			first, last, n := replaced(l, e)
+			var want [3]any
+			if len(cov.Replaced) > 0 {
+				want = [3]any{cov.Replaced[0].ID, cov.Replaced[len(cov.Replaced)-1].ID, len(cov.Replaced)}
+			} else {
+				want = [3]any{"", "", 0}
+			}
+			if got := [3]any{first, last, n}; got != want {
+				t.Errorf("%s %s: replaced %v, Covers %v", f, e.ID, got, want)
+			}
+			checked++
+		}
+	}
+	if checked < 10 {
+		t.Errorf("only %d compactions checked", checked)
 	}
 }

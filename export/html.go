@@ -14,7 +14,6 @@ import (
 	"strings"
 	"unsafe"
 
-	"github.com/arborlog/arbor/compaction"
 	"github.com/arborlog/arbor/redact"
 	"github.com/arborlog/arbor/session"
 	"github.com/arborlog/arbor/window"
@@ -121,11 +120,9 @@ func pageData(l *session.Log, leafEntry *session.Entry, o Options, usage <-chan 
 		labels  = map[string]string{}
 		stack   []item
 	)
-	if leafEntry != nil || onPath == nil {
-		roots := l.Tree()
-		for i := len(roots) - 1; i >= 0; i-- {
-			stack = append(stack, item{roots[i], -1})
-		}
+	roots := l.Tree()
+	for i := len(roots) - 1; i >= 0; i-- {
+		stack = append(stack, item{roots[i], -1})
 	}
 	for len(stack) > 0 {
 		it := stack[len(stack)-1]
@@ -170,22 +167,22 @@ func pageData(l *session.Log, leafEntry *session.Entry, o Options, usage <-chan 
 	b.WriteString(`,"options":`)
 	writeJSON(map[string]bool{"noTools": o.NoTools, "branchOnly": o.BranchOnly, "redacted": o.Redact})
 	b.WriteString(`,"covers":{`)
-	first := true
+	firstCover := true
 	for _, n := range order {
 		if n.Entry.Type != session.TypeCompaction {
 			continue
 		}
-		cov, err := compaction.Covers(l, n.Entry.ID)
-		if err != nil || len(cov.Replaced) == 0 {
+		first, last, count := replaced(l, n.Entry)
+		if count == 0 {
 			continue
 		}
-		if !first {
+		if !firstCover {
 			b.WriteByte(',')
 		}
-		first = false
+		firstCover = false
 		writeJSON(n.Entry.ID)
 		b.WriteByte(':')
-		writeJSON([]string{cov.Replaced[0].ID, cov.Replaced[len(cov.Replaced)-1].ID, itoa(len(cov.Replaced))})
+		writeJSON([]string{first, last, itoa(count)})
 	}
 	b.WriteString(`},"parents":[`)
 	for i, p := range parents {
@@ -228,6 +225,58 @@ func escapedSize(ns []*session.TreeNode) int {
 		}
 	}
 	return n
+}
+
+// replaced returns the first and the last entry a compaction replaced, and
+// how many, as compaction.Covers counts them (a test holds the two equal):
+// the entries of its branch from where the previous compaction kept (or the
+// root) to its own first kept entry, compactions left out. Covers also
+// estimates the branch's tokens, which on a long session with many
+// compactions would cost seconds; this walks the branch only.
+func replaced(l *session.Log, c *session.Entry) (first, last string, n int) {
+	path := l.Branch(c.ID)
+	path = path[:len(path)-1]
+	start := 0
+	for i := len(path) - 1; i >= 0; i-- {
+		if path[i].Type == session.TypeCompaction {
+			start = i + 1
+			if j := indexOf(path, firstKept(path[i])); j >= 0 {
+				start = j
+			}
+			break
+		}
+	}
+	end := indexOf(path, firstKept(c))
+	if end < 0 {
+		end = len(path)
+	}
+	for _, x := range path[min(start, end):end] {
+		if x.Type != session.TypeCompaction {
+			if n == 0 {
+				first = x.ID
+			}
+			last = x.ID
+			n++
+		}
+	}
+	return first, last, n
+}
+
+func firstKept(c *session.Entry) string {
+	var v struct {
+		FirstKeptEntryID string `json:"firstKeptEntryId"`
+	}
+	_ = json.Unmarshal(c.Raw(), &v)
+	return v.FirstKeptEntryID
+}
+
+func indexOf(path []*session.Entry, id string) int {
+	for i, e := range path {
+		if e.ID == id {
+			return i
+		}
+	}
+	return -1
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
