@@ -447,7 +447,10 @@ func TestPageBigSession(t *testing.T) {
 	b := newBrowser(t)
 	start := time.Now()
 	b.open(page, "")
-	t.Logf("page of %d entries ready in %v", l.Len(), time.Since(start))
+	t.Logf("page of %d entries ready in %v; in the page (ms): %v", l.Len(), time.Since(start), eval[map[string]float64](b, `(() => {
+		const n = performance.getEntriesByType('navigation')[0], m = name => performance.getEntriesByName(name)[0].startTime;
+		return {responseEnd: n.responseEnd, scriptStart: m('arbor-start'), dataParsed: m('arbor-parsed'), ready: m('arbor-ready')};
+	})()`))
 	timed := func(what, js string) {
 		t.Helper()
 		start := time.Now()

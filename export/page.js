@@ -3,7 +3,9 @@
 // checking them; no string from the session is ever parsed as markup.
 (function () {
   'use strict';
+  if (window.performance && performance.mark) performance.mark('arbor-start');
   var D = JSON.parse(document.getElementById('arbor-data').textContent);
+  if (window.performance && performance.mark) performance.mark('arbor-parsed');
   var E = D.entries, P = D.parents, N = E.length;
   var byId = new Map();
   var kids = new Array(N);
@@ -815,4 +817,5 @@
   tree.build();
   fromLocation();
   document.body.dataset.ready = '1';
+  if (window.performance && performance.mark) performance.mark('arbor-ready');
 })();
