@@ -192,6 +192,9 @@ func TestPageTreeShowsEveryEntry(t *testing.T) {
 		if got, want := eval[string](b, `document.getElementById('tree-status').textContent`), fmt.Sprintf("%d of %d entries shown", l.Len(), l.Len()); got != want {
 			t.Errorf("%s: status %q, want %q", name, got, want)
 		}
+		if name == "refactor" && eval[int](b, `document.querySelectorAll('#conv .md p code, #conv .md li code').length`) == 0 {
+			t.Error("no inline code rendered in the conversation")
+		}
 		// The page opens on the active leaf's path.
 		if diff := cmp.Diff(ids(l.Branch(l.Leaf().ID)), b.convIDs()); diff != "" {
 			t.Errorf("%s: conversation is not the active path (-want +got):\n%s", name, diff)
@@ -570,6 +573,45 @@ func TestPageTreeKeys(t *testing.T) {
 		if got := eval[string](b, `document.querySelector('#conv article.target')?.id || ''`); got != "entry-"+rows[i] {
 			t.Errorf("after %d steps down the marked entry is %q, want entry-%s", i, got, rows[i])
 		}
+	}
+	b.noConsole()
+}
+
+// Pathological Markdown (deep nesting, runs of delimiters, unclosed fences,
+// long lines) renders without an exception and without stalling the page.
+func TestPageMarkdownStress(t *testing.T) {
+	texts := []string{
+		strings.Repeat(">", 5000) + " deep quote",
+		strings.Repeat("- ", 3000) + "deep list",
+		strings.Repeat("*a", 20000) + strings.Repeat("_b", 20000),
+		strings.Repeat("[", 20000) + strings.Repeat("](", 20000),
+		strings.Repeat("`", 5000) + "x" + strings.Repeat("``", 3000),
+		"```go\n" + strings.Repeat("func f() { return \"x\" } // c\n", 20000),
+		strings.Repeat("| a | b |\n|---|---|\n", 2000),
+		strings.Repeat("x", 1<<20),
+		strings.Repeat("![a](data:image/png;base64,", 5000),
+		strings.Repeat("<http://", 10000),
+		strings.Repeat("~~", 20000) + strings.Repeat("**", 20000),
+	}
+	var sb strings.Builder
+	sb.WriteString(`{"type":"session","version":3,"id":"stress","timestamp":"2026-12-01T00:00:00.000Z","cwd":"/w"}` + "\n")
+	parent := "null"
+	for i, text := range texts {
+		raw, _ := json.Marshal(map[string]any{"type": "message", "id": fmt.Sprintf("m%d", i), "parentId": json.RawMessage(parent), "timestamp": "2026-12-01T00:00:01.000Z",
+			"message": map[string]any{"role": "user", "content": text, "timestamp": i}})
+		sb.Write(raw)
+		sb.WriteByte('\n')
+		parent = fmt.Sprintf(`"m%d"`, i)
+	}
+	l := session.Load([]byte(sb.String()))
+	b := newBrowser(t)
+	start := time.Now()
+	b.open(exportPage(t, l, Options{}, csp), "")
+	if d := time.Since(start); d > 20*time.Second {
+		t.Errorf("the page took %v to render", d)
+	}
+	if got := b.convIDs(); len(got) != len(texts) {
+		t.Errorf("conversation shows %d of %d entries", len(got), len(texts))
 	}
 	b.noConsole()
 }

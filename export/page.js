@@ -211,8 +211,24 @@
     while (i < s.length) {
       var ch = s.charAt(i), rest = s.slice(i, i + 2048);
       if (ch === '\\' && /[!-\/:-@\[-`{-~]/.test(s.charAt(i + 1))) { buf += s.charAt(i + 1); i += 2; continue; }
-      if (ch === '`' && (m = /^(`+)([\s\S]*?[^`])\1(?!`)/.exec(rest))) {
-        text(); node.appendChild(el('code', '', m[2].replace(/^ (.*) $/, '$1'))); i += m[0].length; continue;
+      if (ch === '`') {
+        // A code span closes at the next run of exactly as many backticks;
+        // an unclosed run is text. Linear in the text, whatever it holds.
+        var n = 1;
+        while (s.charAt(i + n) === '`') n++;
+        var j = i + n, close = -1;
+        while ((j = s.indexOf('`', j)) >= 0) {
+          var k = j;
+          while (s.charAt(k) === '`') k++;
+          if (k - j === n) { close = j; break; }
+          j = k;
+        }
+        if (close > 0) {
+          var code = s.slice(i + n, close).replace(/\n/g, ' ');
+          if (/^ [\s\S]*\S[\s\S]* $/.test(code)) code = code.slice(1, -1);
+          text(); node.appendChild(el('code', '', code)); i = close + n; continue;
+        }
+        buf += s.slice(i, i + n); i += n; continue;
       }
       if ((ch === '!' || ch === '[') && (m = /^(!?)\[([^\[\]]*)\]\(\s*(<[^<>\n]*>|[^\s()]*(?:\([^\s()]*\)[^\s()]*)*)(?:\s+("[^"]*"|'[^']*'|\([^)]*\)))?\s*\)/.exec(rest))) {
         text();
