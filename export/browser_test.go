@@ -592,6 +592,8 @@ func TestPageMarkdownStress(t *testing.T) {
 		strings.Repeat("![a](data:image/png;base64,", 5000),
 		strings.Repeat("<http://", 10000),
 		strings.Repeat("~~", 20000) + strings.Repeat("**", 20000),
+		"```js\n" + strings.Repeat("/*`\"", 40000),
+		"```py\n" + strings.Repeat("'a", 80000),
 	}
 	var sb strings.Builder
 	sb.WriteString(`{"type":"session","version":3,"id":"stress","timestamp":"2026-12-01T00:00:00.000Z","cwd":"/w"}` + "\n")

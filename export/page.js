@@ -95,9 +95,12 @@
     if (!lang || text.length > 200000) { codeEl.textContent = text; return; }
     var kws = kwCache[lang] || (kwCache[lang] = new Set(KW[lang].split(' ')));
     var hash = lang === 'py' || lang === 'sh';
+    // Every token that starts also ends (an unclosed string ends with its
+    // line, an unclosed comment or template with the text), so no part of
+    // the text is scanned twice.
     var re = hash
-      ? /(#[^\n]*)|("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')|(\b\d[\d_.xXa-fA-F]*\b)|([A-Za-z_$][\w$]*)/g
-      : /(\/\/[^\n]*|\/\*[\s\S]*?\*\/)|("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`(?:[^`\\]|\\.)*`)|(\b\d[\d_.xXa-fA-F]*\b)|([A-Za-z_$][\w$]*)/g;
+      ? /(#[^\n]*)|("(?:[^"\\\n]|\\.)*"?|'(?:[^'\\\n]|\\.)*'?)|(\b\d[\d_.xXa-fA-F]*\b)|([A-Za-z_$][\w$]*)/g
+      : /(\/\/[^\n]*|\/\*[\s\S]*?(?:\*\/|$(?![\s\S])))|("(?:[^"\\\n]|\\.)*"?|'(?:[^'\\\n]|\\.)*'?|`(?:[^`\\]|\\.)*`?)|(\b\d[\d_.xXa-fA-F]*\b)|([A-Za-z_$][\w$]*)/g;
     var last = 0, m, frag = document.createDocumentFragment(), plain = '';
     function span(cls, t) {
       if (plain) { frag.appendChild(document.createTextNode(plain)); plain = ''; }
