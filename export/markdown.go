@@ -1,6 +1,7 @@
 package export
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -42,27 +43,23 @@ func Markdown(w io.Writer, l *session.Log, o Options) error {
 		fmt.Fprintf(&b, "- Leaf: %s\n", code(e.ID))
 	}
 	b.WriteString("\n")
-	if o.Redact {
-		redactFrom(&b, 0)
-	}
-	for _, x := range path {
-		start := b.Len()
-		markdownEntry(&b, x, o)
+	// Entry by entry: the output is never held whole, and redaction is fast
+	// on small texts.
+	bw := bufio.NewWriterSize(w, 1<<16)
+	flush := func() {
+		out := b.Bytes()
 		if o.Redact {
-			redactFrom(&b, start) // entry by entry: redact is fast on small texts
+			out = redact.Bytes(out)
 		}
+		bw.Write(out)
+		b.Reset()
 	}
-	_, err = w.Write(b.Bytes())
-	return err
-}
-
-// redactFrom masks the secrets in what b holds from start on.
-func redactFrom(b *bytes.Buffer, start int) {
-	chunk := b.Bytes()[start:]
-	if out := redact.Bytes(chunk); !bytes.Equal(out, chunk) {
-		b.Truncate(start)
-		b.Write(out)
+	flush()
+	for _, x := range path {
+		markdownEntry(&b, x, o)
+		flush()
 	}
+	return bw.Flush()
 }
 
 func markdownEntry(b *bytes.Buffer, e *session.Entry, o Options) {
