@@ -54,8 +54,9 @@ parentSession pointing here) that pi and arbor open with the same context.
 
 The output is [out], or '-' for stdout; by default it is named after the
 session file (<name>.html, <name>.md, <name>.export.jsonl) in the current
-folder. An existing file is never overwritten without --force, and the
-session file is never written.
+folder (when that folder holds the session, name the output instead). An
+existing file is never overwritten without --force, and the session file
+is never written.
 
 --redact masks API keys, tokens, passwords and private keys. --no-tools
 leaves tool output out (html, md). --branch-only puts only the exported
