@@ -18,6 +18,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 // browser is a headless Chromium (Debian's chromium, installed by .ci/run)
@@ -616,4 +617,45 @@ func TestPageMarkdownStress(t *testing.T) {
 		t.Errorf("conversation shows %d of %d entries", len(got), len(texts))
 	}
 	b.noConsole()
+}
+
+// Every session of the repository's pi corpus (testdata/pi/sessions: pi-written
+// sessions and damaged ones with loops, duplicate ids, garbage lines, empty
+// files) and of the compaction corpus opens: no console message, every entry
+// in the tree, the active path in the conversation.
+func TestPagePiCorpus(t *testing.T) {
+	files, _ := filepath.Glob("../testdata/pi/sessions/*.jsonl")
+	more, _ := filepath.Glob("../compaction/testdata/pi/sessions/*.jsonl")
+	files = append(files, more...)
+	if len(files) < 40 {
+		t.Fatalf("only %d corpus sessions found", len(files))
+	}
+	b := newBrowser(t)
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l := session.Load(data)
+		b.open(exportPage(t, l, Options{Source: f}, csp), "")
+		b.click(`#filters button[data-filter="all"]`)
+		if diff := cmp.Diff(preorder(l), b.treeIDs(), cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("%s: tree differs from the session (-want +got):\n%s", f, diff)
+		}
+		var want []string
+		if leaf := l.Leaf(); leaf != nil {
+			want = ids(l.Branch(leaf.ID))
+		}
+		// The page draws the last 40 entries of a long path, more on request.
+		got := b.convIDs()
+		if len(got) < min(len(want), 40) || len(got) > len(want) || !cmp.Equal(want[len(want)-len(got):], got, cmpopts.EquateEmpty()) {
+			t.Errorf("%s: conversation %v, want the end of the active path %v", f, got, want)
+		}
+		if m := b.messages(); len(m) > 0 {
+			t.Errorf("%s: console: %s", f, strings.Join(m, "\n"))
+			b.mu.Lock()
+			b.console = nil
+			b.mu.Unlock()
+		}
+	}
 }
