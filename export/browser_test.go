@@ -659,3 +659,25 @@ func TestPagePiCorpus(t *testing.T) {
 		}
 	}
 }
+
+// A huge tool output opens at once: its start is shown, the rest on request.
+func TestPageHugeOutput(t *testing.T) {
+	big := strings.Repeat("0123456789abcdef\n", 100000) // 1.7 MB
+	raw, _ := json.Marshal(map[string]any{"type": "message", "id": "r", "parentId": "a", "timestamp": "2026-12-01T00:00:02.000Z",
+		"message": map[string]any{"role": "toolResult", "toolCallId": "c", "toolName": "bash", "content": []any{map[string]any{"type": "text", "text": big}}, "timestamp": 2}})
+	data := `{"type":"session","version":3,"id":"huge","timestamp":"2026-12-01T00:00:00.000Z","cwd":"/w"}
+{"type":"message","id":"a","parentId":null,"timestamp":"2026-12-01T00:00:01.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"c","name":"bash","arguments":{"command":"cat big"}}],"stopReason":"toolUse","timestamp":1}}
+` + string(raw) + "\n"
+	l := session.Load([]byte(data))
+	b := newBrowser(t)
+	b.open(exportPage(t, l, Options{}, csp), "")
+	b.click(`#entry-r summary`)
+	if n := eval[int](b, `document.querySelector('#entry-r pre').textContent.length`); n != 100000 {
+		t.Errorf("the opened output shows %d characters, want the first 100,000", n)
+	}
+	b.click(`#entry-r button.rest`)
+	if n := eval[int](b, `document.querySelector('#entry-r pre').textContent.length`); n != len(big) {
+		t.Errorf("after 'Show the other' the output shows %d of %d characters", n, len(big))
+	}
+	b.noConsole()
+}

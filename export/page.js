@@ -120,11 +120,23 @@
     if (plain) frag.appendChild(document.createTextNode(plain));
     codeEl.appendChild(frag);
   }
+  // codeBlock shows text as code; past 100,000 characters it shows the start
+  // and a button for the rest, so one huge output cannot stall the page.
+  var CODEMAX = 100000;
   function codeBlock(text, lang, wrap) {
     var pre = el('pre', wrap ? 'wrap' : ''), c = el('code');
-    highlight(c, text, lang);
+    text = str(text);
+    if (text.length <= CODEMAX) {
+      highlight(c, text, lang);
+      pre.appendChild(c);
+      return pre;
+    }
+    c.textContent = text.slice(0, CODEMAX);
     pre.appendChild(c);
-    return pre;
+    var more = el('button', 'rest', 'Show the other ' + num(text.length - CODEMAX) + ' characters');
+    more.type = 'button';
+    more.addEventListener('click', function () { c.textContent = text; more.remove(); });
+    return add(el('div'), pre, more);
   }
 
   // ---- Markdown into DOM nodes; raw HTML stays text ----
