@@ -79,6 +79,14 @@ func (b *browser) open(file, suffix string) {
 	}
 }
 
+// waitFor waits until the expression is true in the page.
+func (b *browser) waitFor(js string) {
+	b.t.Helper()
+	if _, err := chromedp.Run(b.ctx, chromedp.Poll[bool](js, chromedp.WithPollingTimeout(30*time.Second))); err != nil {
+		b.t.Fatalf("waiting for %s: %v", js, err)
+	}
+}
+
 func (b *browser) messages() []string {
 	time.Sleep(100 * time.Millisecond) // let the last events arrive
 	b.mu.Lock()
@@ -334,7 +342,7 @@ func TestPageFiltersAndSearch(t *testing.T) {
 	if err := chromedp.Do(b.ctx, chromedp.SendKeys(chromedp.CSS(`#search`), "Units unit()")); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(400 * time.Millisecond)
+	b.waitFor(`document.getElementById('tree-status').textContent.includes('(search)')`)
 	got := b.treeIDs()
 	if len(got) == 0 || len(got) >= l.Len() {
 		t.Fatalf("search shows %d of %d rows", len(got), l.Len())
@@ -391,7 +399,7 @@ func TestPageXSSCorpus(t *testing.T) {
 			for _, leaf := range leaves(l)[1:] {
 				b.open(exportPage(t, l, Options{}, v.policy), "#leaf="+leaf)
 				eval[int](b, `(() => { document.querySelectorAll('details').forEach(d => d.open = true); return 0; })()`)
-				time.Sleep(100 * time.Millisecond)
+				b.waitFor(`[...document.querySelectorAll('details')].every(d => d.children.length > 1)`) // filled on toggle
 				for _, f := range []string{"all", "user", "default"} {
 					b.click(fmt.Sprintf(`#filters button[data-filter=%q]`, f))
 				}
@@ -400,7 +408,7 @@ func TestPageXSSCorpus(t *testing.T) {
 			if err := chromedp.Do(b.ctx, chromedp.SendKeys(chromedp.CSS(`#search`), "<script>")); err != nil {
 				t.Fatal(err)
 			}
-			time.Sleep(300 * time.Millisecond)
+			b.waitFor(`document.getElementById('tree-status').textContent.includes('(search)')`)
 			checkInert(t, b)
 			text := eval[string](b, `document.getElementById('conv').textContent`)
 			for _, want := range []string{"$&", "${window.__arborPwned=1}", "</script><script>", "<img src=x onerror=", "line\u2028separator", "{{.CSP}}"} {
@@ -472,10 +480,9 @@ func TestPageBigSession(t *testing.T) {
 	timed("filter all", `(() => { document.querySelector('#filters button[data-filter="all"]').click(); return document.querySelectorAll('#tree .row').length; })()`)
 	timed("select the first entry's newest leaf", `(() => { document.querySelector('#tree .row').click(); return document.querySelectorAll('#conv article').length; })()`)
 	timed("show earlier entries", `(() => { const b = document.querySelector('#conv button.more'); if (b) b.click(); return 0; })()`)
-	timed("search", `(async () => { const s = document.getElementById('search'); s.value = 'deadline refactor'; s.dispatchEvent(new Event('input')); await new Promise(r => setTimeout(r, 300)); return 0; })()`)
-	if got := eval[string](b, `document.getElementById('tree-status').textContent`); !strings.Contains(got, "(search)") {
-		t.Errorf("search status %q", got)
-	}
+	timed("search (after the page's 120 ms pause for typing)", `(async () => { const s = document.getElementById('search'); s.value = 'deadline refactor'; s.dispatchEvent(new Event('input'));
+		while (!document.getElementById('tree-status').textContent.includes('(search)')) await new Promise(r => setTimeout(r, 10));
+		return 0; })()`)
 	b.noConsole()
 }
 
