@@ -26,7 +26,12 @@ var update = flag.Bool("update", false, "rewrite the golden files under testdata
 // (compactions, branch summaries, images, 1.6.0's new entry types).
 var fixtures = []string{"refactor", "pi16-n000"}
 
-func fixturePath(name string) string { return filepath.Join("testdata", "sessions", name+".jsonl") }
+func fixturePath(name string) string {
+	if name == "refactor" {
+		return filepath.Join("..", "examples", "refactor.jsonl")
+	}
+	return filepath.Join("testdata", "sessions", name+".jsonl")
+}
 
 func load(t testing.TB, name string) *session.Log {
 	t.Helper()
