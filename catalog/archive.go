@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/arborlog/arbor/session/jsonl"
 	"github.com/gofrs/flock"
 )
 
@@ -79,7 +80,10 @@ func (c *Catalog) updateArchive(f func(*archiveFile) error) error {
 	if err != nil {
 		return err
 	}
-	return writeAtomic(c.archivePath(), append(b, '\n'))
+	if err := jsonl.WriteFile(c.archivePath(), append(b, '\n')); err != nil {
+		return fmt.Errorf("catalog: write %s: %w", c.archivePath(), err)
+	}
+	return nil
 }
 
 // Archive hides the session at path from listings without moving it.
@@ -137,32 +141,4 @@ func sessionID(path string) (string, string, error) {
 		return "", "", fmt.Errorf("catalog: %s is not a session file (its first line is not a session header)", path)
 	}
 	return abs, st.sum.ID, nil
-}
-
-// writeAtomic replaces name with data: a temporary file in the same folder,
-// synced, renamed over it.
-func writeAtomic(name string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("catalog: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("catalog: write %s: %w", name, err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("catalog: write %s: %w", name, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("catalog: write %s: %w", name, err)
-	}
-	if err := os.Chmod(tmp.Name(), 0o600); err != nil {
-		return fmt.Errorf("catalog: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), name); err != nil {
-		return fmt.Errorf("catalog: write %s: %w", name, err)
-	}
-	return nil
 }

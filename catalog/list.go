@@ -3,8 +3,8 @@ package catalog
 import (
 	"cmp"
 	"fmt"
+	"path/filepath"
 	"slices"
-	"strings"
 )
 
 // Catalog finds the sessions of one arbor home ($ARBOR_DIR): it keeps the index
@@ -158,9 +158,46 @@ func (c *Catalog) scan(s Scope, ids bool) ([]entry, error) {
 		if c := cmp.Compare(b.Modified.ms*boolI(b.Modified.valid), a.Modified.ms*boolI(a.Modified.valid)); c != 0 {
 			return c
 		}
-		return strings.Compare(a.Path, b.Path)
+		return localeCompare(filepath.Base(b.Path), filepath.Base(a.Path))
 	})
 	return out, nil
+}
+
+// localeCompare approximates JavaScript's String.prototype.localeCompare (ICU's
+// root collation) for the ASCII file names sessions have, which pi 1.6.0 uses
+// to order sessions modified at the same time (by file name, descending):
+// punctuation before digits before letters, letters without regard to case
+// first, then lower case before upper case, then byte order.
+func localeCompare(a, b string) int {
+	key := func(c byte) (int, byte) {
+		switch {
+		case c >= '0' && c <= '9':
+			return 1, c
+		case c >= 'a' && c <= 'z':
+			return 2, c
+		case c >= 'A' && c <= 'Z':
+			return 2, c + 'a' - 'A'
+		case c >= 0x80:
+			return 3, c
+		}
+		return 0, c
+	}
+	for i := 0; i < len(a) && i < len(b); i++ {
+		ca, va := key(a[i])
+		cb, vb := key(b[i])
+		if c := cmp.Or(cmp.Compare(ca, cb), cmp.Compare(va, vb)); c != 0 {
+			return c
+		}
+	}
+	if c := cmp.Compare(len(a), len(b)); c != 0 {
+		return c
+	}
+	for i := 0; i < len(a); i++ {
+		if a[i] != b[i] { // differ only in case: lower case first
+			return -cmp.Compare(a[i], b[i])
+		}
+	}
+	return 0
 }
 
 func boolI(b bool) int64 {

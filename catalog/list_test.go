@@ -11,24 +11,54 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// corpus is the pi interop corpus at the repository root.
-const corpus = "../testdata/pi"
+// corpus is the pi interop corpus at the repository root, corpus16 the one pi 1.6.0 wrote.
+const (
+	corpus   = "../testdata/pi"
+	corpus16 = "../testdata/pi16"
+)
+
+// TestListDiffersFrom073AsNamed: pi 1.6.0 lists the 0.73.1 corpus's folders
+// as 0.73.1 did, but for the order of sessions modified at the same moment
+// (0.73.1: directory order; 1.6.0: file name, descending). arbor follows 1.6.0.
+func TestListDiffersFrom073AsNamed(t *testing.T) {
+	for _, name := range []string{"basic", "damaged"} {
+		old := readExpected(t, filepath.Join(corpus, "expected", "list-"+name+".json"))
+		now := readExpected(t, filepath.Join(corpus, "expected16", "list-"+name+".json"))
+		if len(old) != len(now) {
+			t.Fatalf("%s: 0.73.1 lists %d sessions, 1.6.0 %d", name, len(old), len(now))
+		}
+		for i := range now {
+			if cmp.Equal(old[i], now[i]) {
+				continue
+			}
+			if old[i]["modified"] != now[i]["modified"] {
+				t.Errorf("%s: row %d differs beyond the order of ties: %v / %v", name, i, old[i], now[i])
+			}
+		}
+	}
+}
 
 // TestListEqualsPi lists the committed folders pi wrote and compares every field
-// of pi's SessionManager.list() output, and the order, with arbor's.
+// of pi 1.6.0's SessionManager.listAll(dir) output, and the order, with arbor's:
+// the 0.73.1 corpus's folders (expected16) and the sessions pi 1.6.0 wrote.
 func TestListEqualsPi(t *testing.T) {
-	for _, name := range []string{"basic", "damaged"} {
+	folders := map[string][2]string{
+		"basic":   {filepath.Join(corpus, "list", "basic"), filepath.Join(corpus, "expected16", "list-basic.json")},
+		"damaged": {filepath.Join(corpus, "list", "damaged"), filepath.Join(corpus, "expected16", "list-damaged.json")},
+		"gen16":   {filepath.Join(corpus16, "list", "gen16"), filepath.Join(corpus16, "expected", "list-gen16.json")},
+	}
+	for name, f := range folders {
 		t.Run(name, func(t *testing.T) {
-			want := readExpected(t, filepath.Join(corpus, "expected", "list-"+name+".json"))
+			want := readExpected(t, f[1])
 			for _, indexed := range []string{"cold", "warm"} {
 				c := Open(t.TempDir())
 				if indexed == "warm" {
 					c = Open(filepath.Dir(IndexPath(t.TempDir())))
-					if _, err := c.List(Scope{Dir: filepath.Join(corpus, "list", name)}, ListOptions{Empty: true}); err != nil {
+					if _, err := c.List(Scope{Dir: f[0]}, ListOptions{Empty: true}); err != nil {
 						t.Fatal(err)
 					}
 				}
-				got, err := c.List(Scope{Dir: filepath.Join(corpus, "list", name)}, ListOptions{Empty: true})
+				got, err := c.List(Scope{Dir: f[0]}, ListOptions{Empty: true})
 				c.Close()
 				if err != nil {
 					t.Fatal(err)

@@ -2,6 +2,8 @@ package catalog
 
 import (
 	"errors"
+	"fmt"
+	"github.com/arborlog/arbor/session/jsonl"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -9,6 +11,9 @@ import (
 	"strings"
 	"time"
 )
+
+// ErrNoFolder is returned when the folder a scope names does not exist.
+var ErrNoFolder = errors.New("catalog: no such folder")
 
 // Scope says where to look for sessions.
 type Scope struct {
@@ -27,17 +32,8 @@ func (s Scope) String() string {
 	return "this project (" + s.Cwd + ")"
 }
 
-// Home returns $ARBOR_DIR, or ~/.arbor.
-func Home() string {
-	if d := os.Getenv("ARBOR_DIR"); d != "" {
-		return d
-	}
-	h, err := os.UserHomeDir()
-	if err != nil {
-		return ".arbor"
-	}
-	return filepath.Join(h, ".arbor")
-}
+// Home returns $ARBOR_DIR, or ~/.arbor (jsonl.Home).
+func Home() string { return jsonl.Home() }
 
 // SessionsRoot returns $ARBOR_DIR/sessions.
 func SessionsRoot() string { return filepath.Join(Home(), "sessions") }
@@ -96,6 +92,12 @@ func (s Scope) walk() ([]file, []string, error) {
 	absRoots, err := s.absRoots()
 	if err != nil {
 		return nil, nil, err
+	}
+	if s.Dir != "" {
+		// A folder the user named must exist: an empty list would hide a typo.
+		if info, err := os.Stat(s.Dir); err != nil || !info.IsDir() {
+			return nil, nil, fmt.Errorf("%w: %s is not a folder (--session-dir)", ErrNoFolder, s.Dir)
+		}
 	}
 	var out []file
 	seen := map[string]bool{}

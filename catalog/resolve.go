@@ -14,12 +14,17 @@ var ErrNotFound = errors.New("catalog: no such session")
 // AmbiguousError lists the sessions a name or prefix matched.
 type AmbiguousError struct {
 	Query      string
+	File       string // a file the query also names as a path, if any
 	Candidates []Info
 }
 
 func (e *AmbiguousError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%q matches %d sessions:", e.Query, len(e.Candidates))
+	if e.File != "" {
+		fmt.Fprintf(&b, "%q is the file %s and the name of %d session(s):", e.Query, e.File, len(e.Candidates))
+	} else {
+		fmt.Fprintf(&b, "%q matches %d sessions:", e.Query, len(e.Candidates))
+	}
 	const shown = 8
 	for i, c := range e.Candidates {
 		if i == shown {
@@ -35,7 +40,11 @@ func (e *AmbiguousError) Error() string {
 		}
 		fmt.Fprintf(&b, " (%s)", c.Path)
 	}
-	b.WriteString("; give a longer id prefix or a path")
+	if e.File != "" {
+		b.WriteString("; for the file give ./ before it or its absolute path, for a session its id")
+	} else {
+		b.WriteString("; give a longer id prefix or a path")
+	}
 	return b.String()
 }
 
@@ -56,7 +65,18 @@ func (c *Catalog) Resolve(arg string, s Scope) (string, error) {
 		return "", fmt.Errorf("%w: empty session argument", ErrNotFound)
 	}
 	if looksLikePath(arg) {
-		return filepath.Abs(arg)
+		abs, err := filepath.Abs(arg)
+		if err != nil {
+			return "", err
+		}
+		explicit := strings.HasSuffix(arg, ".jsonl") || filepath.IsAbs(arg) || strings.HasPrefix(arg, "./") || strings.HasPrefix(arg, `.\`)
+		if !explicit {
+			// A file that exists here and a session named like it: say so rather than guess.
+			if named, _ := c.named(arg, s); len(named) > 0 && (len(named) > 1 || named[0].Path != abs) {
+				return "", &AmbiguousError{Query: arg, File: abs, Candidates: infos(named)}
+			}
+		}
+		return abs, nil
 	}
 	p, err := c.resolveIn(arg, s)
 	if errors.Is(err, ErrNotFound) && s.Dir == "" && !s.All {
@@ -73,6 +93,21 @@ func looksLikePath(arg string) bool {
 	return err == nil
 }
 
+// named returns the sessions in scope whose name is arg.
+func (c *Catalog) named(arg string, s Scope) ([]entry, error) {
+	es, err := c.scan(s, false)
+	if err != nil {
+		return nil, err
+	}
+	var out []entry
+	for _, e := range es {
+		if SameName(e.Name, arg) {
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
 func (c *Catalog) resolveIn(arg string, s Scope) (string, error) {
 	es, err := c.scan(s, false)
 	if err != nil {
@@ -85,21 +120,21 @@ func (c *Catalog) resolveIn(arg string, s Scope) (string, error) {
 	return m.Path, nil
 }
 
-// match finds arg among es: an exact id first, then a unique id prefix, then a name.
+// match finds arg among es: an exact id first; else a session whose name is
+// arg (SameName) or whose id starts with arg. Two or more of those, a name
+// and a prefix of different sessions too, are an AmbiguousError listing them:
+// a name never silently loses to a prefix, nor a prefix to a name.
 func match(arg string, es []entry) (entry, error) {
-	var exact, prefix, named []entry
+	var exact, other []entry
 	for _, e := range es {
 		switch {
 		case e.ID == arg:
 			exact = append(exact, e)
-		case strings.HasPrefix(e.ID, arg):
-			prefix = append(prefix, e)
-		}
-		if e.Name == arg {
-			named = append(named, e)
+		case SameName(e.Name, arg) || strings.HasPrefix(e.ID, arg):
+			other = append(other, e)
 		}
 	}
-	for _, set := range [][]entry{exact, prefix, named} {
+	for _, set := range [][]entry{exact, other} {
 		switch len(set) {
 		case 0:
 			continue
@@ -109,4 +144,13 @@ func match(arg string, es []entry) (entry, error) {
 		return entry{}, &AmbiguousError{Query: arg, Candidates: infos(set)}
 	}
 	return entry{}, fmt.Errorf("%w: %q is not a path, session id, id prefix or name", ErrNotFound, arg)
+}
+
+// SameName reports whether a session name matches what a user typed: case and
+// runs of white space do not count, as names are shown on one line.
+func SameName(name, typed string) bool {
+	if name == "" {
+		return false
+	}
+	return strings.EqualFold(strings.Join(strings.Fields(name), " "), strings.Join(strings.Fields(typed), " "))
 }

@@ -21,6 +21,14 @@ func TestResolve(t *testing.T) {
 	c2.user("c")
 	c2.name("twin")
 	empty := newSession(t, dir, "0195cccc-4444-7000-8000-000000000004", "/p") // header only: still found
+	cafe := newSession(t, dir, "cafe0000-5555-7000-8000-000000000005", "/p")
+	cafe.user("id starts with cafe")
+	named := newSession(t, dir, "0195dddd-6666-7000-8000-000000000006", "/p")
+	named.user("named cafe")
+	named.name("cafe")
+	spaced := newSession(t, dir, "0195eeee-7777-7000-8000-000000000007", "/p")
+	spaced.user("x")
+	spaced.name("Fix   the  Bug")
 	cat := Open(t.TempDir())
 	defer cat.Close()
 	s := Scope{Dir: dir}
@@ -38,6 +46,10 @@ func TestResolve(t *testing.T) {
 		{arg: "0195aaaa", ambiguous: true},
 		{arg: "twin", ambiguous: true},
 		{arg: "nobody", notFound: true},
+		{arg: "cafe", ambiguous: true},  // a name and an id prefix of two sessions: neither silently wins
+		{arg: "cafe0", want: cafe.path}, // a longer prefix is no name
+		{arg: "fix the bug", want: spaced.path},
+		{arg: "FIX THE  BUG", want: spaced.path},
 	}
 	for _, tt := range tests {
 		got, err := cat.Resolve(tt.arg, s)
@@ -59,6 +71,30 @@ func TestResolve(t *testing.T) {
 
 // TestResolveProjectThenEverywhere checks the project scope filters by the
 // header's cwd (folder names collide) and falls back to every project.
+// TestResolveFileAndName: an argument that is both a file here and a
+// session's name is ambiguous; ./ or an absolute path says it is the file.
+func TestResolveFileAndName(t *testing.T) {
+	dir := t.TempDir()
+	w := newSession(t, dir, "0195ffff-1111-7000-8000-000000000001", "/p")
+	w.user("x")
+	w.name("../secret.txt")
+	work := filepath.Join(t.TempDir(), "work")
+	os.MkdirAll(work, 0o700)
+	secret := filepath.Join(filepath.Dir(work), "secret.txt")
+	os.WriteFile(secret, []byte("not a session"), 0o600)
+	t.Chdir(work)
+	cat := Open(t.TempDir())
+	defer cat.Close()
+	_, err := cat.Resolve("../secret.txt", Scope{Dir: dir})
+	var amb *AmbiguousError
+	if !errors.As(err, &amb) || amb.File != secret || len(amb.Candidates) != 1 || amb.Candidates[0].Path != w.path {
+		t.Fatalf("Resolve: %v, want the file and the session both named", err)
+	}
+	if got, err := cat.Resolve("./../secret.txt", Scope{Dir: dir}); err != nil || got != secret {
+		t.Errorf("./../secret.txt = %q, %v; want the file", got, err)
+	}
+}
+
 func TestResolveProjectThenEverywhere(t *testing.T) {
 	home := t.TempDir()
 	t.Setenv("ARBOR_DIR", home)

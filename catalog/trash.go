@@ -1,6 +1,8 @@
 package catalog
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,12 +16,13 @@ import (
 	"time"
 
 	"github.com/arborlog/arbor/session/jsonl"
-	"github.com/gofrs/flock"
 )
 
-// The trash is $ARBOR_DIR/trash/<time>_<session id>/: the session file, its
-// sidecars (.torn, .bak, .corrupt, .v<N>.bak) and trash.json, which records
-// where they came from. Removing moves; only Purge deletes.
+// The trash is $ARBOR_DIR/trash/<time>_<random>/: the session file, its
+// sidecars (every file jsonl.Sidecars names) and trash.json, which records
+// where they came from. The folder's name is generated, never taken from the
+// session, and a record is used only when every name in it stays inside its
+// folder. Removing moves; only Purge deletes.
 
 // Trashed is a removed session.
 type Trashed struct {
@@ -41,48 +44,23 @@ const trashRecord = "trash.json"
 
 func (c *Catalog) trashDir() string { return filepath.Join(c.home, "trash") }
 
-// sidecars returns the files that belong with a session file: what recovery
-// kept (.torn, .bak, .corrupt) and the originals of migrations (.v<N>.bak).
-func sidecars(path string) []string {
-	var out []string
-	for _, s := range []string{".torn", ".bak", ".corrupt"} {
-		if _, err := os.Lstat(path + s); err == nil {
-			out = append(out, path+s)
-		}
-	}
-	if vs, _ := filepath.Glob(globEscape(path) + ".v*.bak"); len(vs) > 0 {
-		out = append(out, vs...)
-	}
-	return out
-}
+// ErrNotSessionFile is returned when rm or purge is given a file that is not a session.
+var ErrNotSessionFile = errors.New("catalog: not a session file")
 
-func globEscape(s string) string {
-	r := strings.NewReplacer(`\`, `\\`, `*`, `\*`, `?`, `\?`, `[`, `\[`)
-	return r.Replace(s)
-}
-
-// lockWriter takes the session's writer lock (SPEC §7) so that no arbor writer
-// has the file open while it moves. It fails, naming the holder, when one has.
-func lockWriter(path string) (*flock.Flock, error) {
-	fl := flock.New(path+".lock", flock.SetFlag(os.O_CREATE|os.O_RDWR), flock.SetPermissions(0o600))
-	ok, err := fl.TryLock()
+// sessionFile checks that path is a regular session file (not a symlink,
+// not some other file) before the trash moves or deletes it.
+func sessionFile(path string) error {
+	ok, err := jsonl.IsSession(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("catalog: %s: no such session file", path)
+	}
 	if err != nil {
-		return nil, fmt.Errorf("catalog: lock %s.lock: %w", path, err)
+		return fmt.Errorf("catalog: %w", err)
 	}
 	if !ok {
-		le := &jsonl.LockError{Path: path}
-		if b, err := os.ReadFile(path + ".lock"); err == nil {
-			_ = json.Unmarshal(b, &le.Holder)
-		}
-		return nil, le
+		return fmt.Errorf("%w: %s holds no session (arbor only trashes and deletes session files; check the path)", ErrNotSessionFile, path)
 	}
-	return fl, nil
-}
-
-// unlockAndRemove drops the lock file of a session that is gone.
-func unlockAndRemove(fl *flock.Flock) {
-	os.Remove(fl.Path())
-	fl.Unlock()
+	return nil
 }
 
 // Remove moves the session at path, with its sidecars, to the trash.
@@ -91,33 +69,40 @@ func (c *Catalog) Remove(path string) (Trashed, error) {
 	if err != nil {
 		return Trashed{}, err
 	}
-	st, err := summarize(file{path: path, abs: abs}, nil)
-	if errors.Is(err, fs.ErrNotExist) {
-		return Trashed{}, fmt.Errorf("catalog: %s: no such session file", path)
+	if err := sessionFile(abs); err != nil {
+		return Trashed{}, err
 	}
+	st, err := summarize(file{path: path, abs: abs}, nil)
 	if err != nil {
 		return Trashed{}, fmt.Errorf("catalog: %w", err)
 	}
-	fl, err := lockWriter(abs)
+	lk, err := jsonl.LockFile(abs)
 	if err != nil {
 		return Trashed{}, err
 	}
+	defer lk.Unlock()
 	t := Trashed{ID: st.sum.ID, Name: st.sum.Name, Cwd: st.sum.Cwd, Path: abs, RemovedAt: time.Now().UTC().Format("2006-01-02T15:04:05.000Z")}
-	label := t.ID
-	if label == "" {
-		label = strings.TrimSuffix(filepath.Base(abs), ".jsonl")
-	}
-	t.dir = filepath.Join(c.trashDir(), strings.NewReplacer(":", "-", ".", "-").Replace(t.RemovedAt)+"_"+label)
-	if err := os.MkdirAll(t.dir, 0o700); err != nil {
-		fl.Unlock()
+	var rnd [6]byte
+	if _, err := rand.Read(rnd[:]); err != nil {
 		return Trashed{}, fmt.Errorf("catalog: trash: %w", err)
 	}
-	for _, p := range append([]string{abs}, sidecars(abs)...) {
+	t.dir = filepath.Join(c.trashDir(), strings.NewReplacer(":", "-", ".", "-").Replace(t.RemovedAt)+"_"+hex.EncodeToString(rnd[:]))
+	if err := os.MkdirAll(c.trashDir(), 0o700); err != nil {
+		return Trashed{}, fmt.Errorf("catalog: trash: %w", err)
+	}
+	if err := os.Mkdir(t.dir, 0o700); err != nil {
+		return Trashed{}, fmt.Errorf("catalog: trash: %w", err)
+	}
+	side, err := jsonl.Sidecars(abs)
+	if err != nil {
+		os.Remove(t.dir)
+		return Trashed{}, fmt.Errorf("catalog: %w", err)
+	}
+	for _, p := range append([]string{abs}, side...) {
 		t.Files = append(t.Files, trashedFile{Name: filepath.Base(p), Original: p})
 	}
 	// The record goes first: whatever happens next, the trash says where each file belongs.
 	if err := writeRecord(t); err != nil {
-		fl.Unlock()
 		os.Remove(t.dir)
 		return Trashed{}, err
 	}
@@ -129,11 +114,9 @@ func (c *Catalog) Remove(path string) (Trashed, error) {
 			}
 			os.Remove(filepath.Join(t.dir, trashRecord))
 			os.Remove(t.dir)
-			fl.Unlock()
 			return Trashed{}, fmt.Errorf("catalog: move %s to the trash: %w", f.Original, err)
 		}
 	}
-	unlockAndRemove(fl)
 	return t, nil
 }
 
@@ -142,24 +125,31 @@ func writeRecord(t Trashed) error {
 	if err != nil {
 		return err
 	}
-	return writeAtomic(filepath.Join(t.dir, trashRecord), append(b, '\n'))
+	if err := jsonl.WriteFile(filepath.Join(t.dir, trashRecord), append(b, '\n')); err != nil {
+		return fmt.Errorf("catalog: write %s: %w", filepath.Join(t.dir, trashRecord), err)
+	}
+	return nil
 }
 
-// Purge deletes the session at path and its sidecars for good.
+// Purge deletes the session at path and every sidecar it has, for good.
 func (c *Catalog) Purge(path string) error {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return err
 	}
-	if _, err := os.Lstat(abs); err != nil {
-		return fmt.Errorf("catalog: %s: no such session file", path)
+	if err := sessionFile(abs); err != nil {
+		return err
 	}
-	fl, err := lockWriter(abs)
+	lk, err := jsonl.LockFile(abs)
 	if err != nil {
 		return err
 	}
-	defer unlockAndRemove(fl)
-	for _, p := range append(sidecars(abs), abs) {
+	defer lk.Unlock()
+	side, err := jsonl.Sidecars(abs)
+	if err != nil {
+		return fmt.Errorf("catalog: %w", err)
+	}
+	for _, p := range append(side, abs) {
 		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("catalog: delete %s: %w", p, err)
 		}
@@ -187,7 +177,7 @@ func (c *Catalog) Trash() ([]Trashed, error) {
 			continue
 		}
 		var t Trashed
-		if json.Unmarshal(b, &t) != nil {
+		if json.Unmarshal(b, &t) != nil || !t.valid() {
 			continue
 		}
 		t.dir = dir
@@ -195,6 +185,23 @@ func (c *Catalog) Trash() ([]Trashed, error) {
 	}
 	slices.SortFunc(out, func(a, b Trashed) int { return strings.Compare(b.RemovedAt, a.RemovedAt) })
 	return out, nil
+}
+
+// valid reports whether every name in a trash record stays where it should:
+// files inside their trash folder, originals absolute, each original's name
+// that of its file in the trash.
+func (t Trashed) valid() bool {
+	if !filepath.IsAbs(t.Path) || filepath.Clean(t.Path) != t.Path || len(t.Files) == 0 {
+		return false
+	}
+	for _, f := range t.Files {
+		if f.Name == "" || f.Name == "." || f.Name == ".." || f.Name == trashRecord || filepath.Base(f.Name) != f.Name ||
+			strings.ContainsAny(f.Name, "/\\\x00") || !filepath.IsAbs(f.Original) || filepath.Clean(f.Original) != f.Original ||
+			filepath.Base(f.Original) != f.Name {
+			return false
+		}
+	}
+	return true
 }
 
 // findTrashed finds a removed session by its id, a unique id prefix, its name
@@ -205,18 +212,16 @@ func (c *Catalog) findTrashed(arg string) (Trashed, error) {
 		return Trashed{}, err
 	}
 	abs, _ := filepath.Abs(arg)
-	var exact, prefix, named []Trashed
+	var exact, other []Trashed
 	for _, t := range ts {
 		switch {
 		case t.ID == arg || t.Path == abs:
 			exact = append(exact, t)
-		case strings.HasPrefix(t.ID, arg):
-			prefix = append(prefix, t)
-		case t.Name == arg:
-			named = append(named, t)
+		case SameName(t.Name, arg) || strings.HasPrefix(t.ID, arg):
+			other = append(other, t)
 		}
 	}
-	for _, set := range [][]Trashed{exact, prefix, named} {
+	for _, set := range [][]Trashed{exact, other} {
 		if len(set) == 1 {
 			return set[0], nil
 		}
@@ -225,7 +230,7 @@ func (c *Catalog) findTrashed(arg string) (Trashed, error) {
 			for _, s := range set {
 				fmt.Fprintf(&b, "; %s (%s, removed %s)", s.ID, s.Path, s.RemovedAt)
 			}
-			return Trashed{}, fmt.Errorf("catalog: %q matches %d removed sessions%s; give a longer id", arg, len(set), b.String())
+			return Trashed{}, fmt.Errorf("catalog: %q matches %d removed sessions%s; give the whole id", arg, len(set), b.String())
 		}
 	}
 	return Trashed{}, fmt.Errorf("%w: %q is not in the trash ('arbor restore --list' shows what is)", ErrNotFound, arg)

@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -243,5 +244,155 @@ func TestPurgeTrashed(t *testing.T) {
 	}
 	if _, err := c.PurgeTrashed("0195fefe"); !errors.Is(err, ErrNotFound) {
 		t.Errorf("purging twice: %v", err)
+	}
+}
+
+// hostileSession writes a session whose header id and name are hostile, at a plain file name.
+func hostileSession(t *testing.T, dir, id, name string) string {
+	t.Helper()
+	path := filepath.Join(dir, "hostile.jsonl")
+	data := `{"type":"session","version":3,"id":` + jsonString(id) + `,"timestamp":"2026-03-01T12:00:00.000Z","cwd":"/p"}` + "\n" +
+		`{"type":"message","id":"aaaaaaa1","parentId":null,"timestamp":"2026-03-01T12:00:01.000Z","message":{"role":"user","content":"hi","timestamp":1}}` + "\n" +
+		`{"type":"session_info","id":"aaaaaaa2","parentId":"aaaaaaa1","timestamp":"2026-03-01T12:00:02.000Z","name":` + jsonString(name) + `}` + "\n"
+	if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func jsonString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// TestTrashHostileIDs: ids and names from a file never become paths: the
+// trash folder's name is generated, nothing is created or changed outside it,
+// and the session comes back where it was.
+func TestTrashHostileIDs(t *testing.T) {
+	for _, id := range []string{"../../escape", "/etc/passwd", "a\x00b", strings.Repeat("x/", 200), "..", "con:ok"} {
+		root := t.TempDir()
+		dir, home := filepath.Join(root, "sessions"), filepath.Join(root, "home")
+		os.MkdirAll(dir, 0o700)
+		path := hostileSession(t, dir, id, "../"+id)
+		c := Open(home)
+		tr, err := c.Remove(path)
+		if err != nil {
+			t.Fatalf("id %q: %v", id, err)
+		}
+		if filepath.Dir(tr.dir) != filepath.Join(home, "trash") {
+			t.Fatalf("id %q: trash folder %s is not directly under %s", id, tr.dir, filepath.Join(home, "trash"))
+		}
+		all := snapshot(t, root)
+		for p := range all {
+			if !strings.HasPrefix(p, filepath.Join("home", "trash", filepath.Base(tr.dir))+string(filepath.Separator)) {
+				t.Fatalf("id %q: %s exists outside the trash folder", id, p)
+			}
+		}
+		if _, err := c.Restore(id); err != nil {
+			t.Fatalf("id %q: restore by its id: %v", id, err)
+		}
+		if _, err := os.Stat(path); err != nil {
+			t.Fatalf("id %q: not restored: %v", id, err)
+		}
+		c.Close()
+	}
+}
+
+// TestTrashRecordTampered: a trash record whose names would leave its folder is ignored.
+func TestTrashRecordTampered(t *testing.T) {
+	root := t.TempDir()
+	dir, home := filepath.Join(root, "sessions"), filepath.Join(root, "home")
+	os.MkdirAll(dir, 0o700)
+	w := newSession(t, dir, "0195dddd-0000-7000-8000-00000000000a", "/p")
+	w.user("x")
+	c := Open(home)
+	defer c.Close()
+	tr, err := c.Remove(w.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := filepath.Join(tr.dir, trashRecord)
+	b, _ := os.ReadFile(rec)
+	victim := filepath.Join(root, "victim")
+	os.WriteFile(victim, []byte("precious"), 0o600)
+	for _, bad := range []string{
+		strings.Replace(string(b), `"name": "`+filepath.Base(w.path)+`"`, `"name": "../../victim"`, 1),
+		strings.Replace(string(b), `"original": "`+w.path+`"`, `"original": "relative/x.jsonl"`, 1),
+	} {
+		if bad == string(b) {
+			t.Fatal("the record did not change")
+		}
+		os.WriteFile(rec, []byte(bad), 0o600)
+		if ts, _ := c.Trash(); len(ts) != 0 {
+			t.Errorf("a tampered record is listed: %+v", ts)
+		}
+		if _, err := c.PurgeTrashed(tr.ID); err == nil {
+			t.Errorf("purge through a tampered record succeeded")
+		}
+		if _, err := c.Restore(tr.ID); err == nil {
+			t.Errorf("restore through a tampered record succeeded")
+		}
+	}
+	if got, _ := os.ReadFile(victim); string(got) != "precious" {
+		t.Errorf("the victim changed: %q", got)
+	}
+}
+
+// TestOnlySessionsAreTrashed: a file that is not a session is neither trashed
+// nor deleted; a symlink to a session is not either.
+func TestOnlySessionsAreTrashed(t *testing.T) {
+	dir, home := t.TempDir(), t.TempDir()
+	notes := filepath.Join(dir, "notes.txt")
+	os.WriteFile(notes, []byte("my notes\n"), 0o600)
+	log := filepath.Join(dir, "app.jsonl")
+	os.WriteFile(log, []byte(`{"level":"info","msg":"x"}`+"\n"), 0o600)
+	w := newSession(t, dir, "0195dddd-0000-7000-8000-00000000000b", "/p")
+	w.user("x")
+	link := filepath.Join(dir, "link.jsonl")
+	os.Symlink(w.path, link)
+	c := Open(home)
+	defer c.Close()
+	for _, p := range []string{notes, log, link} {
+		if _, err := c.Remove(p); !errors.Is(err, ErrNotSessionFile) {
+			t.Errorf("Remove(%s) = %v, want ErrNotSessionFile", p, err)
+		}
+		if err := c.Purge(p); !errors.Is(err, ErrNotSessionFile) {
+			t.Errorf("Purge(%s) = %v, want ErrNotSessionFile", p, err)
+		}
+	}
+	for _, p := range []string{notes, log, link, w.path} {
+		if _, err := os.Lstat(p); err != nil {
+			t.Errorf("%s is gone: %v", p, err)
+		}
+	}
+}
+
+// TestPurgeRemovesEverySidecar: numbered and half-written sidecars go with
+// the session; a file that only starts with its name stays.
+func TestPurgeRemovesEverySidecar(t *testing.T) {
+	for _, purge := range []bool{true, false} {
+		dir, home := t.TempDir(), t.TempDir()
+		w := newSession(t, dir, "0195dddd-0000-7000-8000-00000000000c", "/p")
+		w.user("x")
+		for _, s := range []string{".torn", ".torn.1", ".bak.1", ".corrupt.2", ".v2.bak", ".v2.bak.1.tmp", ".tmp", ".tmp.4", ".lock"} {
+			os.WriteFile(w.path+s, []byte("s"), 0o600)
+		}
+		keep := w.path + ".notes"
+		os.WriteFile(keep, []byte("mine"), 0o600)
+		c := Open(home)
+		var err error
+		if purge {
+			err = c.Purge(w.path)
+		} else {
+			_, err = c.Remove(w.path)
+		}
+		c.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := snapshot(t, dir)
+		if len(got) != 1 || got[filepath.Base(keep)] != "mine" {
+			t.Errorf("purge=%v: the folder holds %v, want only %s", purge, keys(got), filepath.Base(keep))
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/arborlog/arbor/session"
 	"github.com/go-json-experiment/json"
@@ -87,20 +88,22 @@ func PrepareOlderThan(path []*session.Entry, threshold int) (*Plan, error) {
 	if len(path) == 0 || path[len(path)-1].Type == session.TypeCompaction {
 		return nil, ErrNothingToCompact
 	}
-	p, prev := start(path)
+	p, prev := start(path, "")
 	acc, cut := 0, -1
-	for i := p.BoundaryStart; i < len(path)-1 && cut < 0; i++ {
-		if path[i].Type != session.TypeMessage {
+	for i := p.BoundaryStart; i < len(p.Path)-1 && cut < 0; i++ {
+		if p.Path[i].Type == session.TypeCompaction {
 			continue
 		}
-		if m, ok := path[i].AsMessage(); ok {
-			acc += EstimateTokens(m)
+		for _, m := range p.Projected[i].Messages {
+			if m.Role != session.RoleSystem {
+				acc += EstimateTokens(m)
+			}
 		}
 		if acc < threshold {
 			continue
 		}
-		for j := i + 1; j < len(path); j++ {
-			if isCutPoint(path[j]) {
+		for j := i + 1; j < len(p.Path); j++ {
+			if isCutPoint(p.Projected[j]) {
 				cut = j
 				break
 			}
@@ -110,8 +113,8 @@ func PrepareOlderThan(path []*session.Entry, threshold int) (*Plan, error) {
 	if cut < 0 {
 		return nil, fmt.Errorf("%w: %d tokens before the leaf, threshold %d", ErrBelowThreshold, acc, threshold)
 	}
-	cut = keepToolPairs(path, cut)
-	if err := p.fill(cutAt(path, min(p.BoundaryStart, cut), cut), prev); err != nil {
+	cut = keepToolPairs(p.Projected, cut)
+	if err := p.fill(cutAt(p.Projected, min(p.BoundaryStart, cut), cut), prev); err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -207,9 +210,13 @@ func Covers(l *session.Log, id string) (Coverage, error) {
 	}
 	_ = json.Unmarshal(e.Raw(), &tokens, decodeOptions)
 	cov := Coverage{Summary: c.Summary, FirstKeptEntryID: c.FirstKeptEntryID, TokensBefore: int(tokens.TokensBefore)}
-	p, _ := start(path)
+	boundary := 0
 	if prev := lastCompaction(path); prev >= 0 {
 		cov.Previous = path[prev]
+		boundary = prev + 1
+		if i := indexOf(path, compactionOf(path[prev]).FirstKeptEntryID); i >= 0 {
+			boundary = i
+		}
 	}
 	end := indexOf(path, c.FirstKeptEntryID)
 	if end < 0 {
@@ -217,7 +224,7 @@ func Covers(l *session.Log, id string) (Coverage, error) {
 	} else {
 		cov.Kept = path[end:]
 	}
-	for _, x := range path[min(p.BoundaryStart, end):end] {
+	for _, x := range path[min(boundary, end):end] {
 		if x.Type != session.TypeCompaction {
 			cov.Replaced = append(cov.Replaced, x)
 		}
@@ -225,22 +232,80 @@ func Covers(l *session.Log, id string) (Coverage, error) {
 	return cov, nil
 }
 
-// start begins a plan for path: the previous compaction's summary, where
-// summarizing starts again, and TokensBefore. It returns the previous
-// compaction's index, or -1.
-func start(path []*session.Entry) (*Plan, int) {
-	p := &Plan{Path: path, TurnStartIndex: -1}
-	prev := lastCompaction(path)
-	if prev >= 0 {
-		c := compactionOf(path[prev])
-		p.PreviousSummary = &c.Summary
-		p.BoundaryStart = prev + 1
-		if i := indexOf(path, c.FirstKeptEntryID); i >= 0 {
-			p.BoundaryStart = i
+// start begins a plan for path on its projection: the previous compaction's
+// summary, where summarizing starts again, and TokensBefore. It returns the
+// previous compaction's index in the projection, or -1.
+//
+// keepFrom, when not "", overrides where the latest compaction keeps from
+// (session.ProjectPathFrom).
+func start(path []*session.Entry, keepFrom string) (*Plan, int) {
+	proj := session.ProjectPathFrom(path, keepFrom)
+	p := &Plan{Projected: proj.Entries, Path: make([]*session.Entry, len(proj.Entries)), TurnStartIndex: -1}
+	prev := -1
+	for i, e := range proj.Entries {
+		p.Path[i] = e.Entry
+		if prev < 0 && e.Entry.Type == session.TypeCompaction && len(e.Messages) > 0 {
+			prev = i
 		}
 	}
-	p.TokensBefore = EstimateContext(contextOf(path)).Tokens
+	if prev >= 0 {
+		c := compactionOf(p.Path[prev])
+		p.PreviousSummary = &c.Summary
+		p.BoundaryStart = prev + 1
+	}
+	p.TokensBefore = EstimateProjected(proj, path).Tokens
 	return p, prev
+}
+
+// strayResults finds tool results in es[from:] whose call is nowhere in es:
+// the latest compaction on the path kept them without their call (as pi before
+// 0.60 and extensions could write it). It returns the earliest entry the
+// compaction cut off that holds one of those calls, from which planning must
+// start again; "" when nothing is stray. (A call hidden by a context edit is
+// the editor's choice and stays hidden.)
+func strayResults(path []*session.Entry, es []session.Projected, from int) string {
+	c := lastCompaction(path)
+	if c < 0 || from >= len(es) {
+		return ""
+	}
+	called := map[string]bool{}
+	for _, e := range es {
+		for _, m := range e.Messages {
+			if m.Role == session.RoleAssistant {
+				for _, id := range callIDs(m) {
+					called[id] = true
+				}
+			}
+		}
+	}
+	want := map[string]bool{}
+	for _, e := range es[max(from, 1):] {
+		for _, m := range e.Messages {
+			if m.Role == session.RoleToolResult {
+				if id := resultCallID(m); id != "" && !called[id] {
+					want[id] = true
+				}
+			}
+		}
+	}
+	if len(want) == 0 {
+		return ""
+	}
+	in := map[*session.Entry]bool{}
+	for _, e := range es {
+		in[e.Entry] = true
+	}
+	for _, e := range path[:c] {
+		if in[e] || e.Type != session.TypeMessage || e.Role() != session.RoleAssistant {
+			continue // only what the compaction cut off can be taken back
+		}
+		for _, m := range e.ContextMessages() {
+			if slices.ContainsFunc(callIDs(m), func(id string) bool { return want[id] }) {
+				return e.ID
+			}
+		}
+	}
+	return ""
 }
 
 // NeedsCompaction reports whether a context (Log.Context().Messages) should be

@@ -115,8 +115,9 @@ func TestAppendMovesCutToTheCall(t *testing.T) {
 	}
 }
 
-// An older file's compaction kept from a tool result: the next plan moves
-// pi's cut back so the result keeps its call.
+// An older file's compaction kept from a tool result: pi 1.6.0 has nothing
+// to summarize there and makes no plan, leaving the result without its call;
+// arbor plans the compaction that keeps from the call.
 func TestPrepareRepairsAnOlderCompaction(t *testing.T) {
 	b := newBuilder(t)
 	b.user("go")
@@ -127,7 +128,6 @@ func TestPrepareRepairsAnOlderCompaction(t *testing.T) {
 	if _, err := b.l.AppendCompaction(session.CompactionData{Summary: "old", FirstKeptEntryID: r1.ID, TokensBefore: 5}); err != nil {
 		t.Fatal(err)
 	}
-	// Nothing after it that a context may start with: pi keeps from the old boundary, the tool result.
 	if _, err := b.l.AppendThinkingLevelChange("high"); err != nil {
 		t.Fatal(err)
 	}
@@ -138,6 +138,16 @@ func TestPrepareRepairsAnOlderCompaction(t *testing.T) {
 	if p.MovedFrom != r1.ID || p.FirstKeptEntryID != call.ID {
 		t.Errorf("kept from %s (moved from %q), want %s moved from %s", p.FirstKeptEntryID, p.MovedFrom, call.ID, r1.ID)
 	}
+	assertNoOrphans(t, p)
+	// With more turns after it, the stray part is summarized and kept nowhere.
+	for i := 0; i < 4; i++ {
+		b.user(strings.Repeat("u", 400))
+		b.assistant(strings.Repeat("a", 400))
+	}
+	if p, err = Prepare(b.l.Branch(""), tight.Settings); err != nil {
+		t.Fatal(err)
+	}
+	assertNoOrphans(t, p)
 }
 
 func TestCompactOlderThan(t *testing.T) {
@@ -226,7 +236,7 @@ func TestBranchSummary(t *testing.T) {
 	}
 	var bs session.BranchSummaryData
 	_ = m.Summary.Decode(&bs)
-	if m.Summary.ParentID != fork.ID || bs.FromID != fork.ID || b.l.Leaf().ID != m.Summary.ID {
+	if m.Summary.ParentID != fork.ID || bs.FromID != oldLeaf || b.l.Leaf().ID != m.Summary.ID {
 		t.Errorf("summary entry %s parent %s fromId %s", m.Summary.ID, m.Summary.ParentID, bs.FromID)
 	}
 	if !strings.HasPrefix(bs.Summary, BranchSummaryPreamble+"## Original request\n") || !strings.Contains(bs.Summary, "<modified-files>\nREADME.md\nparser.go\n</modified-files>") {

@@ -3,6 +3,7 @@ package compaction
 import (
 	"github.com/arborlog/arbor/session"
 	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // Settings are pi's compaction settings (its defaults: enabled, reserve 16,384
@@ -13,7 +14,7 @@ type Settings struct {
 	KeepRecentTokens int
 }
 
-// DefaultSettings are pi 0.73.1's defaults.
+// DefaultSettings are pi's defaults (the same in 0.73.1 and 1.6.0).
 var DefaultSettings = Settings{Enabled: true, ReserveTokens: 16384, KeepRecentTokens: 20000}
 
 // fields are the parts of a message the estimator and the summarizers read.
@@ -28,6 +29,8 @@ type fields struct {
 	ToolCallID string          `json:"toolCallId"`
 	IsError    bool            `json:"isError"`
 	Usage      *session.Usage  `json:"usage"`
+	Sections   jsontext.Value  `json:"sections"`
+	ToolsAdded jsontext.Value  `json:"toolsAdded"`
 }
 
 func decode(raw []byte) fields {
@@ -36,28 +39,36 @@ func decode(raw []byte) fields {
 	return f
 }
 
-// imageChars is what pi counts for an image in a tool result or custom message.
+// imageChars is what pi counts for an image.
 const imageChars = 4800
 
-// EstimateTokens is pi's estimateTokens: characters (JavaScript string length)
-// divided by four, rounded up. User messages count their text (not images);
-// assistant messages their text, thinking, and each tool call's name plus its
-// arguments as JSON; tool results and custom messages their text plus 4,800
-// characters per image; bash executions their command and output; summaries
-// their summary. Any other role counts zero.
+// EstimateTokens is pi 1.6.0's estimateTokens: characters (JavaScript string
+// length) divided by four, rounded up. User messages, tool results and custom
+// messages count their text plus 4,800 characters per image; assistant
+// messages their text, thinking, and each tool call's name plus its arguments
+// as JSON; system messages their content, their sections and the tools they
+// add as JSON; bash executions their command and output; summaries their
+// summary. Any other role counts zero.
 func EstimateTokens(m session.ContextMessage) int { return estimate(decode(m.Raw)) }
 
 func estimate(f fields) int {
 	chars := 0
 	switch f.Role {
-	case session.RoleUser:
-		if f.Content.IsString {
-			chars = jsLen(f.Content.String)
-		}
-		for _, b := range f.Content.Blocks {
-			if b.Type == "text" {
-				chars += jsLen(b.Text)
+	case session.RoleSystem:
+		chars = contentChars(f.Content)
+		if f.Sections.Kind() == '{' {
+			var sections map[string]jsontext.Value
+			_ = json.Unmarshal(f.Sections, &sections, decodeOptions)
+			for _, v := range sections {
+				var s string
+				if v.Kind() == '"' && json.Unmarshal(v, &s, decodeOptions) == nil {
+					chars += jsLen(s)
+				}
 			}
+		}
+		if jsTruthy(f.ToolsAdded) {
+			tools, _ := jsStringify(f.ToolsAdded)
+			chars += jsLen(tools)
 		}
 	case session.RoleAssistant:
 		for _, b := range f.Content.Blocks {
@@ -71,18 +82,8 @@ func estimate(f fields) int {
 				chars += jsLen(b.Name) + jsLen(args)
 			}
 		}
-	case session.RoleCustom, session.RoleToolResult:
-		if f.Content.IsString {
-			chars = jsLen(f.Content.String)
-		}
-		for _, b := range f.Content.Blocks {
-			switch b.Type {
-			case "text":
-				chars += jsLen(b.Text)
-			case "image":
-				chars += imageChars
-			}
-		}
+	case session.RoleUser, session.RoleCustom, session.RoleToolResult:
+		chars = contentChars(f.Content)
 	case session.RoleBashExecution:
 		chars = jsLen(f.Command) + jsLen(f.Output)
 	case session.RoleBranchSummary, session.RoleCompactionSummary:
@@ -91,6 +92,23 @@ func estimate(f fields) int {
 		return 0
 	}
 	return (chars + 3) / 4
+}
+
+// contentChars is pi's estimateTextAndImageContentChars.
+func contentChars(c session.Content) int {
+	if c.IsString {
+		return jsLen(c.String)
+	}
+	chars := 0
+	for _, b := range c.Blocks {
+		switch b.Type {
+		case "text":
+			chars += jsLen(b.Text)
+		case "image":
+			chars += imageChars
+		}
+	}
+	return chars
 }
 
 // ContextTokens is pi's calculateContextTokens: the provider's total, or the
@@ -103,9 +121,10 @@ func ContextTokens(u session.Usage) int {
 }
 
 // usable reports the usage of an assistant message that completed (pi ignores
-// aborted and failed replies: their usage is not the context's size).
+// aborted and failed replies, and usage that counts nothing: their usage is
+// not the context's size).
 func usable(f fields) (session.Usage, bool) {
-	if f.Role != session.RoleAssistant || f.Usage == nil || f.StopReason == "aborted" || f.StopReason == "error" {
+	if f.Role != session.RoleAssistant || f.Usage == nil || f.StopReason == "aborted" || f.StopReason == "error" || ContextTokens(*f.Usage) == 0 {
 		return session.Usage{}, false
 	}
 	return *f.Usage, true
@@ -139,6 +158,51 @@ func EstimateContext(msgs []session.ContextMessage) Estimate {
 	}
 	est.Tokens = est.UsageTokens + est.TrailingTokens
 	return est
+}
+
+// EstimateProjected is pi 1.6.0's estimateProjectedContextTokens: the
+// context's estimate, trusting the last usable assistant usage only when its
+// entry comes after the latest compaction and context edit on the branch;
+// otherwise every message is estimated, the system messages as the one system
+// message they replay to.
+func EstimateProjected(p session.Projection, branch []*session.Entry) Estimate {
+	msgs := p.Context().Messages
+	est := EstimateContext(msgs)
+	if est.LastUsageIndex >= 0 {
+		var usageID string
+		n := 0
+		for _, e := range p.Entries {
+			if est.LastUsageIndex < n+len(e.Messages) {
+				usageID = e.Entry.ID
+				break
+			}
+			n += len(e.Messages)
+		}
+		usageAt := -1
+		if usageID != "" {
+			usageAt = indexOf(branch, usageID)
+		}
+		invalidated := -1
+		for i := len(branch) - 1; i >= 0; i-- {
+			if t := branch[i].Type; t == session.TypeContextEdit || t == session.TypeCompaction {
+				invalidated = i
+				break
+			}
+		}
+		if usageAt > invalidated {
+			return est
+		}
+	}
+	tokens := 0
+	if sys, _ := session.SystemPrompt(msgs); sys != nil {
+		tokens = estimate(decode(sys))
+	}
+	for _, m := range msgs {
+		if m.Role != session.RoleSystem {
+			tokens += EstimateTokens(m)
+		}
+	}
+	return Estimate{Tokens: tokens, TrailingTokens: tokens, LastUsageIndex: -1}
 }
 
 // ShouldCompact is pi's trigger: compaction is enabled and the context holds

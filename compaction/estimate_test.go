@@ -27,8 +27,10 @@ func TestEstimateTokens(t *testing.T) {
 	}{
 		{"user string", map[string]any{"role": "user", "content": "12345678"}, 2},
 		{"user rounds up", map[string]any{"role": "user", "content": "123456789"}, 3},
-		{"user blocks ignore images", map[string]any{"role": "user", "content": []any{
-			map[string]any{"type": "text", "text": "abcd"}, map[string]any{"type": "image", "data": "AAAA", "mimeType": "image/png"}}}, 1},
+		{"user images count 4800 chars (pi 1.6.0; 0.73.1 ignored them)", map[string]any{"role": "user", "content": []any{
+			map[string]any{"type": "text", "text": "abcd"}, map[string]any{"type": "image", "data": "AAAA", "mimeType": "image/png"}}}, 1201},
+		{"system: content, sections and tools", map[string]any{"role": "system", "content": "abcd", "sections": map[string]any{"a": "efgh", "b": nil},
+			"toolsAdded": []any{map[string]any{"name": "x"}}}, 6}, // 4 + 4 + len(`[{"name":"x"}]`) = 22 chars
 		{"user counts UTF-16 units", map[string]any{"role": "user", "content": "🚀🚀"}, 1}, // 4 units
 		{"user CJK", map[string]any{"role": "user", "content": "漢字テスト"}, 2},              // 5 units
 		{"assistant text thinking and call", map[string]any{"role": "assistant", "content": []any{
@@ -128,7 +130,7 @@ func TestFindCutPoint(t *testing.T) {
 			b.assistant(strings.Repeat("a", 400))
 		}
 		path := b.l.Branch("")
-		cut := findCutPoint(path, 0, len(path), 250)
+		cut := findCutPoint(session.ProjectPath(path).Entries, 0, len(path), 250)
 		e := path[cut.firstKept]
 		if r := e.Role(); r != session.RoleUser && r != session.RoleAssistant {
 			t.Fatalf("cut at a %s", r)
@@ -148,7 +150,7 @@ func TestFindCutPoint(t *testing.T) {
 		b.result(c, "x")
 		b.result(c, "y")
 		path := b.l.Branch("")
-		if got := findCutPoint(path, 1, len(path), 1); got.firstKept != 1 || got.splitTurn {
+		if got := findCutPoint(session.ProjectPath(path).Entries, 1, len(path), 1); got.firstKept != 1 || got.splitTurn {
 			t.Errorf("got %+v, want first kept 1, no split", got)
 		}
 	})
@@ -157,7 +159,7 @@ func TestFindCutPoint(t *testing.T) {
 		b.user("hi")
 		b.assistant("hello")
 		path := b.l.Branch("")
-		if got := findCutPoint(path, 0, len(path), 100000); got.firstKept != 0 {
+		if got := findCutPoint(session.ProjectPath(path).Entries, 0, len(path), 100000); got.firstKept != 0 {
 			t.Errorf("got %+v, want 0", got)
 		}
 	})
@@ -172,7 +174,7 @@ func TestFindCutPoint(t *testing.T) {
 			b.result(c, strings.Repeat("r", 200))
 		}
 		path := b.l.Branch("")
-		cut := findCutPoint(path, 0, len(path), 200)
+		cut := findCutPoint(session.ProjectPath(path).Entries, 0, len(path), 200)
 		if !cut.splitTurn || cut.turnStart != 2 {
 			t.Fatalf("got %+v, want a split turn starting at 2", cut)
 		}
@@ -190,7 +192,7 @@ func TestFindCutPoint(t *testing.T) {
 		b.user("next")
 		b.assistant("done")
 		path := b.l.Branch("")
-		cut := findCutPoint(path, 0, len(path), 2)
+		cut := findCutPoint(session.ProjectPath(path).Entries, 0, len(path), 2)
 		if path[cut.firstKept].Type != session.TypeThinkingLevelChange {
 			t.Errorf("cut at %s, want the thinking level change before the kept user message", path[cut.firstKept].Type)
 		}
@@ -238,8 +240,8 @@ func TestLargeSessionPlan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !isCutPoint(path[p.FirstKeptIndex]) && path[p.FirstKeptIndex].Type == session.TypeMessage {
-		t.Errorf("cut at a %s", path[p.FirstKeptIndex].Role())
+	if !isCutPoint(p.Projected[p.FirstKeptIndex]) && p.Path[p.FirstKeptIndex].Type == session.TypeMessage {
+		t.Errorf("cut at a %s", p.Path[p.FirstKeptIndex].Role())
 	}
 	if len(l.Context().Messages) <= 100 {
 		t.Errorf("context has %d messages, want more than 100", len(l.Context().Messages))

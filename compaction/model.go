@@ -61,6 +61,14 @@ func ModelFromEnv(getenv func(string) string) (*Model, error) {
 // Prompt returns the user prompt pi sends for a request.
 func Prompt(r Request) string {
 	var b strings.Builder
+	if r.Kind == TurnPrefix {
+		// pi 1.6.0 frames the start of a cut turn as a conversation and instructions.
+		b.WriteString("# Conversation\n" + Serialize(r.Messages) + "\n\n# Instructions\n" + turnPrefixPrompt)
+		if r.Instructions != "" {
+			b.WriteString("\n\nAdditional focus: " + r.Instructions)
+		}
+		return b.String()
+	}
 	b.WriteString("<conversation>\n" + Serialize(r.Messages) + "\n</conversation>\n\n")
 	switch r.Kind {
 	case History:
@@ -73,8 +81,6 @@ func Prompt(r Request) string {
 			prompt += "\n\nAdditional focus: " + r.Instructions
 		}
 		b.WriteString(prompt)
-	case TurnPrefix:
-		b.WriteString(turnPrefixPrompt)
 	case Branch:
 		switch {
 		case r.ReplaceInstructions && r.Instructions != "":

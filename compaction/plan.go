@@ -22,7 +22,7 @@ var (
 )
 
 // Plan is what to summarize and what to keep when compacting a branch: pi
-// 0.73.1's prepareCompaction, plus the guarantee that no kept tool result loses
+// 1.6.0's prepareCompaction, plus the guarantee that no kept tool result loses
 // its call.
 type Plan struct {
 	// FirstKeptEntryID is where the kept part of the branch starts.
@@ -45,9 +45,13 @@ type Plan struct {
 	// earlier to keep a tool result with its call; "" when pi's cut was safe.
 	MovedFrom string
 
-	// Path is the branch the plan was made on, root first, and the indexes into it.
+	// Path is what the plan was made on: the entries of the branch's projection
+	// (session.ProjectPath: the latest compaction first, then what it kept, then
+	// what came after it), and Projected those entries with their messages.
+	// The indexes below are into both.
 	Path           []*session.Entry
-	BoundaryStart  int // first entry after the previous compaction's summary
+	Projected      []session.Projected
+	BoundaryStart  int // first entry after the previous compaction
 	FirstKeptIndex int
 	TurnStartIndex int // -1 unless IsSplitTurn
 }
@@ -95,52 +99,88 @@ func compactionOf(e *session.Entry) compactionFields {
 }
 
 // Prepare plans the compaction of a branch (root first, as Log.Branch returns
-// it) the way pi 0.73.1's prepareCompaction does:
+// it) the way pi 1.6.0's prepareCompaction does, over the branch's projection
+// (context edits applied, system messages left out of what is summarized):
 //
-//   - the part already summarized is skipped: planning starts at the previous
-//     compaction's first kept entry (so what it kept is summarized now), or just
-//     after it when that entry is not on the branch;
-//   - walking back from the leaf, messages are kept until their estimates reach
-//     s.KeepRecentTokens; the cut lands on the next entry a context may start
-//     with (never a tool result), moved back over settings and other entries
-//     that are not messages;
+//   - the part already summarized is skipped: planning starts after the
+//     previous compaction, whose kept part the projection puts right after it
+//     (so what it kept is summarized now);
+//   - walking back from the leaf, the messages of each entry are kept until
+//     their estimates reach s.KeepRecentTokens; the cut lands on the next entry
+//     a context may start with (never a tool result), or on the last one when
+//     only trailing tool results follow, and moves back over entries that
+//     contribute no message; a closed run of omitted assistant attempts after
+//     it (recovery omissions) is stepped over;
 //   - a cut inside a turn is a split turn: the turn's start is summarized apart;
-//   - files read and modified come from the summarized tool calls and from the
-//     previous compaction's details (unless an extension wrote it).
+//   - files read and modified come from the summarized tool calls, the nested
+//     calls recorded on tool results and the previous compaction's details
+//     (unless an extension wrote it).
 //
-// Where pi's cut would still leave a kept tool result without its call (a
+// Where the context would still hold a tool result without its call (a
 // previous compaction that kept from a tool result, as older pi versions and
-// extensions wrote), the cut moves back to the assistant message holding the
-// call and MovedFrom records pi's choice.
+// extensions wrote), planning starts again from the assistant message holding
+// the call, or the cut moves back to it, and MovedFrom records where pi would
+// have kept from. Such a plan is made even with nothing to summarize, since
+// appending it repairs the context.
 //
-// Prepare fails with ErrNothingToCompact on an empty branch or one whose last
-// entry is a compaction.
+// Prepare fails with ErrNothingToCompact on an empty branch, one whose last
+// entry is a compaction, and one with nothing to summarize (pi makes no plan).
 func Prepare(path []*session.Entry, s Settings) (*Plan, error) {
 	if len(path) == 0 || path[len(path)-1].Type == session.TypeCompaction {
 		return nil, ErrNothingToCompact
 	}
-	p, prev := start(path)
-	cut := findCutPoint(path, p.BoundaryStart, len(path), s.KeepRecentTokens)
-	if cut.firstKept >= len(path) {
+	p, err := prepare(path, s, "")
+	kept := len(path) // where the context pi leaves would start: the plan's cut, or the previous compaction's kept part
+	var piKept string
+	if err == nil {
+		kept, piKept = p.FirstKeptIndex, p.FirstKeptEntryID
+	} else if q, _ := start(path, ""); q.PreviousSummary != nil {
+		kept, piKept = q.BoundaryStart, compactionOf(q.Path[0]).FirstKeptEntryID
+		p = q
+	}
+	if p != nil && kept < len(p.Path) {
+		if keep := strayResults(path, p.Projected, kept); keep != "" {
+			q, err := prepare(path, s, keep)
+			if err != nil {
+				return nil, err
+			}
+			if q.MovedFrom == "" {
+				q.MovedFrom = piKept
+			}
+			return q, nil
+		}
+	}
+	return p, err
+}
+
+// prepare is Prepare on the projection with the latest compaction keeping from
+// keepFrom ("" for its own first kept entry). A plan that repairs (keepFrom set)
+// is made even with nothing to summarize.
+func prepare(path []*session.Entry, s Settings, keepFrom string) (*Plan, error) {
+	p, prev := start(path, keepFrom)
+	cut := findCutPoint(p.Projected, p.BoundaryStart, len(p.Path), s.KeepRecentTokens)
+	if cut.firstKept >= len(p.Path) || p.Path[cut.firstKept].ID == "" {
 		return nil, ErrNothingToCompact
 	}
-	if safe := keepToolPairs(path, cut.firstKept); safe != cut.firstKept {
-		p.MovedFrom = path[cut.firstKept].ID
-		cut = cutAt(path, min(p.BoundaryStart, safe), safe)
+	if safe := keepToolPairs(p.Projected, cut.firstKept); safe != cut.firstKept {
+		p.MovedFrom = p.Path[cut.firstKept].ID
+		cut = cutAt(p.Projected, min(p.BoundaryStart, safe), safe)
 	}
 	if err := p.fill(cut, prev); err != nil {
 		return nil, err
+	}
+	if len(p.MessagesToSummarize) == 0 && len(p.TurnPrefixMessages) == 0 && p.MovedFrom == "" && keepFrom == "" {
+		return nil, ErrNothingToCompact
 	}
 	return p, nil
 }
 
 // fill sets the plan's messages and file lists for a cut.
 func (p *Plan) fill(cut cutPoint, prev int) error {
-	path := p.Path
-	if path[cut.firstKept].ID == "" {
+	if p.Path[cut.firstKept].ID == "" {
 		return ErrNoIDs
 	}
-	p.FirstKeptEntryID = path[cut.firstKept].ID
+	p.FirstKeptEntryID = p.Path[cut.firstKept].ID
 	p.FirstKeptIndex = cut.firstKept
 	p.IsSplitTurn = cut.splitTurn
 	historyEnd := cut.firstKept
@@ -148,13 +188,13 @@ func (p *Plan) fill(cut cutPoint, prev int) error {
 		p.TurnStartIndex = cut.turnStart
 		historyEnd = cut.turnStart
 	}
-	p.MessagesToSummarize = messagesOf(path, p.BoundaryStart, historyEnd)
+	p.MessagesToSummarize = messagesOf(p.Projected, p.BoundaryStart, historyEnd)
 	if cut.splitTurn {
-		p.TurnPrefixMessages = messagesOf(path, cut.turnStart, cut.firstKept)
+		p.TurnPrefixMessages = messagesOf(p.Projected, cut.turnStart, cut.firstKept)
 	}
 	ops := newFileOps()
 	if prev >= 0 {
-		ops.addDetails(compactionOf(path[prev]))
+		ops.addDetails(compactionOf(p.Path[prev]))
 	}
 	for _, m := range p.MessagesToSummarize {
 		ops.addMessage(m)
@@ -179,16 +219,19 @@ func indexOf(path []*session.Entry, id string) int {
 	return slices.IndexFunc(path, func(e *session.Entry) bool { return e.ID == id })
 }
 
-// messagesOf returns the messages of path[from:to] as a summarizer reads them;
-// compactions are left out (their summary arrives as PreviousSummary).
-func messagesOf(path []*session.Entry, from, to int) []session.ContextMessage {
+// messagesOf returns the messages of es[from:to] as a summarizer reads them:
+// compactions are left out (their summary arrives as PreviousSummary), and so
+// are system messages (prompt state, which the compaction's checkpoint carries).
+func messagesOf(es []session.Projected, from, to int) []session.ContextMessage {
 	var out []session.ContextMessage
-	for i := from; i < to; i++ {
-		if path[i].Type == session.TypeCompaction {
+	for _, e := range es[from:to] {
+		if e.Entry.Type == session.TypeCompaction {
 			continue
 		}
-		if m, ok := path[i].AsMessage(); ok {
-			out = append(out, m)
+		for _, m := range e.Messages {
+			if m.Role != session.RoleSystem {
+				out = append(out, m)
+			}
 		}
 	}
 	return out
@@ -197,45 +240,7 @@ func messagesOf(path []*session.Entry, from, to int) []session.ContextMessage {
 // contextOf is buildSessionContext(path).messages: what the model sees from the
 // branch's leaf (SPEC §6.4).
 func contextOf(path []*session.Entry) []session.ContextMessage {
-	var out []session.ContextMessage
-	emit := func(e *session.Entry) {
-		if e.Type == session.TypeCompaction {
-			return
-		}
-		m, ok := e.AsMessage()
-		if !ok {
-			return
-		}
-		if e.Type == session.TypeBranchSummary {
-			var v struct {
-				Summary jsontext.Value `json:"summary"`
-			}
-			_ = json.Unmarshal(e.Raw(), &v, decodeOptions)
-			if !jsTruthy(v.Summary) {
-				return
-			}
-		}
-		out = append(out, m)
-	}
-	c := lastCompaction(path)
-	if c < 0 {
-		for _, e := range path {
-			emit(e)
-		}
-		return out
-	}
-	m, _ := path[c].AsMessage()
-	out = append(out, m)
-	first := compactionOf(path[c]).FirstKeptEntryID
-	if k := indexOf(path[:c], first); k >= 0 {
-		for _, e := range path[k:c] {
-			emit(e)
-		}
-	}
-	for _, e := range path[c+1:] {
-		emit(e)
-	}
-	return out
+	return session.ProjectPath(path).Context().Messages
 }
 
 // jsTruthy is JavaScript's truthiness for a JSON value.
@@ -254,43 +259,51 @@ type cutPoint struct {
 	splitTurn bool
 }
 
-// isCutPoint reports whether a context may start at this entry: user,
-// assistant, bash, custom and summary messages, branch summaries and custom
-// messages. Never a tool result, which must follow its call.
-func isCutPoint(e *session.Entry) bool {
-	switch e.Type {
-	case session.TypeMessage:
-		switch e.Role() {
-		case session.RoleBashExecution, session.RoleCustom, session.RoleBranchSummary, session.RoleCompactionSummary,
-			session.RoleUser, session.RoleAssistant:
-			return true
-		}
-	case session.TypeBranchSummary, session.TypeCustomMessage:
+// isCutPointRole: a context may start at a user, assistant, bash, custom or
+// summary message; never at a tool result, which must follow its call.
+func isCutPointRole(role string) bool {
+	switch role {
+	case session.RoleUser, session.RoleAssistant, session.RoleBashExecution, session.RoleCustom,
+		session.RoleBranchSummary, session.RoleCompactionSummary:
 		return true
 	}
 	return false
 }
 
-// findTurnStart is pi's findTurnStartIndex: the user message, bash execution,
-// branch summary or custom message that starts the turn holding entry i, or -1.
-func findTurnStart(path []*session.Entry, i, start int) int {
+// isTurnStartRole: a turn starts at any user-like message.
+func isTurnStartRole(role string) bool {
+	return role != session.RoleAssistant && isCutPointRole(role)
+}
+
+func anyRole(ms []session.ContextMessage, f func(string) bool) bool {
+	return slices.ContainsFunc(ms, func(m session.ContextMessage) bool { return f(m.Role) })
+}
+
+// isCutPoint reports whether a context may start at this projected entry.
+func isCutPoint(e session.Projected) bool {
+	return e.Entry.Type != session.TypeCompaction && anyRole(e.Messages, isCutPointRole)
+}
+
+func isTurnStart(e session.Projected) bool {
+	return e.Entry.Type != session.TypeCompaction && anyRole(e.Messages, isTurnStartRole)
+}
+
+// findTurnStart is pi's findProjectedTurnStartIndex: the entry at or before i
+// (and not before start) that starts the turn holding entry i, or -1.
+func findTurnStart(es []session.Projected, i, start int) int {
 	for ; i >= start; i-- {
-		e := path[i]
-		if e.Type == session.TypeBranchSummary || e.Type == session.TypeCustomMessage {
-			return i
-		}
-		if e.Type == session.TypeMessage && (e.Role() == session.RoleUser || e.Role() == session.RoleBashExecution) {
+		if isTurnStart(es[i]) {
 			return i
 		}
 	}
 	return -1
 }
 
-// findCutPoint is pi's findCutPoint over path[start:end].
-func findCutPoint(path []*session.Entry, start, end, keepRecentTokens int) cutPoint {
+// findCutPoint is pi 1.6.0's findProjectedCutPoint over es[start:end].
+func findCutPoint(es []session.Projected, start, end, keepRecentTokens int) cutPoint {
 	var cuts []int
 	for i := start; i < end; i++ {
-		if isCutPoint(path[i]) {
+		if isCutPoint(es[i]) {
 			cuts = append(cuts, i)
 		}
 	}
@@ -298,16 +311,19 @@ func findCutPoint(path []*session.Entry, start, end, keepRecentTokens int) cutPo
 		return cutPoint{firstKept: start, turnStart: -1}
 	}
 	cut := cuts[0]
-	acc := 0
+	acc, exceeded := 0, false
 	for i := end - 1; i >= start; i-- {
-		if path[i].Type != session.TypeMessage {
+		tokens := 0
+		for _, m := range es[i].Messages {
+			tokens += EstimateTokens(m)
+		}
+		if tokens == 0 {
 			continue
 		}
-		m, ok := path[i].AsMessage()
-		if ok {
-			acc += EstimateTokens(m)
-		}
+		acc += tokens
 		if acc >= keepRecentTokens {
+			exceeded = true
+			cut = cuts[len(cuts)-1]
 			for _, c := range cuts {
 				if c >= i {
 					cut = c
@@ -317,55 +333,102 @@ func findCutPoint(path []*session.Entry, start, end, keepRecentTokens int) cutPo
 			break
 		}
 	}
+	if exceeded && recoveryOmissionSuffix(es[cut+1:end]) {
+		cut++
+	}
 	for cut > start {
-		prev := path[cut-1]
-		if prev.Type == session.TypeCompaction || prev.Type == session.TypeMessage {
+		prev := es[cut-1]
+		if prev.Entry.Type == session.TypeCompaction || len(prev.Messages) > 0 {
 			break
 		}
 		cut--
 	}
-	return cutAt(path, start, cut)
+	return cutAt(es, start, cut)
 }
 
-// cutAt decides whether a cut at path[cut] splits a turn that starts at or after start.
-func cutAt(path []*session.Entry, start, cut int) cutPoint {
-	e := path[cut]
-	if e.Type == session.TypeMessage && e.Role() == session.RoleUser {
+// recoveryOmissionSuffix reports whether everything after the cut is a failed
+// attempt the agent omitted from the context (pi 1.6.0: an omitted assistant
+// message, with nothing visible, no compaction and no replacement of anything
+// else after it), which the cut then steps over.
+func recoveryOmissionSuffix(suffix []session.Projected) bool {
+	visible := func(e session.Projected) bool {
+		return e.Entry.Type != session.TypeContextEdit && len(e.Entry.ContextMessages()) > 0
+	}
+	omitted := func(e session.Projected) bool { return visible(e) && len(e.Messages) == 0 }
+	omittedIDs := map[string]bool{}
+	for _, e := range suffix {
+		if omitted(e) {
+			omittedIDs[e.Entry.ID] = true
+		}
+	}
+	assistant := false
+	for _, e := range suffix {
+		if e.Entry.Type == session.TypeContextEdit {
+			var v struct {
+				TargetID    jsontext.Value `json:"targetId"`
+				Replacement jsontext.Value `json:"replacement"`
+			}
+			_ = json.Unmarshal(e.Entry.Raw(), &v, decodeOptions)
+			target, isString := jsString(v.TargetID)
+			if v.Replacement.Kind() != 'n' && !(isString && omittedIDs[target]) {
+				return false // a replacement of something else
+			}
+		}
+		if e.Entry.Type == session.TypeCompaction || (visible(e) && !omitted(e)) {
+			return false
+		}
+		if e.Entry.Type == session.TypeMessage && e.Entry.Role() == session.RoleAssistant && omitted(e) {
+			assistant = true
+		}
+	}
+	return assistant
+}
+
+func jsString(v jsontext.Value) (string, bool) {
+	var s string
+	if v.Kind() != '"' || json.Unmarshal(v, &s, decodeOptions) != nil {
+		return "", false
+	}
+	return s, true
+}
+
+// cutAt decides whether a cut at es[cut] splits a turn that starts at or after start.
+func cutAt(es []session.Projected, start, cut int) cutPoint {
+	if cut >= len(es) || isTurnStart(es[cut]) {
 		return cutPoint{firstKept: cut, turnStart: -1}
 	}
-	ts := findTurnStart(path, cut, start)
+	ts := findTurnStart(es, cut, start)
 	return cutPoint{firstKept: cut, turnStart: ts, splitTurn: ts != -1}
 }
 
 // keepToolPairs returns the earliest index at or before cut from which every
-// kept tool result (in path[cut:]) also keeps the assistant message that called
+// kept tool result (in es[cut:]) also keeps the assistant message that called
 // it: the cut moves back to that message until no kept result points before it.
-// Results whose call is nowhere before them on the path cannot be helped and
-// are ignored. Only the kept part, and what the cut moves over, is decoded.
-func keepToolPairs(path []*session.Entry, cut int) int {
-	if cut >= len(path) {
+// Results whose call is nowhere before them cannot be helped and are ignored.
+// Only the kept part, and what the cut moves over, is decoded.
+func keepToolPairs(es []session.Projected, cut int) int {
+	if cut >= len(es) {
 		return cut
 	}
-	called := map[string]bool{} // tool call ids in path[cut:]
+	called := map[string]bool{} // tool call ids in es[cut:]
 	var pending []string        // kept results' call ids not (yet) seen among the kept calls
 	scan := func(from, to int) {
-		for _, e := range path[from:to] {
-			if e.Type != session.TypeMessage {
-				continue
-			}
-			switch e.Role() {
-			case session.RoleAssistant:
-				for _, id := range callIDs(e) {
-					called[id] = true
-				}
-			case session.RoleToolResult:
-				if id := resultCallID(e); id != "" {
-					pending = append(pending, id)
+		for _, e := range es[from:to] {
+			for _, m := range e.Messages {
+				switch m.Role {
+				case session.RoleAssistant:
+					for _, id := range callIDs(m) {
+						called[id] = true
+					}
+				case session.RoleToolResult:
+					if id := resultCallID(m); id != "" {
+						pending = append(pending, id)
+					}
 				}
 			}
 		}
 	}
-	scan(cut, len(path))
+	scan(cut, len(es))
 	for {
 		var missing []string
 		for _, id := range pending {
@@ -385,33 +448,36 @@ func keepToolPairs(path []*session.Entry, cut int) int {
 		}
 		to := cut
 		for cut--; cut >= 0; cut-- {
-			if e := path[cut]; e.Type == session.TypeMessage && e.Role() == session.RoleAssistant && slices.ContainsFunc(callIDs(e), func(id string) bool { return want[id] }) {
+			if slices.ContainsFunc(es[cut].Messages, func(m session.ContextMessage) bool {
+				return m.Role == session.RoleAssistant && slices.ContainsFunc(callIDs(m), func(id string) bool { return want[id] })
+			}) {
 				break
 			}
 		}
-		if cut < 0 { // the calls are not on the path: nothing to keep them with
+		if cut < 0 { // the calls are not there: nothing to keep them with
 			return to
 		}
 		scan(cut, to)
-		if !slices.ContainsFunc(pending, func(id string) bool { return !called[id] && callBefore(path, cut, id) }) {
+		if !slices.ContainsFunc(pending, func(id string) bool { return !called[id] && callBefore(es, cut, id) }) {
 			return cut
 		}
 	}
 }
 
 // callBefore reports whether an assistant message before index i made call id.
-func callBefore(path []*session.Entry, i int, id string) bool {
-	for _, e := range path[:i] {
-		if e.Type == session.TypeMessage && e.Role() == session.RoleAssistant && slices.Contains(callIDs(e), id) {
-			return true
+func callBefore(es []session.Projected, i int, id string) bool {
+	for _, e := range es[:i] {
+		for _, m := range e.Messages {
+			if m.Role == session.RoleAssistant && slices.Contains(callIDs(m), id) {
+				return true
+			}
 		}
 	}
 	return false
 }
 
 // callIDs returns the ids of an assistant message's tool calls.
-func callIDs(e *session.Entry) []string {
-	m, _ := e.AsMessage()
+func callIDs(m session.ContextMessage) []string {
 	var v struct {
 		Content jsontext.Value `json:"content"`
 	}
@@ -433,13 +499,25 @@ func callIDs(e *session.Entry) []string {
 }
 
 // resultCallID returns the call id a tool result answers.
-func resultCallID(e *session.Entry) string {
-	m, _ := e.AsMessage()
+func resultCallID(m session.ContextMessage) string {
 	var r struct {
 		ToolCallID string `json:"toolCallId"`
 	}
 	_ = json.Unmarshal(m.Raw, &r, decodeOptions)
 	return r.ToolCallID
+}
+
+// rawProjected is a branch as a context keeping all of it shows it: each
+// entry with its own messages, compactions contributing none.
+func rawProjected(path []*session.Entry) []session.Projected {
+	es := make([]session.Projected, len(path))
+	for i, e := range path {
+		es[i].Entry = e
+		if e.Type != session.TypeCompaction {
+			es[i].Messages = e.ContextMessages()
+		}
+	}
+	return es
 }
 
 // SafeFirstKept checks a firstKeptEntryId chosen by a caller (an extension, a
@@ -452,7 +530,7 @@ func SafeFirstKept(path []*session.Entry, firstKeptID string) (string, error) {
 	if i < 0 {
 		return "", fmt.Errorf("%w: %s", ErrNotOnBranch, firstKeptID)
 	}
-	return path[keepToolPairs(path, i)].ID, nil
+	return path[keepToolPairs(rawProjected(path), i)].ID, nil
 }
 
 // fileOps collects pi's file operations: read, written and edited paths.
@@ -462,32 +540,55 @@ type fileOps struct {
 
 func newFileOps() *fileOps { return &fileOps{read: map[string]bool{}, modified: map[string]bool{}} }
 
-// addMessage records the files an assistant message's tool calls touched: read
-// reads, write and edit modify (pi's extractFileOpsFromMessage).
+// addMessage records the files an assistant message's tool calls, or the
+// calls nested in a tool result (code mode), touched: read reads, write and
+// edit modify (pi 1.6.0's extractFileOpsFromMessage).
 func (o *fileOps) addMessage(m session.ContextMessage) {
-	if m.Role != session.RoleAssistant {
+	switch m.Role {
+	case session.RoleAssistant:
+		for _, b := range decode(m.Raw).Content.Blocks {
+			if b.Type == "toolCall" {
+				o.add(b.Name, b.Arguments)
+			}
+		}
+	case session.RoleToolResult:
+		var v struct {
+			NestedCalls struct {
+				Calls []struct {
+					Name      string         `json:"name"`
+					Arguments jsontext.Value `json:"arguments"`
+				} `json:"calls"`
+			} `json:"nestedCalls"`
+		}
+		if json.Unmarshal(m.Raw, &v, decodeOptions) != nil {
+			return
+		}
+		for _, c := range v.NestedCalls.Calls {
+			o.add(c.Name, c.Arguments)
+		}
+	}
+}
+
+// add records one call's file operation.
+func (o *fileOps) add(tool string, arguments jsontext.Value) {
+	if arguments.Kind() != '{' {
 		return
 	}
-	for _, b := range decode(m.Raw).Content.Blocks {
-		if b.Type != "toolCall" || len(b.Arguments) == 0 {
-			continue
-		}
-		var args struct {
-			Path jsontext.Value `json:"path"`
-		}
-		if json.Unmarshal(b.Arguments, &args, decodeOptions) != nil || args.Path.Kind() != '"' {
-			continue
-		}
-		var p string
-		if json.Unmarshal(args.Path, &p, decodeOptions) != nil || p == "" {
-			continue
-		}
-		switch b.Name {
-		case "read":
-			o.read[p] = true
-		case "write", "edit":
-			o.modified[p] = true
-		}
+	var args struct {
+		Path jsontext.Value `json:"path"`
+	}
+	if json.Unmarshal(arguments, &args, decodeOptions) != nil {
+		return
+	}
+	p, ok := jsString(args.Path)
+	if !ok || p == "" {
+		return
+	}
+	switch tool {
+	case "read":
+		o.read[p] = true
+	case "write", "edit":
+		o.modified[p] = true
 	}
 }
 

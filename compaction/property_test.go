@@ -95,6 +95,9 @@ func TestPropertyCompactUndo(t *testing.T) {
 		default: // pi's plan
 			keep := rapid.IntRange(0, 3000).Draw(t, "keep")
 			e, _, err = Compact(context.Background(), b.l, Options{Settings: Settings{Enabled: true, ReserveTokens: 16384, KeepRecentTokens: keep}})
+			if errors.Is(err, ErrNothingToCompact) {
+				t.Skip("everything fits: pi 1.6.0 makes no plan")
+			}
 		}
 		if err != nil {
 			t.Fatalf("compact: %v", err)
@@ -123,6 +126,9 @@ func TestPropertySecondCompactionResummarizesKept(t *testing.T) {
 		keep := rapid.IntRange(0, 2000).Draw(t, "keep")
 		opts := Options{Settings: Settings{Enabled: true, ReserveTokens: 16384, KeepRecentTokens: keep}}
 		first, p1, err := Compact(context.Background(), b.l, opts)
+		if errors.Is(err, ErrNothingToCompact) {
+			t.Skip("everything fits: pi 1.6.0 makes no plan")
+		}
 		if err != nil {
 			t.Fatalf("first compaction: %v", err)
 		}
@@ -131,15 +137,18 @@ func TestPropertySecondCompactionResummarizesKept(t *testing.T) {
 			b.assistant(strings.Repeat("done ", 50))
 		}
 		p2, err := Prepare(b.l.Branch(""), opts.Settings)
+		if errors.Is(err, ErrNothingToCompact) {
+			t.Skip("everything fits: pi 1.6.0 makes no plan")
+		}
 		if err != nil {
 			t.Fatalf("second plan: %v", err)
 		}
 		if p2.PreviousSummary == nil || p2.Path[p2.BoundaryStart].ID != p1.FirstKeptEntryID {
 			t.Fatalf("second plan starts at %s, want the first's kept entry %s", p2.Path[p2.BoundaryStart].ID, p1.FirstKeptEntryID)
 		}
-		c1 := indexOf(p2.Path, first.ID)
-		if p2.FirstKeptIndex <= c1 {
-			return // the second cut is inside the first's kept part
+		cov, err := Covers(b.l, first.ID)
+		if err != nil {
+			t.Fatal(err)
 		}
 		summarized := map[string]bool{}
 		for _, m := range p2.MessagesToSummarize {
@@ -148,8 +157,13 @@ func TestPropertySecondCompactionResummarizesKept(t *testing.T) {
 		for _, m := range p2.TurnPrefixMessages {
 			summarized[m.Entry.ID] = true
 		}
-		for _, e := range p2.Path[p2.BoundaryStart:c1] {
-			if _, ok := e.AsMessage(); ok && e.Type != session.TypeCompaction && !summarized[e.ID] {
+		// What the first compaction kept and the second cuts off is summarized now.
+		for _, e := range cov.Kept {
+			i := indexOf(p2.Path, e.ID)
+			if i < 0 || i >= p2.FirstKeptIndex || len(p2.Projected[i].Messages) == 0 {
+				continue
+			}
+			if !summarized[e.ID] {
 				t.Fatalf("entry %s kept by the first compaction is not summarized by the second", e.ID)
 			}
 		}

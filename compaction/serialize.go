@@ -35,10 +35,11 @@ func jsSlice(text string, n int) string {
 	return text
 }
 
-// Serialize is pi's serializeConversation of a context converted for a model
-// (session.ForModel): one paragraph per part, "[User]: …", "[Assistant
-// thinking]: …", "[Assistant]: …", "[Assistant tool calls]: name(k=<JSON>, …); …"
-// and "[Tool result]: …" cut at ToolResultMaxChars. Summarizers get a
+// Serialize is pi 1.6.0's serializeConversation of a context converted for a
+// model (session.ForModel): one paragraph per part, "[User]: …", "[Assistant]:
+// …", "[Assistant tool calls]: name(k=<JSON>, …); …" and "[Tool result]: …" cut
+// at ToolResultMaxChars. Thinking is left out (0.73.1 sent it as "[Assistant
+// thinking]: …"), and so are system messages. Summarizers get a
 // transcript rather than a conversation so that the model does not continue it.
 func Serialize(msgs []session.ContextMessage) string {
 	var parts []string
@@ -56,19 +57,14 @@ func Serialize(msgs []session.ContextMessage) string {
 				parts = append(parts, "[User]: "+text)
 			}
 		case session.RoleAssistant:
-			var texts, thinking, calls []string
+			var texts, calls []string
 			for _, b := range f.Content.Blocks {
 				switch b.Type {
 				case "text":
 					texts = append(texts, b.Text)
-				case "thinking":
-					thinking = append(thinking, b.Thinking)
 				case "toolCall":
 					calls = append(calls, b.Name+"("+callArgs(b.Arguments)+")")
 				}
-			}
-			if len(thinking) > 0 {
-				parts = append(parts, "[Assistant thinking]: "+strings.Join(thinking, "\n"))
 			}
 			if len(texts) > 0 {
 				parts = append(parts, "[Assistant]: "+strings.Join(texts, "\n"))

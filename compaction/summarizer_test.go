@@ -221,7 +221,8 @@ func TestPromptKinds(t *testing.T) {
 	}{
 		{"first summary", Request{Kind: History, Messages: msgs}, conv + summaryPrompt},
 		{"empty previous summary is no previous summary", Request{Kind: History, Messages: msgs, PreviousSummary: &empty}, conv + summaryPrompt},
-		{"turn prefix", Request{Kind: TurnPrefix, Messages: msgs, Instructions: "ignored"}, conv + turnPrefixPrompt},
+		{"turn prefix (pi 1.6.0's framing)", Request{Kind: TurnPrefix, Messages: msgs, Instructions: "x"},
+			"# Conversation\n" + Serialize(msgs) + "\n\n# Instructions\n" + turnPrefixPrompt + "\n\nAdditional focus: x"},
 		{"branch", Request{Kind: Branch, Messages: msgs}, conv + branchPrompt},
 		{"branch with focus", Request{Kind: Branch, Messages: msgs, Instructions: "x"}, conv + branchPrompt + "\n\nAdditional focus: x"},
 		{"branch with replaced prompt", Request{Kind: Branch, Messages: msgs, Instructions: "only this", ReplaceInstructions: true}, conv + "only this"},

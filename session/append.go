@@ -3,7 +3,9 @@ package session
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -31,6 +33,11 @@ func randomID(used func(string) bool) string {
 // unless parent is given, and it becomes the cursor's last entry. fields follow
 // the envelope in the order given. The caller holds l.mu.
 func (l *Log) appendOn(cid, typ string, parent *string, fields []member) (*Entry, error) {
+	return l.appendWith(cid, typ, parent, func(*Entry) []member { return fields })
+}
+
+// appendWith is appendOn with fields that depend on the new entry's id and time.
+func (l *Log) appendWith(cid, typ string, parent *string, fieldsOf func(e *Entry) []member) (*Entry, error) {
 	if l.readOnly != nil {
 		return nil, l.readOnly
 	}
@@ -64,7 +71,7 @@ func (l *Log) appendOn(cid, typ string, parent *string, fields []member) (*Entry
 	if e.Cursor != "" {
 		head = append(head, member{"cursor", mustValue(e.Cursor)})
 	}
-	e.setBuilt(buildObject(append(head, fields...)))
+	e.setBuilt(buildObject(append(head, fieldsOf(e)...)))
 	if l.store != nil {
 		if err := l.store.Write(e); err != nil {
 			return nil, err
@@ -150,6 +157,8 @@ type CompactionData struct {
 	TokensBefore     int            `json:"tokensBefore"`
 	Details          jsontext.Value `json:"details,omitzero"`
 	FromHook         bool           `json:"fromHook,omitzero"`
+	// Usage is the cost of the model call that wrote the summary (pi 1.6.0), if any.
+	Usage jsontext.Value `json:"usage,omitzero"`
 }
 
 // BranchSummaryData is the content of a branch_summary entry.
@@ -229,18 +238,41 @@ func (c *Cursor) AppendModelChange(provider, modelID string) (*Entry, error) {
 	return c.do(TypeModelChange, []member{{"provider", mustValue(provider)}, {"modelId", mustValue(modelID)}})
 }
 
-// AppendCompaction appends a compaction entry. Its details default to empty
-// file lists, as pi writes them.
+// AppendCompaction appends a compaction entry as pi 1.6.0 writes it: details
+// default to empty file lists; an empty FirstKeptEntryID keeps nothing (the
+// entry's own id is recorded); the system prompt and tools in force (the
+// context's system messages replayed) are stored as its systemMessage
+// checkpoint, timestamped with the entry's time, so the context after it
+// starts from them.
 func (c *Cursor) AppendCompaction(d CompactionData) (*Entry, error) {
-	ms := []member{{"summary", mustValue(d.Summary)}, {"firstKeptEntryId", mustValue(d.FirstKeptEntryID)}, {"tokensBefore", mustValue(d.TokensBefore)}}
 	if d.Details == nil {
 		d.Details = jsontext.Value(`{"readFiles":[],"modifiedFiles":[]}`)
 	}
-	ms = opt(ms, "details", d.Details)
-	if d.FromHook {
-		ms = append(ms, member{"fromHook", mustValue(true)})
-	}
-	return c.do(TypeCompaction, ms)
+	return c.l.locked(func() (*Entry, error) {
+		cid := c.cid()
+		cur, ok := c.l.cursors[cid]
+		if !ok {
+			return nil, fmt.Errorf("%w: %s", ErrNoCursor, cid)
+		}
+		system, _ := SystemPrompt(c.l.project(cur.leaf).Context().Messages)
+		return c.l.appendWith(cid, TypeCompaction, nil, func(e *Entry) []member {
+			first := d.FirstKeptEntryID
+			if first == "" {
+				first = e.ID
+			}
+			ms := []member{{"summary", mustValue(d.Summary)}, {"firstKeptEntryId", mustValue(first)}, {"tokensBefore", mustValue(d.TokensBefore)}}
+			ms = opt(ms, "details", d.Details)
+			ms = opt(ms, "usage", d.Usage)
+			if d.FromHook {
+				ms = append(ms, member{"fromHook", mustValue(true)})
+			}
+			if system != nil {
+				sms, _ := objectMembers(system)
+				ms = append(ms, member{"systemMessage", buildObject(setMember(sms, "timestamp", jsMillis(e.Timestamp)))})
+			}
+			return ms
+		})
+	})
 }
 
 // AppendCustom appends extension state that never reaches the model.
@@ -257,10 +289,19 @@ func (c *Cursor) AppendCustomMessage(customType string, content Content, display
 	return c.do(TypeCustomMessage, opt(ms, "details", details))
 }
 
-// SetName appends a session_info entry with the trimmed name.
+// SetName appends a session_info entry with the name as pi 1.6.0 writes it:
+// each run of line breaks becomes one space, then the name is trimmed.
 func (c *Cursor) SetName(name string) (*Entry, error) {
-	return c.do(TypeSessionInfo, []member{{"name", mustValue(strings.TrimSpace(name))}})
+	return c.do(TypeSessionInfo, []member{{"name", mustValue(CleanName(name))}})
 }
+
+// CleanName is a session name as pi 1.6.0 stores it: runs of CR and LF
+// replaced by one space, surrounding white space trimmed.
+func CleanName(name string) string {
+	return strings.TrimSpace(lineBreaks.ReplaceAllString(name, " "))
+}
+
+var lineBreaks = regexp.MustCompile(`[\r\n]+`)
 
 // SetLabel labels an entry; an empty label clears it.
 func (c *Cursor) SetLabel(targetID, label string) (*Entry, error) {
@@ -325,8 +366,15 @@ func (c *Cursor) Clear() error {
 }
 
 // BranchWithSummary moves the leaf to id ("" for before the first entry) and
-// appends a branch_summary there (fromId = id, or "root").
+// appends a branch_summary there whose fromId is the leaf that was left ("root"
+// when there was none), as pi 1.6.0 records it.
 func (c *Cursor) BranchWithSummary(id, summary string, details any, fromHook bool) (*Entry, error) {
+	return c.BranchWithSummaryUsage(id, summary, details, fromHook, nil)
+}
+
+// BranchWithSummaryUsage is BranchWithSummary recording the usage of the
+// model call that wrote the summary (nil: none).
+func (c *Cursor) BranchWithSummaryUsage(id, summary string, details any, fromHook bool, usage *Usage) (*Entry, error) {
 	return c.l.locked(func() (*Entry, error) {
 		if id != "" {
 			n, ok := c.l.byID[id]
@@ -337,11 +385,14 @@ func (c *Cursor) BranchWithSummary(id, summary string, details any, fromHook boo
 				return nil, fmt.Errorf("%w: %s", ErrIsMarker, id)
 			}
 		}
-		from := id
-		if from == "" {
-			from = "root"
+		from := "root"
+		if cur, ok := c.l.cursors[c.cid()]; ok && cur.leaf != nil {
+			from = cur.leaf.e.ID
 		}
 		ms := opt([]member{{"fromId", mustValue(from)}, {"summary", mustValue(summary)}}, "details", details)
+		if usage != nil {
+			ms = append(ms, member{"usage", mustValue(usage)})
+		}
 		if fromHook {
 			ms = append(ms, member{"fromHook", mustValue(true)})
 		}
@@ -474,4 +525,82 @@ func (l *Log) Active() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.active
+}
+
+// ErrNotEditable is returned for a context edit whose target is not a user,
+// assistant or tool result message or a custom message on the branch.
+var ErrNotEditable = errors.New("session: entry is not an editable message on the branch")
+
+// AppendContextEdit appends a context_edit (pi 1.6.0) on the active cursor.
+func (l *Log) AppendContextEdit(targetID string, replacement *Content) (*Entry, error) {
+	return l.Cursor("").AppendContextEdit(targetID, replacement)
+}
+
+// AppendContextEdit hides an earlier message of this cursor's branch from the
+// context (replacement nil) or replaces its content, as pi 1.6.0's
+// appendContextEdit: the target must be a user, assistant or tool result
+// message or a custom message on the branch; a string replacement of an
+// assistant message or tool result is stored as one text block. The latest
+// edit of a target wins, so a later edit (with the original content, say)
+// undoes an earlier one. Nothing is deleted.
+func (c *Cursor) AppendContextEdit(targetID string, replacement *Content) (*Entry, error) {
+	return c.contextEdit(targetID, func(role string, _ *Entry) jsontext.Value {
+		if replacement == nil {
+			return jsontext.Value("null")
+		}
+		content := mustValue(*replacement)
+		if replacement.IsString && (role == RoleAssistant || role == RoleToolResult) {
+			content = mustValue([]textBlock{{Type: "text", Text: replacement.String}})
+		}
+		return buildObject([]member{{"content", content}})
+	})
+}
+
+// RestoreContext undoes earlier context edits of a target: it appends an edit
+// whose replacement is the target's own stored content, byte for byte.
+func (c *Cursor) RestoreContext(targetID string) (*Entry, error) {
+	return c.contextEdit(targetID, func(_ string, target *Entry) jsontext.Value {
+		raw := target.raw
+		if target.Type == TypeMessage {
+			raw = target.messageRaw()
+		}
+		ms, _ := objectMembers(raw)
+		content, _ := find(ms, "content")
+		if len(content) == 0 || content.Kind() == 'n' {
+			content = jsontext.Value("[]")
+		}
+		return buildObject([]member{{"content", content}})
+	})
+}
+
+func (c *Cursor) contextEdit(targetID string, replacement func(role string, target *Entry) jsontext.Value) (*Entry, error) {
+	return c.l.locked(func() (*Entry, error) {
+		cid := c.cid()
+		cur, ok := c.l.cursors[cid]
+		if !ok {
+			return nil, fmt.Errorf("%w: %s", ErrNoCursor, cid)
+		}
+		n, ok := c.l.byID[targetID]
+		if !ok {
+			return nil, fmt.Errorf("%w: %s", ErrNotFound, targetID)
+		}
+		if !slices.Contains(c.l.path(cur.leaf), n) {
+			return nil, fmt.Errorf("%w: %s is not on the branch", ErrNotEditable, targetID)
+		}
+		role := RoleCustom
+		switch {
+		case n.e.Type == TypeMessage && (n.e.role == RoleUser || n.e.role == RoleAssistant || n.e.role == RoleToolResult):
+			role = n.e.role
+		case n.e.Type != TypeCustomMessage:
+			return nil, fmt.Errorf("%w: %s is a %s", ErrNotEditable, targetID, describeType(n.e))
+		}
+		return c.l.appendOn(cid, TypeContextEdit, nil, []member{{"targetId", mustValue(targetID)}, {"replacement", replacement(role, n.e)}})
+	})
+}
+
+func describeType(e *Entry) string {
+	if e.Type == TypeMessage {
+		return e.role + " message"
+	}
+	return e.Type
 }

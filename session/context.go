@@ -201,69 +201,8 @@ func (l *Log) ContextAt(leaf *string) Context {
 
 func emptyContext() Context { return Context{ThinkingLevel: jsontext.Value(`"off"`)} }
 
-func (l *Log) buildContext(leaf *node) Context {
-	ctx := emptyContext()
-	if leaf == nil {
-		return ctx
-	}
-	path := l.path(leaf)
-	// Settings come from the last entry of each kind on the path: scan backwards
-	// and decode only those, never every assistant message.
-	var haveLevel, haveModel bool
-	compaction := -1
-	for i := len(path) - 1; i >= 0 && (!haveLevel || !haveModel || compaction < 0); i-- {
-		e := path[i].e
-		switch {
-		case e.Type == TypeThinkingLevelChange && !haveLevel:
-			haveLevel = true
-			ctx.ThinkingLevel = e.rawValue("thinkingLevel")
-		case e.Type == TypeModelChange && !haveModel:
-			haveModel = true
-			ctx.Model = &Model{Provider: e.rawValue("provider"), ModelID: e.rawValue("modelId")}
-		case e.Type == TypeMessage && e.role == RoleAssistant && !haveModel:
-			haveModel = true
-			var v struct {
-				Provider jsontext.Value `json:"provider"`
-				Model    jsontext.Value `json:"model"`
-			}
-			_ = unmarshal(e.messageRaw(), &v)
-			ctx.Model = &Model{Provider: v.Provider, ModelID: v.Model}
-		case e.Type == TypeCompaction && compaction < 0:
-			compaction = i
-		}
-	}
-	if compaction < 0 {
-		for _, n := range path {
-			ctx.add(n.e)
-		}
-		return ctx
-	}
-	// Raw values, so that a field of an unexpected type spoils nothing else.
-	var comp struct {
-		Summary          jsontext.Value `json:"summary"`
-		FirstKeptEntryID jsontext.Value `json:"firstKeptEntryId"`
-		TokensBefore     jsontext.Value `json:"tokensBefore"`
-	}
-	ce := path[compaction].e
-	_ = unmarshal(ce.raw, &comp)
-	firstKept, _ := jsonString(comp.FirstKeptEntryID)
-	ctx.Messages = append(ctx.Messages, ContextMessage{Role: RoleCompactionSummary, Entry: ce, Raw: buildObject(omitEmpty([]member{
-		{"role", mustValue(RoleCompactionSummary)}, {"summary", comp.Summary}, {"tokensBefore", comp.TokensBefore}, {"timestamp", jsMillis(ce.Timestamp)},
-	}))})
-	kept := false
-	for _, n := range path[:compaction] {
-		if n.e.ID == firstKept {
-			kept = true
-		}
-		if kept {
-			ctx.add(n.e)
-		}
-	}
-	for _, n := range path[compaction+1:] {
-		ctx.add(n.e)
-	}
-	return ctx
-}
+// buildContext is pi 1.6.0's buildSessionContext: the projection's messages.
+func (l *Log) buildContext(leaf *node) Context { return l.project(leaf).Context() }
 
 // add appends what an entry contributes to the context, if anything.
 func (ctx *Context) add(e *Entry) {
@@ -280,6 +219,9 @@ func (ctx *Context) add(e *Entry) {
 		out := []member{{"role", mustValue(RoleCustom)}}
 		for _, f := range []string{"customType", "content", "display", "details"} {
 			v, _ := find(ms, f)
+			if f == "content" && (len(v) == 0 || v.Kind() == 'n') {
+				v = jsontext.Value("[]") // pi 1.6.0: entry.content ?? []
+			}
 			out = append(out, member{f, v})
 		}
 		out = append(out, member{"timestamp", jsMillis(e.Timestamp)})
@@ -346,7 +288,7 @@ func ForModel(msgs []ContextMessage) []jsontext.Value {
 	out := make([]jsontext.Value, 0, len(msgs))
 	for _, m := range msgs {
 		switch m.Role {
-		case RoleUser, RoleAssistant, RoleToolResult:
+		case RoleUser, RoleAssistant, RoleToolResult, RoleSystem:
 			out = append(out, m.Raw)
 		case RoleBashExecution:
 			ms, err := objectMembers(m.Raw)

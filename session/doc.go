@@ -11,7 +11,8 @@
 // "type","id","parentId","timestamp" (and "cursor" for entries written through
 // a cursor other than main). Entry types: message, thinking_level_change,
 // model_change, compaction, branch_summary, custom, custom_message, label,
-// session_info; unknown types and fields are kept exactly as read.
+// session_info, and pi 1.6.0's usage and context_edit; unknown types and fields
+// are kept exactly as read.
 //
 // # Guarantees
 //
@@ -23,8 +24,10 @@
 //     loop's first entry in the file, entries with unknown parents become roots,
 //     and versions 1 and 2 are migrated in memory.
 //   - Building a context from a leaf (Log.Context, Log.ContextAt) gives exactly
-//     what pi's buildSessionContext gives on the same file; ForModel is pi's
-//     convertToLlm.
+//     what pi 1.6.0's buildSessionContext gives on the same file: the
+//     projection (Log.Projection) of the path after the latest compaction, with
+//     its system checkpoint and context edits applied. ForModel is pi's
+//     convertToLlm; SystemPrompt replays the system messages.
 //
 // # Cursors
 //

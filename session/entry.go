@@ -44,6 +44,9 @@ type Entry struct {
 	raw    []byte
 	// Offsets in raw of the top-level message value (msgEnd 0: none).
 	msgStart, msgEnd int
+	// hasContent: the message has a content that is not null, as far as the
+	// line scan can tell (names written with escapes leave it false).
+	hasContent bool
 }
 
 // Raw returns the entry's JSON object as read or written, without the newline.
@@ -143,6 +146,7 @@ func parseLine(line []byte) (*Header, *Entry, error) {
 // setScan keeps what scanLine found in e.raw: where the message is, and the customType.
 func (e *Entry) setScan(s lineScan) {
 	e.msgStart, e.msgEnd = s.msgStart, s.msgEnd
+	e.hasContent = s.content == contentValue && !s.escaped
 	e.custom = ""
 	if e.Type == TypeCustom && s.ctEnd > 0 {
 		v := e.raw[s.ctStart:s.ctEnd]

@@ -170,6 +170,26 @@ func FuzzLoad(f *testing.F) {
 	f.Add([]byte(lineSeeds[1] + "\n" + `{"type":"message","timestamp":"t","message":{"role":"user","content":"x"}}` + "\n" +
 		`{"type":"compaction","timestamp":"t","summary":"s","firstKeptEntryIndex":1,"tokensBefore":3}` + "\n"))
 	f.Add(serializeLog(cursorSeed()))
+	// pi 1.6.0's entries: system messages, context edits (of edits, of other
+	// branches, of a compaction's kept part, odd replacements), usage entries,
+	// a compaction with a checkpoint that keeps nothing, null content.
+	f.Add([]byte(lineSeeds[0] + "\n" + strings.Join([]string{
+		`{"type":"message","id":"s1","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"system","content":null,"sections":{"b":"B","1":"one","a":"A","a":"A2"},"toolsAdded":[{"name":"read"},{"name":"bash"}],"timestamp":1}}`,
+		`{"type":"message","id":"u1","parentId":"s1","timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":null,"timestamp":2}}`,
+		`{"type":"message","id":"a1","parentId":"u1","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"assistant","timestamp":3}}`,
+		`{"type":"message","id":"b1","parentId":"u1","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"assistant","content":[],"timestamp":3}}`,
+		`{"type":"context_edit","id":"e1","parentId":"a1","timestamp":"2026-01-01T00:00:03.000Z","targetId":"u1","replacement":{"content":"x"}}`,
+		`{"type":"context_edit","id":"e2","parentId":"e1","timestamp":"2026-01-01T00:00:04.000Z","targetId":"e1","replacement":null}`,
+		`{"type":"context_edit","id":"e3","parentId":"e2","timestamp":"2026-01-01T00:00:05.000Z","targetId":"b1","replacement":null}`,
+		`{"type":"context_edit","id":"e4","parentId":"e3","timestamp":"2026-01-01T00:00:06.000Z","targetId":"a1"}`,
+		`{"type":"context_edit","id":"e5","parentId":"e4","timestamp":"2026-01-01T00:00:07.000Z","targetId":7,"replacement":"text"}`,
+		`{"type":"usage","id":"g1","parentId":"e5","timestamp":"2026-01-01T00:00:08.000Z","kind":"x-new","provider":"p","model":"m","usage":{"input":1,"output":2,"cacheRead":0,"cacheWrite":0,"totalTokens":3,"cost":{"total":0.5}}}`,
+		`{"type":"message","id":"s2","parentId":"g1","timestamp":"2026-01-01T00:00:09.000Z","message":{"role":"system","content":[{"type":"text","text":"more"}],"sections":{"a":null},"toolsRemoved":[{"name":"bash"}],"timestamp":4}}`,
+		`{"type":"compaction","id":"c1","parentId":"s2","timestamp":"2026-01-01T00:00:10.000Z","summary":"s","firstKeptEntryId":"u1","tokensBefore":9,"systemMessage":{"role":"system","content":"cp","timestamp":5}}`,
+		`{"type":"context_edit","id":"e6","parentId":"c1","timestamp":"2026-01-01T00:00:11.000Z","targetId":"a1","replacement":{"content":[{"type":"text","text":"kept part"}]}}`,
+		`{"type":"compaction","id":"c2","parentId":"e6","timestamp":"2026-01-01T00:00:12.000Z","summary":"t","firstKeptEntryId":"c2","tokensBefore":9}`,
+		`{"type":"message","id":"u2","parentId":"c2","timestamp":"2026-01-01T00:00:13.000Z","message":{"role":"user","content":"go","timestamp":6}}`,
+	}, "\n") + "\n"))
 	files, _ := filepath.Glob(filepath.Join("testdata", "edges", "*.jsonl"))
 	for _, name := range files {
 		if b, err := os.ReadFile(name); err == nil {
@@ -215,6 +235,26 @@ func FuzzLoad(f *testing.F) {
 		}
 		if a, b := l.Cursors(), l2.Cursors(); !reflect.DeepEqual(a, b) {
 			t.Fatalf("cursors changed on reload:\nfirst  %+v\nsecond %+v", a, b)
+		}
+		// The context is the projection's messages; every message, the system
+		// prompt replayed from them and what goes to a model is JSON.
+		ctx := l.Context()
+		p1, _ := l.Projection().Context().MarshalJSON()
+		if c1, _ := ctx.MarshalJSON(); !bytes.Equal(c1, p1) || !validJSON(c1) {
+			t.Fatalf("context %s, projection %s", c1, p1)
+		}
+		if sys, _ := SystemPrompt(ctx.Messages); sys != nil && !validJSON(sys) {
+			t.Fatalf("system prompt %s", sys)
+		}
+		for _, m := range ForModel(ctx.Messages) {
+			if !validJSON(m) {
+				t.Fatalf("for the model: %s", m)
+			}
+		}
+		for _, e := range l.Entries() {
+			if key, _, ok := e.UsageRecord(); ok && key == "" {
+				t.Fatalf("entry %s costs under no key", e.ID)
+			}
 		}
 		for _, c := range append(l.Cursors(), CursorInfo{}) { // {} : the active cursor
 			c1, _ := l.Cursor(c.ID).Context().MarshalJSON()

@@ -132,6 +132,24 @@ func WithParent(path string) HeaderOption { return func(h *Header) { h.ParentSes
 // WithTimestamp sets the header's creation time.
 func WithTimestamp(ts string) HeaderOption { return func(h *Header) { h.Timestamp = ts } }
 
+// headerlessNS is the UUID namespace of the ids given to header-less files.
+var headerlessNS = uuid.MustParse("6f1c1c55-2c4e-4f4e-9a53-0a5b3c2d7e10")
+
+// firstLine returns data's first line that is not blank.
+func firstLine(data []byte) []byte {
+	for len(data) > 0 {
+		i := bytes.IndexByte(data, '\n')
+		if i < 0 {
+			i = len(data)
+		}
+		if ln := bytes.TrimSpace(data[:i]); len(ln) > 0 {
+			return ln
+		}
+		data = data[min(i+1, len(data)):]
+	}
+	return nil
+}
+
 func newSessionID() string {
 	id, err := uuid.NewV7()
 	if err != nil {
@@ -229,6 +247,17 @@ func Load(data []byte) *Log {
 		nh := New("")
 		h = &nh.header
 		h.Version = v
+		// The same file gets the same header on every load: an id derived from
+		// its first line, the time of its first entry.
+		if first := firstLine(data); len(first) > 0 {
+			h.ID = uuid.NewSHA1(headerlessNS, first).String()
+		}
+		for _, e := range entries {
+			if e.Timestamp != "" {
+				h.Timestamp = e.Timestamp
+				break
+			}
+		}
 	}
 	rep.Version = h.Version
 	l := emptyLog(*h)

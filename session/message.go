@@ -19,6 +19,17 @@ const (
 	RoleCompactionSummary = "compactionSummary"
 )
 
+// KnownRole reports whether pi writes messages with this role to a session
+// file: the roles above but the two that exist only in a built context, and
+// "system" (pi 1.6.0's system prompt and tool checkpoints).
+func KnownRole(role string) bool {
+	switch role {
+	case RoleUser, RoleAssistant, RoleToolResult, RoleBashExecution, RoleCustom, "system":
+		return true
+	}
+	return false
+}
+
 // Message is one message as the JSON it was read or built as. Fields arbor does
 // not know survive every read, copy and write unchanged.
 type Message struct {
@@ -48,6 +59,26 @@ func ParseMessage(raw []byte) (Message, error) {
 		return Message{}, ErrNoRole
 	}
 	return Message{Role: role, raw: raw}, nil
+}
+
+// WithTimestamp returns the message with a "timestamp" member of ms
+// (milliseconds since the epoch, as pi writes it) added at its end when it has
+// none; the message's other bytes stay as they are.
+func (m Message) WithTimestamp(ms int64) Message {
+	var v struct {
+		Timestamp jsontext.Value `json:"timestamp"`
+	}
+	if err := unmarshal(m.raw, &v); err == nil && len(v.Timestamp) > 0 {
+		return m
+	}
+	end := strings.LastIndexByte(string(m.raw), '}')
+	if end < 0 {
+		return m
+	}
+	raw := make([]byte, 0, len(m.raw)+32)
+	raw = append(raw, m.raw[:end]...)
+	raw = append(raw, fmt.Sprintf(",\"timestamp\":%d}", ms)...)
+	return Message{Role: m.Role, raw: raw}
 }
 
 // NewMessage encodes v (a MessageData, a map or any struct) as a message.

@@ -588,23 +588,30 @@ func TestTreeTraversal(t *testing.T) {
 	t.Run("BranchWithSummary", func(t *testing.T) {
 		l := session.New("/p")
 		m1 := must[*session.Entry](t)(l.AppendMessage(userMsg(t, "1")))
-		must[*session.Entry](t)(l.AppendMessage(assistantMsg(t, "2")))
+		m2 := must[*session.Entry](t)(l.AppendMessage(assistantMsg(t, "2")))
 		bs := must[*session.Entry](t)(l.BranchWithSummary(m1.ID, "summary of 2", nil, false))
 		if bs.ParentID != m1.ID || l.Leaf().ID != bs.ID {
 			t.Errorf("summary parent %s leaf %s", bs.ParentID, l.Leaf().ID)
 		}
 		var d session.BranchSummaryData
 		check(t, bs.Decode(&d))
-		if d.FromID != m1.ID || d.Summary != "summary of 2" {
-			t.Errorf("summary data %+v", d)
+		// pi 1.6.0 records the leaf that was left (0.73.1 recorded the branch point).
+		if d.FromID != m2.ID || d.Summary != "summary of 2" {
+			t.Errorf("summary data %+v, want fromId %s", d, m2.ID)
 		}
 		if _, err := l.BranchWithSummary("nope", "s", nil, false); !errors.Is(err, session.ErrNotFound) {
 			t.Errorf("BranchWithSummary(unknown) = %v", err)
 		}
 		root := must[*session.Entry](t)(l.BranchWithSummary("", "from the top", nil, true))
 		check(t, root.Decode(&d))
-		if root.ParentID != "" || d.FromID != "root" || !d.FromHook {
+		if root.ParentID != "" || d.FromID != bs.ID || !d.FromHook {
 			t.Errorf("summary from root: parent %q data %+v", root.ParentID, d)
+		}
+		empty := session.New("/p")
+		first := must[*session.Entry](t)(empty.BranchWithSummary("", "nothing left", nil, false))
+		check(t, first.Decode(&d))
+		if d.FromID != "root" {
+			t.Errorf("summary with no leaf to leave: fromId %q, want root", d.FromID)
 		}
 		if diff := cmp.Diff([]string{"branchSummary:from the top"}, texts(t, l.Context())); diff != "" {
 			t.Error(diff)

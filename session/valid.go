@@ -146,7 +146,17 @@ type lineScan struct {
 	// Spans [start, end) of the last value of each envelope member, and of the
 	// last "role" in the last message object (end 0: absent): what JSON.parse keeps.
 	typ, id, parent, ts, cursor, role [2]int
+	// content says what the last "content" of the last message object holds:
+	// contentMissing, contentNull or contentValue.
+	content int8
 }
+
+// What a message's content is, as the line scan saw it.
+const (
+	contentMissing int8 = iota
+	contentNull
+	contentValue
+)
 
 // scanLine validates a line as validJSON does and, when it holds an object,
 // records its envelope members on the way, at the cost of a comparison per
@@ -217,6 +227,7 @@ func (s *lineScan) scanTop(b []byte, i int) (int, bool) {
 		vstart := i
 		if bit == seenMessage {
 			s.role = [2]int{} // the last message is the one that counts
+			s.content = contentMissing
 		}
 		if bit == seenMessage && i < len(b) && b[i] == '{' {
 			i, ok = s.scanMessage(b, i)
@@ -277,6 +288,7 @@ func (s *lineScan) scanMessage(b []byte, i int) (int, bool) {
 		}
 		name := b[start+1 : i-1]
 		isRole := string(name) == "role"
+		isContent := string(name) == "content"
 		if isRole {
 			if roles++; roles > 1 {
 				s.plain = false
@@ -295,6 +307,12 @@ func (s *lineScan) scanMessage(b []byte, i int) (int, bool) {
 		}
 		if isRole {
 			s.role = [2]int{vstart, i}
+		}
+		if isContent {
+			s.content = contentValue
+			if i-vstart == 4 && string(b[vstart:i]) == "null" {
+				s.content = contentNull
+			}
 		}
 		i = jsonscan.SkipSpace(b, i)
 		if i >= len(b) {

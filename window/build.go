@@ -112,11 +112,12 @@ type BudgetError struct {
 	LastTurn  int // tokens of the last turn
 	Pinned    int // tokens of pinned entries
 	NPinned   int // how many pinned entries
+	System    int // tokens of the system messages (the prompt and tools)
 }
 
 func (e *BudgetError) Error() string {
-	return fmt.Sprintf("window: the context cannot fit in %d tokens: what must stay needs %d (first request %d, last request %d, last turn %d, %d pinned entries %d); raise the budget or unpin entries",
-		e.Budget, e.Protected, e.First, e.Last, e.LastTurn, e.NPinned, e.Pinned)
+	return fmt.Sprintf("window: the context cannot fit in %d tokens: what must stay needs %d (system prompt %d, first request %d, last request %d, last turn %d, %d pinned entries %d); raise the budget or unpin entries",
+		e.Budget, e.Protected, e.System, e.First, e.Last, e.LastTurn, e.NPinned, e.Pinned)
 }
 
 // ErrBudget is matched by every *BudgetError.
@@ -169,7 +170,7 @@ type item struct {
 	initial int  // tokens at the cursor's level, before any cut or downgrade
 	pos     int  // index in the unfitted context
 	turn    int  // index of its turn
-	keep    bool // never downgraded: pinned, first or last request, last turn
+	keep    bool // never downgraded: pinned, a system message, first or last request, last turn
 	omitted bool
 	synth   bool
 	cut     *Cut // set when bound cut its output
@@ -374,7 +375,9 @@ func (p *planner) group() {
 				it.keep = true
 			}
 		}
-		if i == len(p.turns)-1 || t.first == firstUser || t.first == lastUser {
+		// The system prompt and tools (pi 1.6.0's system messages) are never
+		// downgraded or left out, as the first and last requests.
+		if i == len(p.turns)-1 || t.first == firstUser || t.first == lastUser || p.items[t.first].msg.Role == session.RoleSystem {
 			t.keep = true
 			for _, it := range p.items[t.first : t.last+1] {
 				it.keep = true
@@ -665,6 +668,8 @@ func (p *planner) budgetError() error {
 			e.First += it.tokens
 		case i == lastUser:
 			e.Last += it.tokens
+		case it.msg.Role == session.RoleSystem:
+			e.System += it.tokens
 		}
 		if it.level == session.Pinned {
 			e.NPinned++

@@ -5,6 +5,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/arborlog/arbor/session"
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // Tokenizer counts the tokens of a text exactly (package window/exact has one).
@@ -124,6 +125,22 @@ func (e *Estimator) data(d session.MessageData, raw []byte) int {
 		return n + e.Text(d.Command, Code) + e.Text(d.Output, Code) + 8
 	case session.RoleCompactionSummary, session.RoleBranchSummary:
 		return n + e.Text(summaryOf(raw), Prose) + 30 // pi's wrapper text
+	case session.RoleSystem:
+		// The prompt's content, its sections and the tools it declares.
+		var v struct {
+			Sections   map[string]jsontext.Value `json:"sections"`
+			ToolsAdded jsontext.Value            `json:"toolsAdded"`
+		}
+		_ = unmarshal(raw, &v)
+		for _, s := range v.Sections {
+			var text string
+			if unmarshal(s, &text) == nil {
+				n += e.Text(text, Prose)
+			}
+		}
+		if len(v.ToolsAdded) > 0 {
+			n += e.Text(string(v.ToolsAdded), Code)
+		}
 	}
 	kind := Prose
 	if d.Role == session.RoleToolResult {

@@ -1,7 +1,9 @@
 package window
 
 import (
+	"cmp"
 	"math"
+	"slices"
 
 	"github.com/arborlog/arbor/session"
 )
@@ -59,8 +61,10 @@ type PhaseTokens struct {
 	Unclassified int `json:"unclassified"`
 }
 
-// APIUsage sums the provider usage recorded on every assistant message in the
-// file, on every branch: what the session cost.
+// APIUsage sums the provider usage recorded in the file, on every branch, as
+// pi 1.6.0 counts it (session.Entry.UsageRecord): assistant messages, usage
+// entries, and the summaries and tool results that record a usage. It is what
+// the session cost.
 type APIUsage struct {
 	Input       float64 `json:"input"`
 	Output      float64 `json:"output"`
@@ -69,6 +73,21 @@ type APIUsage struct {
 	TotalTokens float64 `json:"totalTokens"`
 	Cost        float64 `json:"cost"`
 	Requests    int     `json:"requests"`
+	// ByModel is pi 1.6.0's getUsageCostBreakdown: one row per provider/model
+	// ("Tools/summaries" for summaries and tool results), rows that cost and
+	// used nothing left out, most expensive first.
+	ByModel []UsageRow `json:"byModel"`
+
+	rows map[string]*UsageRow
+}
+
+// UsageRow is the cost and tokens (input, output, cache read and write) of one key.
+type UsageRow struct {
+	Key    string  `json:"key"`
+	Cost   float64 `json:"cost"`
+	Tokens float64 `json:"tokens"`
+
+	input, output, cacheRead, cacheWrite float64
 }
 
 // StatsOptions configures Measure.
@@ -107,27 +126,12 @@ func Measure(l *session.Log, c *session.Cursor, o StatsOptions) Stats {
 	res, _ := Build(ctx, Options{Resolutions: resolutions, Estimator: o.Estimator}) // without a budget Build cannot fail
 	s := Stats{ContextWindow: o.Window, CompletionReserve: o.Reserve, PromptBudget: max(0, o.Window-o.Reserve), MessageCount: len(res.Messages)}
 
-	// Usage of the messages in the context is already decoded; only other
-	// branches' assistant messages are read again.
-	decoded := map[*session.Entry]*session.Usage{}
-	for _, m := range res.Messages {
-		if m.Entry != nil && m.Role == session.RoleAssistant && !m.Synthetic && m.orig.Role != "" {
-			decoded[m.Entry] = m.orig.Usage
-		}
-	}
 	for _, e := range l.Entries() {
 		if !e.IsMarker() {
 			s.EntryCount++
 		}
-		if e.Type != session.TypeMessage || e.Role() != session.RoleAssistant {
-			continue
-		}
-		u, ok := decoded[e]
-		if !ok {
-			u = usageOf(e)
-		}
-		s.APIUsage.add(u)
 	}
+	s.APIUsage = FileUsage(l)
 	var path []*session.Entry
 	if leaf := c.Leaf(); leaf != nil {
 		path = l.Branch(leaf.ID)
@@ -138,13 +142,16 @@ func Measure(l *session.Log, c *session.Cursor, o StatsOptions) Stats {
 			inContext[m.Entry.ID] = true
 		}
 	}
-	lastCompaction := -1
+	lastCompaction, invalidated := -1, -1
 	for i, e := range path {
 		if !e.IsMarker() {
 			s.PathEntryCount++
 		}
 		if e.Type == session.TypeCompaction {
 			lastCompaction = i
+		}
+		if e.Type == session.TypeCompaction || e.Type == session.TypeContextEdit {
+			invalidated = i
 		}
 	}
 	for i, e := range path {
@@ -170,6 +177,8 @@ func Measure(l *session.Log, c *session.Cursor, o StatsOptions) Stats {
 			s.RoleTokens.Assistant += m.Tokens
 		case session.RoleToolResult:
 			s.RoleTokens.Tool += m.Tokens
+		case session.RoleSystem:
+			s.RoleTokens.System += m.Tokens
 		default:
 			s.RoleTokens.User += m.Tokens
 		}
@@ -189,7 +198,7 @@ func Measure(l *session.Log, c *session.Cursor, o StatsOptions) Stats {
 		}
 	}
 	s.EstimatedUsed = sum
-	if id, tokens, ok := anchor(res, path, lastCompaction); ok {
+	if id, tokens, ok := anchor(res, path, invalidated); ok {
 		s.UsageAnchor, s.EstimatedUsed = id, tokens
 	}
 	s.EstimatedRemaining = max(0, s.PromptBudget-s.EstimatedUsed)
@@ -212,8 +221,9 @@ func reaches(e *session.Entry) bool {
 // anchor is pi's estimateContextTokens: the usage the provider reported for
 // the last assistant message that did not fail, plus estimates of what came
 // after it. It applies only while every message up to the anchor is rendered
-// in full, and the anchor is newer than the last compaction, since the usage
-// measured that context and no other.
+// in full, and the anchor is newer than the last compaction and context edit
+// (pi 1.6.0), since the usage measured that context and no other. Usage that
+// counts nothing is skipped.
 func anchor(res *Result, path []*session.Entry, lastCompaction int) (string, int, bool) {
 	after := map[string]bool{}
 	if lastCompaction >= 0 {
@@ -227,7 +237,7 @@ func anchor(res *Result, path []*session.Entry, lastCompaction int) (string, int
 			continue
 		}
 		d, ok := data(m.Raw)
-		if !ok || d.Usage == nil || d.StopReason == "aborted" || d.StopReason == "error" {
+		if !ok || d.Usage == nil || d.StopReason == "aborted" || d.StopReason == "error" || contextTokens(*d.Usage) <= 0 {
 			continue
 		}
 		if lastCompaction >= 0 && !after[m.Entry.ID] {
@@ -238,11 +248,7 @@ func anchor(res *Result, path []*session.Entry, lastCompaction int) (string, int
 				return "", 0, false
 			}
 		}
-		u := *d.Usage
-		tokens := int(u.TotalTokens)
-		if tokens == 0 {
-			tokens = int(u.Input + u.Output + u.CacheRead + u.CacheWrite)
-		}
+		tokens := int(contextTokens(*d.Usage))
 		for _, later := range res.Messages[i+1:] {
 			tokens += later.Tokens
 		}
@@ -251,22 +257,15 @@ func anchor(res *Result, path []*session.Entry, lastCompaction int) (string, int
 	return "", 0, false
 }
 
-func usageOf(e *session.Entry) *session.Usage {
-	var v struct {
-		Message struct {
-			Usage *session.Usage `json:"usage"`
-		} `json:"message"`
+// contextTokens is pi's calculateContextTokens: the total, or the sum of the parts when it is 0.
+func contextTokens(u session.Usage) float64 {
+	if u.TotalTokens != 0 {
+		return u.TotalTokens
 	}
-	if unmarshal(e.Raw(), &v) != nil {
-		return nil
-	}
-	return v.Message.Usage
+	return u.Input + u.Output + u.CacheRead + u.CacheWrite
 }
 
-func (u *APIUsage) add(m *session.Usage) {
-	if m == nil {
-		return
-	}
+func (u *APIUsage) add(key string, m session.Usage) {
 	u.Input += m.Input
 	u.Output += m.Output
 	u.CacheRead += m.CacheRead
@@ -274,6 +273,37 @@ func (u *APIUsage) add(m *session.Usage) {
 	u.TotalTokens += m.TotalTokens
 	u.Cost += m.Cost.Total
 	u.Requests++
+	if u.rows == nil {
+		u.rows = map[string]*UsageRow{}
+	}
+	r, ok := u.rows[key]
+	if !ok {
+		r = &UsageRow{Key: key}
+		u.rows[key] = r
+		u.ByModel = append(u.ByModel, UsageRow{Key: key}) // first-seen order, filled in by finish
+	}
+	r.input += m.Input
+	r.output += m.Output
+	r.cacheRead += m.CacheRead
+	r.cacheWrite += m.CacheWrite
+	r.Cost += m.Cost.Total
+}
+
+// finish fills in ByModel as pi orders it: a stable sort by cost, highest first.
+func (u *APIUsage) finish() {
+	rows := u.ByModel[:0]
+	for _, r := range u.ByModel {
+		t := u.rows[r.Key]
+		t.Tokens = t.input + t.output + t.cacheRead + t.cacheWrite
+		if t.Cost > 0 || t.Tokens > 0 {
+			rows = append(rows, *t)
+		}
+	}
+	slices.SortStableFunc(rows, func(a, b UsageRow) int { return cmp.Compare(b.Cost, a.Cost) })
+	u.ByModel = rows
+	if u.ByModel == nil {
+		u.ByModel = []UsageRow{}
+	}
 }
 
 func (p *PhaseTokens) add(ph Phase, n int) {

@@ -3,11 +3,14 @@ package cli
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
+	"unicode/utf8"
 
 	"github.com/arborlog/arbor/session"
 	"github.com/arborlog/arbor/session/jsonl"
@@ -27,6 +30,10 @@ cursor's leaf. Each new entry id is printed on its own line once the entry is
 written under the --fsync policy: always (fsync every entry), turn (fsync after
 assistant messages and at the end; the default) or never.
 
+--json prints one object a line instead, {"id","parentId","line"}, where line
+is the stdin line number. A message without a timestamp gets the current time;
+invalid UTF-8 and roles pi does not write stop the run at that line.
+
 A path that does not exist yet becomes a new session, written at once. The
 session is locked for writing while this runs; a second writer fails at once.`,
 		Example: `  echo '{"role":"user","content":"hello","timestamp":1764442800000}' | arbor append notes.jsonl
@@ -42,6 +49,30 @@ session is locked for writing while this runs; a second writer fails at once.`,
 	}
 	cmd.Flags().StringVar(&fsync, "fsync", "turn", "durability: always, turn or never")
 	return cmd
+}
+
+// parseInput reads one line of append's input: a pi message (SPEC §4) in
+// valid UTF-8 with a role pi writes; one without a timestamp gets the current time.
+func parseInput(line []byte) (session.Message, error) {
+	if !utf8.Valid(line) {
+		return session.Message{}, errors.New("not valid UTF-8 (session files are UTF-8 JSON)")
+	}
+	m, err := session.ParseMessage(bytes.Clone(line))
+	if err != nil {
+		return m, err
+	}
+	if !session.KnownRole(m.Role) {
+		return m, fmt.Errorf("unknown role %q: want user, assistant, toolResult, bashExecution, custom or system", m.Role)
+	}
+	return m.WithTimestamp(time.Now().UnixMilli()), nil
+}
+
+// appendResult is one line of `arbor append --json`: the entry appended for
+// stdin line Line.
+type appendResult struct {
+	ID       string `json:"id"`
+	ParentID string `json:"parentId"`
+	Line     int    `json:"line"`
 }
 
 func runAppend(ios *IO, g *Global, arg string, policy jsonl.Durability) error {
@@ -70,7 +101,7 @@ func runAppend(ios *IO, g *Global, arg string, policy jsonl.Durability) error {
 		if len(line) == 0 {
 			continue
 		}
-		m, err := session.ParseMessage(bytes.Clone(line))
+		m, err := parseInput(line)
 		if err != nil {
 			runErr = fmt.Errorf("stdin line %d: %v; nothing from this line on was appended to %s", n, err, path)
 			break
@@ -80,7 +111,13 @@ func runAppend(ios *IO, g *Global, arg string, policy jsonl.Durability) error {
 			runErr = fmt.Errorf("stdin line %d: %w", n, err)
 			break
 		}
-		fmt.Fprintln(out, e.ID)
+		if g.JSON {
+			// One JSON object a line, as each entry is acknowledged: a stream a script can follow.
+			b, _ := json.Marshal(appendResult{ID: e.ID, ParentID: e.ParentID, Line: n})
+			out.Write(append(b, '\n'))
+		} else {
+			fprintf(out, "%s\n", e.ID)
+		}
 		if err := out.Flush(); err != nil {
 			runErr = err
 			break

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+	"unicode/utf8"
 
 	"github.com/arborlog/arbor/session/jsonl"
 )
@@ -32,7 +34,7 @@ func TestAppend(t *testing.T) {
 		}
 	})
 
-	t.Run("a torn last line is moved aside and reported", func(t *testing.T) {
+	t.Run("a torn last line is ended in place and reported", func(t *testing.T) {
 		path := copyFile(t, "../../examples/refactor.jsonl", t.TempDir())
 		orig, _ := os.ReadFile(path)
 		frag := `{"type":"message","id":"zz`
@@ -40,16 +42,15 @@ func TestAppend(t *testing.T) {
 			t.Fatal(err)
 		}
 		r := runArbor(t, user+"\n", "append", path)
-		if r.code != 0 || !strings.Contains(r.err, ".torn") {
-			t.Fatalf("exit %d, stderr %q: want success and a note naming the .torn file", r.code, r.err)
+		if r.code != 0 || !strings.Contains(r.err, "lacked its newline") || !strings.Contains(r.err, path) {
+			t.Fatalf("exit %d, stderr %q: want success and a note that the torn line was ended", r.code, r.err)
 		}
-		torn, err := os.ReadFile(path + ".torn")
-		if err != nil || string(torn) != frag {
-			t.Fatalf(".torn holds %q (%v), want the fragment %q", torn, err, frag)
+		if _, err := os.Stat(path + ".torn"); err == nil {
+			t.Fatalf("the fragment was moved to .torn")
 		}
 		now, _ := os.ReadFile(path)
-		if !strings.HasPrefix(string(now), string(orig)) || strings.Count(string(now), "\n") != strings.Count(string(orig), "\n")+1 {
-			t.Fatalf("file is not the original plus one line")
+		if !strings.HasPrefix(string(now), string(orig)+frag+"\n") || strings.Count(string(now), "\n") != strings.Count(string(orig), "\n")+2 {
+			t.Fatalf("file is not the original, the fragment on a line of its own and one new line:\n%s", now)
 		}
 	})
 
@@ -62,6 +63,48 @@ func TestAppend(t *testing.T) {
 		l, err := jsonl.Read(path)
 		if err != nil || l.Len() != 1 || strings.TrimSpace(r.out) != l.Leaf().ID {
 			t.Fatalf("file has %v entries (%v), printed %q: want the first message only", l.Len(), err, r.out)
+		}
+	})
+
+	t.Run("invalid UTF-8 and unknown roles stop with the line number", func(t *testing.T) {
+		for _, tc := range []struct{ line, says string }{
+			{"{\"role\":\"user\",\"content\":\"caf\xe9\",\"timestamp\":1}", "not valid UTF-8"},
+			{`{"role":"wizard","content":"x","timestamp":1}`, `unknown role "wizard"`},
+			{`{"role":"branchSummary","summary":"x","timestamp":1}`, `unknown role "branchSummary"`},
+		} {
+			path := filepath.Join(t.TempDir(), "s.jsonl")
+			r := runArbor(t, user+"\n"+tc.line+"\n"+user+"\n", "append", path)
+			if r.code != 1 || !strings.Contains(r.err, "stdin line 2") || !strings.Contains(r.err, tc.says) || strings.Count(r.err, "\n") != 1 {
+				t.Fatalf("exit %d, stderr %q: want exit 1 and one line naming stdin line 2 and saying %q", r.code, r.err, tc.says)
+			}
+			data, _ := os.ReadFile(path)
+			if !utf8.Valid(data) || strings.Count(string(data), "\n") != 2 {
+				t.Fatalf("file after a refused line:\n%q", data)
+			}
+		}
+	})
+
+	t.Run("a message without a timestamp gets the current time", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "s.jsonl")
+		before := time.Now().UnixMilli()
+		r := runArbor(t, `{"role":"user","content":"when?"}`+"\n", "append", path)
+		if r.code != 0 {
+			t.Fatalf("exit %d: %s", r.code, r.err)
+		}
+		l, err := jsonl.Read(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := l.Leaf().Message()
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := m.Data()
+		if err != nil || int64(d.Timestamp) < before || int64(d.Timestamp) > time.Now().UnixMilli() {
+			t.Fatalf("timestamp %v (%v), want the time of the append", d.Timestamp, err)
+		}
+		if !strings.HasPrefix(string(m.Raw()), `{"role":"user","content":"when?","timestamp":`) {
+			t.Errorf("message %s: the timestamp should follow the given members", m.Raw())
 		}
 	})
 

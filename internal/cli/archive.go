@@ -23,6 +23,7 @@ The list is kept in $ARBOR_DIR/archive.json.`,
 		RunE: func(c *cobra.Command, args []string) error {
 			cat := g.catalog(ios)
 			defer cat.Close()
+			out := []archiveResult{}
 			for _, a := range args {
 				path, err := cat.Resolve(a, g.scope())
 				if err != nil {
@@ -31,13 +32,23 @@ The list is kept in $ARBOR_DIR/archive.json.`,
 				if err := cat.Archive(path); err != nil {
 					return err
 				}
+				out = append(out, archiveResult{Path: path, Archived: true})
 				if !g.JSON {
 					ios.Printf("archived %s\n", path)
 				}
 			}
+			if g.JSON {
+				return ios.JSON(out)
+			}
 			return nil
 		},
 	}
+}
+
+// archiveResult is one session of what `arbor archive|unarchive --json` prints.
+type archiveResult struct {
+	Path     string `json:"path"`
+	Archived bool   `json:"archived"`
 }
 
 func newCmdUnarchive(ios *IO, g *Global) *cobra.Command {
@@ -50,6 +61,7 @@ func newCmdUnarchive(ios *IO, g *Global) *cobra.Command {
 		RunE: func(c *cobra.Command, args []string) error {
 			cat := g.catalog(ios)
 			defer cat.Close()
+			out := []archiveResult{}
 			for _, a := range args {
 				path, err := cat.Resolve(a, g.scope())
 				if err != nil {
@@ -62,9 +74,13 @@ func newCmdUnarchive(ios *IO, g *Global) *cobra.Command {
 				if !ok {
 					return fmt.Errorf("%s is not archived", path)
 				}
+				out = append(out, archiveResult{Path: path})
 				if !g.JSON {
 					ios.Printf("unarchived %s\n", path)
 				}
+			}
+			if g.JSON {
+				return ios.JSON(out)
 			}
 			return nil
 		},

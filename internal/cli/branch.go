@@ -74,9 +74,11 @@ func runBranch(o *branchOptions) error {
 			return err
 		}
 		if o.target != "" {
-			if _, err := targetOrErr(s.Log, s.Path(), o.target); err != nil {
+			e, err := targetOrErr(s.Log, s.Path(), o.target)
+			if err != nil {
 				return err
 			}
+			o.target = e.ID
 		}
 		res.Cursor = cursorLabel(s.Log, c.ID())
 		if old := c.Leaf(); old != nil {

@@ -36,13 +36,19 @@ func listFolder(t *testing.T, name string) string {
 	return dir
 }
 
-// TestLsJSONEqualsPi compares `arbor ls --json --empty` with pi's list on the
-// committed folders (pi lists empty sessions too, hence --empty).
+// TestLsJSONEqualsPi compares `arbor ls --json --empty` with pi 1.6.0's
+// listAll(dir) on the committed folders (pi lists empty sessions too, hence
+// --empty): those of the 0.73.1 corpus and the sessions pi 1.6.0 wrote.
 func TestLsJSONEqualsPi(t *testing.T) {
 	catalogHome(t)
-	for _, name := range []string{"basic", "damaged"} {
-		dir := filepath.Join("..", "..", "testdata", "pi", "list", name)
-		b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "pi", "expected", "list-"+name+".json"))
+	root := filepath.Join("..", "..", "testdata")
+	for _, f := range [][3]string{
+		{"basic", filepath.Join(root, "pi", "list", "basic"), filepath.Join(root, "pi", "expected16", "list-basic.json")},
+		{"damaged", filepath.Join(root, "pi", "list", "damaged"), filepath.Join(root, "pi", "expected16", "list-damaged.json")},
+		{"gen16", filepath.Join(root, "pi16", "list", "gen16"), filepath.Join(root, "pi16", "expected", "list-gen16.json")},
+	} {
+		name, dir := f[0], f[1]
+		b, err := os.ReadFile(f[2])
 		if err != nil {
 			t.Skipf("no pi expectations: %v", err)
 		}
@@ -241,5 +247,46 @@ func TestSearchAndLatestCommands(t *testing.T) {
 	r = runArbor(t, "", "latest", "--session-dir", dir)
 	if r.code != 0 || !strings.HasSuffix(strings.TrimSpace(r.out), ".jsonl") {
 		t.Errorf("latest: %d %q %s", r.code, r.out, r.err)
+	}
+}
+
+// TestRmRefusesWhatIsNotASession: rm and rm --purge on a plain file, a JSONL
+// log or a symlink fail with one line naming it, and touch nothing; writes
+// to a file that is not a session are refused the same way.
+func TestRmRefusesWhatIsNotASession(t *testing.T) {
+	catalogHome(t)
+	dir := t.TempDir()
+	notes := filepath.Join(dir, "notes.txt")
+	os.WriteFile(notes, []byte("my notes\n"), 0o600)
+	log := filepath.Join(dir, "app.jsonl")
+	os.WriteFile(log, []byte(`{"level":"info"}`+"\n"), 0o600)
+	for _, p := range []string{notes, log} {
+		for _, args := range [][]string{{"rm", p}, {"rm", "--purge", p}} {
+			r := runArbor(t, "", args...)
+			if r.code != 1 || !strings.Contains(r.err, p) || strings.Count(r.err, "\n") != 1 {
+				t.Errorf("%v: exit %d, stderr %q; want exit 1 and one line naming the file", args, r.code, r.err)
+			}
+		}
+	}
+	for _, args := range [][]string{
+		{"name", log, "x"}, {"label", log, "aaaaaaa1", "x"}, {"branch", log, "aaaaaaa1"}, {"compact", log}, {"fork", log},
+	} {
+		r := runArbor(t, `{"role":"user","content":"x"}`+"\n", args...)
+		if r.code != 1 || !strings.Contains(r.err, log) || !strings.Contains(r.err, "not a session") {
+			t.Errorf("%v: exit %d, stderr %q; want exit 1 saying %s is not a session", args, r.code, r.err, log)
+		}
+	}
+	r := runArbor(t, `{"role":"user","content":"x"}`+"\n", "append", log)
+	if r.code != 1 || !strings.Contains(r.err, log) || !strings.Contains(r.err, "fsck") {
+		t.Errorf("append: exit %d, stderr %q; want exit 1 naming the file and fsck", r.code, r.err)
+	}
+	if b, _ := os.ReadFile(notes); string(b) != "my notes\n" {
+		t.Errorf("notes.txt changed")
+	}
+	if b, _ := os.ReadFile(log); string(b) != `{"level":"info"}`+"\n" {
+		t.Errorf("app.jsonl changed: %q", b)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 2 {
+		t.Errorf("files beside them: %d, want 2", len(ents))
 	}
 }

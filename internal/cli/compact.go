@@ -108,12 +108,14 @@ func newCmdCompact(ios *IO, g *Global) *cobra.Command {
 		Short: "Summarize the older part of a branch (and undo it)",
 		Long: `Compact the active branch as pi does: the older messages are replaced in the
 context by a summary, and the most recent --keep-recent-tokens (estimated as
-pi estimates, characters/4) are kept as they are. The plan is pi 0.73.1's, so
-pi and arbor agree on what a compaction covers; unlike pi, arbor never keeps a
+pi estimates, characters/4) are kept as they are. The plan is pi 1.6.0's (over
+the context with its edits applied), so pi and arbor agree on what a compaction
+covers; unlike pi, arbor never keeps a
 tool result without the call that produced it (it moves the cut back instead).
 
 The compaction is appended as an entry (pi reads it); nothing is deleted.
---dry-run prints the plan without summarizing or writing anything. --undo moves
+--dry-run prints the plan without summarizing or writing anything (with --json,
+null when there is nothing to summarize, as pi prints). --undo moves
 the leaf back to where it was before the last compaction on the branch, so the
 context is exactly what it was; the compaction stays in the tree.
 
@@ -211,12 +213,20 @@ func runCompactPlan(o *compactOptions) error {
 	}
 	leaf := l.Cursor(o.cursor).Leaf()
 	if leaf == nil {
+		if o.g.JSON && o.olderThan == 0 {
+			o.io.Printf("null\n") // pi's prepareCompaction makes no plan for an empty branch
+			return nil
+		}
 		return fmt.Errorf("nothing to compact in %s: the branch is empty", path)
 	}
 	if need, err := o.needed(l, o.cursor); !need || err != nil {
 		return err
 	}
 	plan, err := o.plan(l, leaf.ID)
+	if errors.Is(err, compaction.ErrNothingToCompact) && o.g.JSON && o.olderThan == 0 {
+		o.io.Printf("null\n") // as pi's prepareCompaction: no plan
+		return nil
+	}
 	if err != nil {
 		return o.planError(err, path)
 	}
@@ -229,7 +239,7 @@ func runCompactPlan(o *compactOptions) error {
 
 func (o *compactOptions) planError(err error, path string) error {
 	if errors.Is(err, compaction.ErrNothingToCompact) {
-		return fmt.Errorf("nothing to compact in %s: the branch is empty or already ends in a compaction", path)
+		return fmt.Errorf("nothing to summarize in %s: the branch is empty, ends in a compaction, or fits in --keep-recent-tokens", path)
 	}
 	if errors.Is(err, compaction.ErrBelowThreshold) {
 		return fmt.Errorf("nothing to compact in %s: less than --older-than %d tokens before the leaf", path, o.olderThan)

@@ -18,7 +18,7 @@ import (
 var chainSession = filepath.Join("..", "..", "compaction", "testdata", "pi", "sessions", "chain-1.jsonl")
 
 func TestCompactDryRunEqualsPi(t *testing.T) {
-	want, err := os.ReadFile(filepath.Join("..", "..", "compaction", "testdata", "pi", "expected", "chain-1.prepare-4000.json"))
+	want, err := os.ReadFile(filepath.Join("..", "..", "compaction", "testdata", "pi", "expected16", "chain-1.prepare-4000.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,6 +201,7 @@ func TestBranchSummarize(t *testing.T) {
 	}
 	path := l.Branch("")
 	target := path[len(path)/2].ID
+	left := l.Leaf().ID
 	r := runArbor(t, "", "branch", f, target, "--summarize", "--summarizer", "mechanical", "--json")
 	var res branchResult
 	if err := json.Unmarshal([]byte(r.out), &res); err != nil || r.code != 0 || res.Summary == nil {
@@ -213,7 +214,7 @@ func TestBranchSummarize(t *testing.T) {
 	e := l.Entry(*res.Summary)
 	var bs session.BranchSummaryData
 	_ = e.Decode(&bs)
-	if e.ParentID != target || bs.FromID != target || !strings.HasPrefix(bs.Summary, "The user explored a different conversation branch before returning here.\nSummary of that exploration:\n\n") {
+	if e.ParentID != target || bs.FromID != left || !strings.HasPrefix(bs.Summary, "The user explored a different conversation branch before returning here.\nSummary of that exploration:\n\n") {
 		t.Errorf("branch summary %s: parent %s fromId %s summary %.80q", e.ID, e.ParentID, bs.FromID, bs.Summary)
 	}
 }

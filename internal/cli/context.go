@@ -6,9 +6,11 @@ import (
 	"strings"
 
 	"github.com/arborlog/arbor/catalog"
+	"github.com/arborlog/arbor/internal/termtext"
 	"github.com/arborlog/arbor/session"
 	"github.com/arborlog/arbor/window"
 	"github.com/arborlog/arbor/window/blob"
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/spf13/cobra"
 )
 
@@ -24,6 +26,7 @@ type contextOptions struct {
 	budget  int
 	explain bool
 	share   float64
+	system  bool
 }
 
 func newCmdContext(ios *IO, g *Global) *cobra.Command {
@@ -40,6 +43,9 @@ By default the leaf is the active cursor's. --leaf starts from any entry
 --json prints {"messages":[…],"thinkingLevel":…,"model":…} exactly as pi's
 buildSessionContext() would; --format llm prints the messages converted for
 the model (bash runs, custom messages and summaries become user messages).
+--system prints the system prompt and tools in force at the leaf instead:
+every system message of the context replayed (pi 1.6.0's getCurrentSystemMessage),
+as the prompt text, or with --json as {"message":{…}|null,"text":"…"}.
 
 Entries the cursor outlined or summarized (arbor outline, arbor summarize) are
 rendered that way. --budget N fits the context into N tokens: tool results
@@ -75,6 +81,9 @@ A tool call left without a result (a crash mid-tool) gets an error result.
 			if o.share <= 0 || o.share > 1 {
 				return usagef("--result-share must be above 0 and at most 1, not %g", o.share)
 			}
+			if o.system && (o.budget > 0 || c.Flags().Changed("format")) {
+				return usagef("--system cannot be used with --budget or --format")
+			}
 			if !c.Flags().Changed("leaf") {
 				o.leaf = ""
 			} else if o.leaf == "" {
@@ -88,6 +97,7 @@ A tool call left without a result (a crash mid-tool) gets an error result.
 	cmd.Flags().StringVar(&o.format, "format", "text", "text, json (pi's context) or llm (converted for the model)")
 	cmd.Flags().IntVar(&o.budget, "budget", 0, "fit the context into this many tokens")
 	cmd.Flags().BoolVar(&o.explain, "explain", false, "with --budget: say on stderr what was cut, downgraded and left out")
+	cmd.Flags().BoolVar(&o.system, "system", false, "print the system prompt and tools replayed at the leaf")
 	cmd.Flags().Float64Var(&o.share, "result-share", 0.25, "with --budget: the largest share of it one tool result may take")
 	return cmd
 }
@@ -103,9 +113,11 @@ func runContext(o *contextOptions) error {
 	case o.leaf == "null":
 		ctx = l.ContextAt(nil)
 	case o.leaf != "":
-		if _, err := entryOrErr(l, path, o.leaf); err != nil {
+		e, err := entryOrErr(l, path, o.leaf)
+		if err != nil {
 			return err
 		}
+		o.leaf = e.ID
 		ctx = l.ContextAt(&o.leaf)
 	case o.cursor != "":
 		c := l.Cursor(o.cursor)
@@ -116,6 +128,9 @@ func runContext(o *contextOptions) error {
 		res = c
 	default:
 		ctx = l.Context()
+	}
+	if o.system {
+		return o.printSystem(ctx)
 	}
 	var marks map[int]string
 	if ctx, marks, err = o.fit(ctx, res.Resolutions(), path); err != nil {
@@ -148,6 +163,25 @@ func runContext(o *contextOptions) error {
 	return nil
 }
 
+// printSystem prints the system prompt replayed from the context's system messages.
+func (o *contextOptions) printSystem(ctx session.Context) error {
+	msg, text := session.SystemPrompt(ctx.Messages)
+	w := o.io.Buffered()
+	defer w.Flush()
+	if !o.g.JSON {
+		w.WriteString(text + "\n")
+		return nil
+	}
+	w.Flush()
+	if msg == nil {
+		msg = jsontext.Value("null")
+	}
+	return printJSON(o.io, struct {
+		Message jsontext.Value `json:"message"`
+		Text    string         `json:"text"`
+	}{msg, text})
+}
+
 // fit renders the cursor's resolutions and, with --budget, fits the context.
 // Without a budget and without entries below full, the context is pi's, untouched.
 // marks says, by message index, how a message was rendered when not in full.
@@ -164,7 +198,7 @@ func (o *contextOptions) fit(ctx session.Context, res map[string]session.Resolut
 		return ctx, nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if o.explain {
-		fmt.Fprint(o.io.ErrOut, r.Explain())
+		fmt.Fprint(o.io.ErrOut, termtext.Block(r.Explain()))
 	}
 	marks := map[int]string{}
 	for i, m := range r.Messages {
@@ -218,24 +252,36 @@ func printTranscript(w interface{ WriteString(string) (int, error) }, ctx sessio
 		if err != nil {
 			continue
 		}
-		w.WriteString("── " + m.Role)
+		w.WriteString("── " + termtext.Line(m.Role))
 		if m.Entry != nil {
-			w.WriteString(" [" + m.Entry.ID + "]")
+			w.WriteString(" [" + termtext.Line(m.Entry.ID) + "]")
 		}
 		if mark, ok := marks[i]; ok {
 			w.WriteString(" (" + mark + ")")
 		}
 		w.WriteString("\n")
-		w.WriteString(strings.TrimRight(Describe(msg), "\n") + "\n\n")
+		w.WriteString(termtext.Block(strings.TrimRight(Describe(msg), "\n")) + "\n\n")
 	}
 	model := "none"
 	if ctx.Model != nil {
-		model = strings.Trim(string(ctx.Model.Provider), `"`) + "/" + strings.Trim(string(ctx.Model.ModelID), `"`)
+		model = valueText(ctx.Model.Provider) + "/" + valueText(ctx.Model.ModelID)
 	}
-	w.WriteString(fmt.Sprintf("%d messages · thinking %s · model %s\n", len(ctx.Messages), strings.Trim(string(ctx.ThinkingLevel), `"`), model))
+	w.WriteString(sprintf("%d messages · thinking %s · model %s\n", len(ctx.Messages), valueText(ctx.ThinkingLevel), model))
 }
 
-// Describe renders a message as readable text: its text, thinking, tool calls and results.
+// valueText is a stored JSON value as a person reads it: a string decoded,
+// anything else as written.
+func valueText(v []byte) string {
+	var s string
+	if jsonUnmarshal(v, &s) == nil {
+		return s
+	}
+	return string(v)
+}
+
+// Describe renders a message as readable text: its text, thinking, tool calls
+// and results. One-line fields (a tool's name) are made printable here; the
+// caller prints the whole through termtext.Block.
 func Describe(m session.Message) string {
 	d, err := m.Data()
 	if err != nil {
@@ -257,7 +303,7 @@ func Describe(m session.Message) string {
 		if d.IsError {
 			status = " (error)"
 		}
-		fmt.Fprintf(&b, "%s result%s:\n", d.ToolName, status)
+		fprintf(&b, "%s result%s:\n", d.ToolName, status)
 	}
 	if d.Content.IsString {
 		b.WriteString(d.Content.String)
@@ -270,9 +316,9 @@ func Describe(m session.Message) string {
 		case "thinking":
 			b.WriteString("(thinking) " + blk.Thinking + "\n")
 		case "toolCall":
-			b.WriteString("→ " + blk.Name + " " + string(blk.Arguments) + "\n")
+			b.WriteString("→ " + termtext.Line(blk.Name) + " " + string(blk.Arguments) + "\n")
 		case "image":
-			b.WriteString("[image " + blk.MimeType + "]\n")
+			b.WriteString("[image " + termtext.Line(blk.MimeType) + "]\n")
 		}
 	}
 	return b.String()

@@ -195,7 +195,7 @@ func cursorRow(c session.CursorInfo) string {
 	if c.Active {
 		mark = "*"
 	}
-	return fmt.Sprintf("%s %-8s  %-16s  leaf %s", mark, c.ID, c.Name, orNone(c.Leaf))
+	return sprintf("%s %-8s  %-16s  leaf %s", mark, c.ID, c.Name, orNone(c.Leaf))
 }
 
 func cursorInfo(l *session.Log, id string) session.CursorInfo {

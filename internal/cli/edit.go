@@ -9,7 +9,7 @@ import (
 
 // edit opens a session for writing (taking its writer lock), runs f on it and
 // closes it. Repairs the first append made to a damaged file are reported on
-// stderr, so a user learns that <file>.torn or <file>.bak now exists.
+// stderr, so a user learns that a fragment was ended or <file>.bak now exists.
 func (g *Global) edit(ios *IO, arg string, f func(s *jsonl.Session) error) error {
 	s, err := g.open(arg)
 	if err != nil {

@@ -56,42 +56,45 @@ The leaf is the active cursor's unless --leaf or --cursor names another.`,
 }
 
 func runFork(o *forkOptions) error {
-	var res forkResult
-	err := o.g.edit(o.io, o.arg, func(s *jsonl.Session) error {
-		leaf := o.leaf
-		if leaf == "" {
-			c, err := cursorOrErr(s.Log, s.Path(), o.cursor)
-			if err != nil {
-				return err
-			}
-			e := c.Leaf()
-			if e == nil {
-				return fmt.Errorf("cursor %s of %s is before the first entry: nothing to fork; pass --leaf <entry-id>", cursorLabel(s.Log, c.ID()), s.Path())
-			}
-			leaf = e.ID
-		} else if _, err := targetOrErr(s.Log, s.Path(), leaf); err != nil {
-			return err
-		}
-		ns, err := s.CreateBranchedSession(leaf)
-		if err != nil {
-			return fmt.Errorf("fork %s at %s: %w", s.Path(), leaf, err)
-		}
-		// pi defers writing a session without an assistant message; a fork the
-		// user asked for is written now, so the printed path exists.
-		err = ns.Flush()
-		if cerr := ns.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			return fmt.Errorf("write %s: %w", ns.Path(), err)
-		}
-		h := ns.Header()
-		res = forkResult{Path: ns.Path(), ID: h.ID, ParentSession: h.ParentSession}
-		return nil
-	})
+	// The source is only read: it takes no lock, so forking a session another
+	// process is writing works.
+	l, path, err := o.g.read(o.arg)
 	if err != nil {
 		return err
 	}
+	leaf := o.leaf
+	if leaf == "" {
+		c, err := cursorOrErr(l, path, o.cursor)
+		if err != nil {
+			return err
+		}
+		e := c.Leaf()
+		if e == nil {
+			return fmt.Errorf("cursor %s of %s is before the first entry: nothing to fork; pass --leaf <entry-id>", cursorLabel(l, c.ID()), path)
+		}
+		leaf = e.ID
+	} else {
+		e, err := targetOrErr(l, path, leaf)
+		if err != nil {
+			return err
+		}
+		leaf = e.ID
+	}
+	ns, err := jsonl.BranchFrom(path, l, leaf)
+	if err != nil {
+		return fmt.Errorf("fork %s at %s: %w", path, leaf, err)
+	}
+	// pi defers writing a session without an assistant message; a fork the
+	// user asked for is written now, so the printed path exists.
+	err = ns.Flush()
+	if cerr := ns.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("write %s: %w", ns.Path(), err)
+	}
+	h := ns.Header()
+	res := forkResult{Path: ns.Path(), ID: h.ID, ParentSession: h.ParentSession}
 	if o.g.JSON {
 		return o.io.JSON(res)
 	}

@@ -31,6 +31,9 @@ type FsckReport struct {
 	NoHeader       bool     `json:"noHeader"`
 	ExtraHeaders   []int    `json:"extraHeaders"`
 	ReadOnly       bool     `json:"readOnly"`
+	// Empty is a file with no line but blank ones: no session yet, not damage
+	// (SPEC §8): the first append writes a header there.
+	Empty bool `json:"empty"`
 	// Repaired lists what --repair did, one sentence each.
 	Repaired []string `json:"repaired,omitempty"`
 }
@@ -48,6 +51,10 @@ func fsckReportOf(path string, l *session.Log) FsckReport {
 			return []int{}
 		}
 		return n
+	}
+	if r.NoHeader && r.Entries == 0 && len(r.BadLines) == 0 && !r.TornTail {
+		return FsckReport{OK: true, Empty: true, Path: path, Version: r.Version, Lines: r.Lines,
+			BadLines: []int{}, DuplicateIDs: []string{}, Cycles: []string{}, Orphans: []string{}, ExtraHeaders: []int{}}
 	}
 	return FsckReport{
 		OK: r.Clean(), Path: path, Version: r.Version, Lines: r.Lines, Entries: r.Entries,
@@ -69,14 +76,16 @@ func newCmdFsck(ios *IO, g *Global) *cobra.Command {
 last line, a missing final newline, a missing or repeated header, duplicate
 entry ids, parent loops and entries whose parent is unknown.
 
-With --repair, apply now the repairs arbor makes before its first append to a
-damaged file, never deleting a byte:
-  - a torn last line is moved to <file>.torn;
+With --repair, apply now the repairs arbor makes to a damaged file, under the
+writer lock, never deleting a byte:
+  - a torn last line is moved to <file>.torn, if the file has stopped growing
+    (an append never moves it: it ends the fragment with a newline in place,
+    since another program may still be writing it);
   - a complete last line missing its newline gets one;
   - a file without a header keeps its entries under a new header, the original
-    saved as <file>.bak (an old-version file is migrated, saved as <file>.v<N>.bak);
-  - a file where nothing parses is renamed to <file>.corrupt and a new session
-    is started at its path.
+    saved as <file>.bak (an old-version file is migrated, saved as <file>.v<N>.bak).
+A file of which no line is a session header or entry is not a session: fsck
+reports it, and nothing in arbor writes to it.
 Unreadable lines, duplicate ids, loops and unknown parents stay in the file:
 loading skips or works around them, and fsck keeps reporting them.
 
@@ -106,15 +115,20 @@ func runFsck(ios *IO, g *Global, arg string, repair bool) error {
 	var repaired []string
 	if repair {
 		s, err := jsonl.Open(path)
-		if err != nil {
+		if errors.Is(err, jsonl.ErrNotSession) {
+			// Not a session: nothing to repair, and arbor writes nothing to it. Report it as it is.
+			s = nil
+		} else if err != nil {
 			return fmt.Errorf("repair %s: %w", path, err)
 		}
-		repaired, err = s.Repair()
-		if cerr := s.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			return fmt.Errorf("repair %s: %w", path, err)
+		if s != nil {
+			repaired, err = s.Repair()
+			if cerr := s.Close(); err == nil {
+				err = cerr
+			}
+			if err != nil {
+				return fmt.Errorf("repair %s: %w", path, err)
+			}
 		}
 	}
 	l, err := jsonl.Read(path)
@@ -133,6 +147,9 @@ func runFsck(ios *IO, g *Global, arg string, repair bool) error {
 	if rep.OK {
 		return nil
 	}
+	if rep.NoHeader && rep.Entries == 0 && rep.Lines > 0 {
+		return fmt.Errorf("%s is not a session file: no line of it is a session header or entry; arbor leaves it as it is", path)
+	}
 	if rep.repairable() {
 		return fmt.Errorf("%s is damaged; 'arbor fsck --repair %s' repairs it, keeping the original bytes in sidecar files", path, path)
 	}
@@ -144,7 +161,10 @@ func printFsck(ios *IO, r *FsckReport) {
 		ios.Printf("repaired: %s\n", a)
 	}
 	state := "ok"
-	if !r.OK {
+	switch {
+	case r.Empty:
+		state = "empty, no session yet (the first append writes its header)"
+	case !r.OK:
 		state = "damaged"
 	}
 	ios.Printf("%s: %s (format version %d, %s, %s)\n", r.Path, state, r.Version, fsckCount(r.Lines, "line"), fsckCount(r.Entries, "entry"))
@@ -153,7 +173,7 @@ func printFsck(ios *IO, r *FsckReport) {
 	}
 	if r.NoHeader {
 		if r.Entries == 0 {
-			ios.Printf("  no line is a session entry: --repair renames the file to .corrupt and starts a new session\n")
+			ios.Printf("  no line is a session header or entry: this is not a session file, and arbor does not write to it\n")
 		} else {
 			ios.Printf("  no session header: --repair keeps the entries under a new one (original saved as .bak)\n")
 		}
@@ -165,7 +185,7 @@ func printFsck(ios *IO, r *FsckReport) {
 		ios.Printf("  extra session headers (ignored): lines %s\n", joinInts(r.ExtraHeaders))
 	}
 	if r.TornTail {
-		ios.Printf("  torn last line (a write cut short): --repair or the next append moves it to .torn\n")
+		ios.Printf("  torn last line (a write cut short): --repair moves it to .torn; an append ends it in place\n")
 	}
 	if r.MissingNewline {
 		ios.Printf("  the last line lacks its newline: --repair or the next append adds it\n")
@@ -181,12 +201,39 @@ func printFsck(ios *IO, r *FsckReport) {
 	}
 }
 
+// joinInts lists line numbers for a person: runs as ranges ("3-9"), and
+// after 20 items the count of the rest.
 func joinInts(ns []int) string {
-	s := make([]string, len(ns))
-	for i, n := range ns {
-		s[i] = fmt.Sprint(n)
+	const shown = 20
+	var parts []string
+	for i := 0; i < len(ns); {
+		j := i
+		for j+1 < len(ns) && ns[j+1] == ns[j]+1 {
+			j++
+		}
+		switch {
+		case j == i:
+			parts = append(parts, fmt.Sprint(ns[i]))
+		case j == i+1:
+			parts = append(parts, fmt.Sprint(ns[i]), fmt.Sprint(ns[j]))
+		default:
+			parts = append(parts, fmt.Sprintf("%d-%d", ns[i], ns[j]))
+		}
+		i = j + 1
 	}
-	return strings.Join(s, ", ")
+	if len(parts) > shown {
+		rest := 0
+		for _, p := range parts[shown:] {
+			var a, b int
+			if n, _ := fmt.Sscanf(p, "%d-%d", &a, &b); n == 2 {
+				rest += b - a + 1
+			} else {
+				rest++
+			}
+		}
+		return strings.Join(parts[:shown], ", ") + fmt.Sprintf(" and %d more (--json lists them all)", rest)
+	}
+	return strings.Join(parts, ", ")
 }
 
 func fsckCount(n int, noun string) string {

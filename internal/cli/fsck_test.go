@@ -82,19 +82,20 @@ func TestFsck(t *testing.T) {
 			sidecar:  map[string]string{"s.jsonl.bak": fsckLines(fsckU1, fsckU2)},
 		},
 		{
-			name:     "nothing parses",
-			data:     "garbage\n\x00\x01\n",
-			want:     FsckReport{Version: 3, Lines: 2, BadLines: []int{1, 2}, NoHeader: true},
-			code:     1,
-			repaired: FsckReport{OK: true, Version: 3, Lines: 1},
-			actions:  1,
-			sidecar:  map[string]string{"s.jsonl.corrupt": "garbage\n\x00\x01\n"},
+			name:   "nothing parses",
+			data:   "garbage\n\x00\x01\n",
+			want:   FsckReport{Version: 3, Lines: 2, BadLines: []int{1, 2}, NoHeader: true},
+			code:   1,
+			stderr: "not a session file",
+			// Not a session: --repair refuses to write to it, and the file stays as it is.
+			repaired: FsckReport{Version: 3, Lines: 2, BadLines: []int{1, 2}, NoHeader: true},
+			rcode:    1,
 		},
 		{
 			name:     "empty",
 			data:     "",
-			want:     FsckReport{Version: 3, NoHeader: true},
-			code:     1,
+			want:     FsckReport{OK: true, Empty: true, Version: 3},
+			code:     0,
 			repaired: FsckReport{OK: true, Version: 3, Lines: 1},
 			actions:  1,
 		},
@@ -160,6 +161,26 @@ func TestFsck(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestJoinInts(t *testing.T) {
+	var many []int
+	for i := 1; i <= 100; i++ {
+		many = append(many, 2*i)
+	}
+	for _, tc := range []struct {
+		in   []int
+		want string
+	}{
+		{[]int{3}, "3"},
+		{[]int{3, 4}, "3, 4"},
+		{[]int{3, 4, 5, 6, 9}, "3-6, 9"},
+		{many, "2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30, 32, 34, 36, 38, 40 and 80 more (--json lists them all)"},
+	} {
+		if got := joinInts(tc.in); got != tc.want {
+			t.Errorf("joinInts(%v) = %q, want %q", tc.in, got, tc.want)
+		}
 	}
 }
 

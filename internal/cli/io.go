@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"reflect"
 
+	"github.com/arborlog/arbor/internal/termtext"
 	"golang.org/x/term"
 )
 
@@ -58,11 +60,64 @@ func (s *IO) JSON(v any) error {
 	return enc.Encode(v)
 }
 
-// Printf writes to stdout.
-func (s *IO) Printf(format string, a ...any) { fmt.Fprintf(s.Out, format, a...) }
+// Printf writes human-readable text to stdout; see fprintf.
+func (s *IO) Printf(format string, a ...any) { fprintf(s.Out, format, a...) }
 
-// Warnf writes a line to stderr.
-func (s *IO) Warnf(format string, a ...any) { fmt.Fprintf(s.ErrOut, "arbor: "+format+"\n", a...) }
+// Warnf writes a line to stderr; see fprintf.
+func (s *IO) Warnf(format string, a ...any) { fprintf(s.ErrOut, "arbor: "+format+"\n", a...) }
+
+// fprintf is fmt.Fprintf for human-readable output. Its arguments are taken
+// to be untrusted one-line fields: every string (each of a []string), []byte,
+// error and fmt.Stringer is printed through termtext.Line, so nothing a session
+// supplied reaches a terminal as a control sequence. Only the format, arbor's
+// own text, may hold newlines. Multi-line text goes through termtext.Block.
+func fprintf(w io.Writer, format string, a ...any) { fmt.Fprintf(w, format, lineArgs(a)...) }
+
+// sprintf is fmt.Sprintf with fprintf's treatment of its arguments.
+func sprintf(format string, a ...any) string { return fmt.Sprintf(format, lineArgs(a)...) }
+
+func lineArgs(a []any) []any {
+	safe := make([]any, len(a))
+	for i, v := range a {
+		switch v := v.(type) {
+		case string:
+			safe[i] = lineArg(v)
+		case []byte:
+			safe[i] = lineArg(v)
+		case []string:
+			lines := make([]lineArg, len(v))
+			for j, s := range v {
+				lines[j] = lineArg(s)
+			}
+			safe[i] = lines
+		case error:
+			safe[i] = lineArg(v.Error())
+		case fmt.Stringer:
+			safe[i] = lineArg(v.String())
+		default:
+			// Named string types (an entry type, a level) are text too.
+			if rv := reflect.ValueOf(v); rv.Kind() == reflect.String {
+				safe[i] = lineArg(rv.String())
+			} else {
+				safe[i] = v
+			}
+		}
+	}
+	return safe
+}
+
+// lineArg formats as its termtext.Line form, keeping width and flags. %q
+// formats the text itself: strconv.Quote escapes every character
+// termtext.Forbidden names, and escaping twice would double the backslashes.
+type lineArg string
+
+func (s lineArg) Format(st fmt.State, verb rune) {
+	text := string(s)
+	if verb != 'q' {
+		text = termtext.Line(text)
+	}
+	fmt.Fprintf(st, fmt.FormatString(st, verb), text)
+}
 
 // usageError is bad usage: exit status 2.
 type usageError struct{ err error }

@@ -3,6 +3,7 @@ package cli
 import (
 	"github.com/arborlog/arbor/session/jsonl"
 	"github.com/spf13/cobra"
+	"strings"
 )
 
 var _ = register(newCmdLabel)
@@ -42,6 +43,9 @@ Without a label (or with --clear) the entry's label is cleared.`,
 					return usagef("give a label or --clear, not both")
 				}
 				o.label = args[2]
+				if strings.TrimSpace(o.label) == "" {
+					return usagef("a label of only white space would look like none: give some text, or --clear to remove the label")
+				}
 			}
 			return runLabel(o)
 		},
@@ -53,9 +57,11 @@ Without a label (or with --clear) the entry's label is cleared.`,
 func runLabel(o *labelOptions) error {
 	res := labelResult{TargetID: o.target}
 	err := o.g.edit(o.io, o.arg, func(s *jsonl.Session) error {
-		if _, err := targetOrErr(s.Log, s.Path(), o.target); err != nil {
+		t, err := targetOrErr(s.Log, s.Path(), o.target)
+		if err != nil {
 			return err
 		}
+		o.target, res.TargetID = t.ID, t.ID
 		e, err := s.SetLabel(o.target, o.label)
 		if err != nil {
 			return err

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"strings"
 
 	"github.com/arborlog/arbor/catalog"
 	"github.com/arborlog/arbor/session"
@@ -53,11 +54,29 @@ func (g *Global) open(arg string, opts ...jsonl.Option) (*jsonl.Session, error) 
 	return jsonl.Open(path, opts...)
 }
 
-// entryOrErr returns the entry with id, or an error that names the session.
+// entryOrErr returns the entry with id, or with a unique id prefix of at least
+// 4 characters, or an error that names the session (and the candidates).
 func entryOrErr(l *session.Log, path, id string) (*session.Entry, error) {
-	e := l.Entry(id)
-	if e == nil {
-		return nil, fmt.Errorf("no entry %q in %s; 'arbor tree %s' lists the ids", id, path, path)
+	if e := l.Entry(id); e != nil {
+		return e, nil
 	}
-	return e, nil
+	var found []*session.Entry
+	if len(id) >= 4 {
+		for _, e := range l.Entries() {
+			if strings.HasPrefix(e.ID, id) {
+				found = append(found, e)
+			}
+		}
+	}
+	switch len(found) {
+	case 0:
+		return nil, fmt.Errorf("no entry %q in %s; 'arbor tree %s' lists the ids", id, path, path)
+	case 1:
+		return found[0], nil
+	}
+	ids := make([]string, 0, min(len(found), 5))
+	for _, e := range found[:min(len(found), 5)] {
+		ids = append(ids, e.ID)
+	}
+	return nil, fmt.Errorf("%q names %d entries in %s (%s); give more of the id", id, len(found), path, strings.Join(ids, ", "))
 }

@@ -4,10 +4,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/arborlog/arbor/catalog"
+	"github.com/arborlog/arbor/internal/termtext"
 	"github.com/spf13/cobra"
 )
 
@@ -79,21 +82,30 @@ func printList(ios *IO, infos []catalog.Info, project bool, now time.Time) {
 	projW := 0
 	if project {
 		for _, in := range infos {
-			projW = max(projW, min(28, textWidth(shortPath(in.Cwd, home))))
+			projW = max(projW, min(28, textWidth(termtext.Line(shortPath(in.Cwd, home)))))
 		}
 	}
-	for _, in := range infos {
+	ids := make([]string, len(infos))
+	for i, in := range infos {
+		ids[i] = in.ID
+	}
+	short := shortIDs(ids)
+	idW := 8
+	for _, s := range short {
+		idW = max(idW, textWidth(termtext.Line(s)))
+	}
+	for i, in := range infos {
 		var b strings.Builder
-		fmt.Fprintf(&b, "%-8s %10s %5d  ", shortID(in.ID), age(in.Modified.Time(), now), in.MessageCount)
+		fprintf(&b, "%-*s %10s %5d  ", idW, short[i], age(in.Modified.Time(), now), in.MessageCount)
 		if project {
-			b.WriteString(pad(cut(shortPath(in.Cwd, home), projW), projW))
+			b.WriteString(pad(cut(termtext.Line(shortPath(in.Cwd, home)), projW), projW))
 			b.WriteString("  ")
 		}
 		title := in.Name
 		if title == "" {
 			title = in.FirstMessage
 		}
-		title = strings.Join(strings.Fields(title), " ")
+		title = termtext.Line(strings.Join(strings.Fields(title), " "))
 		if in.Archived {
 			title = "[archived] " + title
 		}
@@ -103,11 +115,40 @@ func printList(ios *IO, infos []catalog.Info, project bool, now time.Time) {
 	}
 }
 
-func shortID(id string) string {
-	if len(id) > 8 {
-		return id[:8]
+// shortIDs returns, for each id, its shortest prefix of 8 or more characters
+// that no other id in ids shares: what can be typed back to name that session.
+// (A UUIDv7's first 8 digits are a timestamp, so sessions made in the same
+// minute share them.)
+func shortIDs(ids []string) []string {
+	sorted := slices.Clone(ids)
+	slices.Sort(sorted)
+	need := make(map[string]int, len(ids))
+	for i, id := range sorted {
+		n := 8
+		for _, j := range []int{i - 1, i + 1} {
+			if j >= 0 && j < len(sorted) && sorted[j] != id {
+				n = max(n, commonPrefix(id, sorted[j])+1)
+			}
+		}
+		n = min(n, len(id))
+		for n < len(id) && !utf8.RuneStart(id[n]) {
+			n++ // never cut a character in two
+		}
+		need[id] = n
 	}
-	return id
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = id[:need[id]]
+	}
+	return out
+}
+
+func commonPrefix(a, b string) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return n
 }
 
 // age is how long ago t was: 45s, 12m, 3h, 5d, 7w, then the date.

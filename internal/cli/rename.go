@@ -11,7 +11,8 @@ func newCmdRename(ios *IO, g *Global) *cobra.Command {
 		Use:   "rename <session> <name>",
 		Short: "Give a session a name (pi shows it too)",
 		Long: `Give a session a name by appending a session_info entry, as pi's /name does,
-so pi shows the same name. The name is trimmed; an empty name clears it. Names
+so pi shows the same name. Line breaks become spaces and the name is trimmed, as
+pi 1.6.0 stores names; an empty name clears it. Names
 work wherever a <session> is expected.`,
 		Example: `  arbor rename 0195f1c2 "flock deadlock"
   arbor context "flock deadlock" --json`,

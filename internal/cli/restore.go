@@ -41,8 +41,13 @@ original path. A file already at that path is never overwritten.
 				if len(ts) == 0 {
 					ios.Printf("the trash is empty\n")
 				}
-				for _, t := range ts {
-					ios.Printf("%s  %s  %s  %s\n", t.RemovedAt, shortID(t.ID), t.Path, t.Name)
+				ids := make([]string, len(ts))
+				for i, t := range ts {
+					ids[i] = t.ID
+				}
+				short := shortIDs(ids)
+				for i, t := range ts {
+					ios.Printf("%s  %s  %s  %s\n", t.RemovedAt, short[i], t.Path, t.Name)
 				}
 				return nil
 			}

@@ -15,7 +15,9 @@ func newCmdRm(ios *IO, g *Global) *cobra.Command {
 		Use:   "rm <session>...",
 		Short: "Move sessions to the trash (arbor restore brings them back)",
 		Long: `Move sessions, with the files recovery kept beside them (.torn, .bak,
-.corrupt, .v<N>.bak), to the trash in $ARBOR_DIR/trash. 'arbor restore' puts
+.v<N>.bak, in every numbered form, and half-written .tmp copies), to the trash
+in $ARBOR_DIR/trash. Only session files are moved or deleted: a path that is
+not a session (or a symlink) is refused. 'arbor restore' puts
 them back where they were. A session open for writing in another process is
 not touched: the error names that process.
 

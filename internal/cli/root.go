@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/arborlog/arbor/internal/termtext"
 	"github.com/spf13/cobra"
 )
 
@@ -25,7 +26,8 @@ func Main(args []string, in io.Reader, out, errOut io.Writer) int {
 		if !errors.As(err, new(usageError)) && isFlagError(msg) {
 			err = usageError{err}
 		}
-		fmt.Fprintf(errOut, "arbor: %s\n", oneLine(msg))
+		// Errors quote ids, names and paths from session files: print them safely.
+		fmt.Fprintf(errOut, "arbor: %s\n", termtext.Line(oneLine(msg)))
 		if errors.As(err, new(usageError)) && cmd != nil {
 			fmt.Fprintf(errOut, "Run 'arbor %s --help' for usage.\n", strings.TrimPrefix(cmd.CommandPath(), "arbor "))
 		}
@@ -74,7 +76,38 @@ sessions, else everywhere.`,
 	for _, add := range commands {
 		root.AddCommand(add(ios, g))
 	}
+	for _, c := range root.Commands() {
+		refuseUnknownSubcommands(c)
+	}
 	return root
+}
+
+// refuseUnknownSubcommands makes a command that only groups others (arbor
+// cursor) fail with a usage error on a subcommand it does not have; cobra
+// would print its help and exit 0.
+func refuseUnknownSubcommands(c *cobra.Command) {
+	if !c.HasSubCommands() {
+		return
+	}
+	for _, sub := range c.Commands() {
+		refuseUnknownSubcommands(sub)
+	}
+	if c.Run != nil || c.RunE != nil {
+		return
+	}
+	c.Args = cobra.ArbitraryArgs
+	c.RunE = func(c *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return c.Help()
+		}
+		var names []string
+		for _, sub := range c.Commands() {
+			if sub.IsAvailableCommand() {
+				names = append(names, sub.Name())
+			}
+		}
+		return usagef("unknown command %q for %q: want one of %s", args[0], c.CommandPath(), strings.Join(names, ", "))
+	}
 }
 
 // commands lists the constructors of every subcommand; each command file adds itself.

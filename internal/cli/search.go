@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/arborlog/arbor/catalog"
+	"github.com/arborlog/arbor/internal/termtext"
 	"github.com/spf13/cobra"
 )
 
@@ -71,18 +72,23 @@ func printHits(ios *IO, hits []catalog.Hit, wide bool) {
 		return
 	}
 	color := ios.Color()
-	for _, h := range hits {
-		loc := shortID(h.SessionID)
+	ids := make([]string, len(hits))
+	for i, h := range hits {
+		ids[i] = h.SessionID
+	}
+	short := shortIDs(ids)
+	for i, h := range hits {
+		loc := short[i]
 		if wide {
 			loc = h.Path
 		}
-		fmt.Fprintf(w, "%s %s %s %s\n", loc, h.EntryID, h.Role, h.Timestamp)
+		fprintf(w, "%s %s %s %s\n", loc, h.EntryID, h.Role, h.Timestamp)
 		fmt.Fprintf(w, "    %s\n", highlight(h.Snippet, h.Marks, color))
 	}
 }
 
 // highlight shows the matched parts of a snippet in bold (on a terminal) or
-// between » and « otherwise.
+// between » and « otherwise. The snippet's own text is made printable.
 func highlight(s string, marks [][2]int, color bool) string {
 	on, off := "»", "«"
 	if color {
@@ -94,10 +100,10 @@ func highlight(s string, marks [][2]int, color bool) string {
 		if m[0] < last || m[1] > len(s) {
 			continue
 		}
-		b.WriteString(s[last:m[0]])
-		b.WriteString(on + s[m[0]:m[1]] + off)
+		b.WriteString(termtext.Line(s[last:m[0]]))
+		b.WriteString(on + termtext.Line(s[m[0]:m[1]]) + off)
 		last = m[1]
 	}
-	b.WriteString(s[last:])
+	b.WriteString(termtext.Line(s[last:]))
 	return b.String()
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/arborlog/arbor/compaction"
+	"github.com/arborlog/arbor/internal/termtext"
 	"github.com/arborlog/arbor/session"
 	"github.com/spf13/cobra"
 )
@@ -78,9 +79,9 @@ func runShow(ios *IO, g *Global, l *session.Log, e *session.Entry) error {
 	}
 	out := ios.Buffered()
 	defer out.Flush()
-	fmt.Fprintf(out, "%s %s  parent %s  %s", e.Type, e.ID, orNone(e.ParentID), e.Timestamp)
+	fprintf(out, "%s %s  parent %s  %s", e.Type, e.ID, orNone(e.ParentID), e.Timestamp)
 	if res.Label != "" {
-		fmt.Fprintf(out, "  label %q", res.Label)
+		fprintf(out, "  label %q", res.Label)
 	}
 	fmt.Fprintln(out)
 	if cov == nil {
@@ -89,23 +90,23 @@ func runShow(ios *IO, g *Global, l *session.Log, e *session.Entry) error {
 			pretty.Reset()
 			pretty.Write(e.Raw())
 		}
-		fmt.Fprintf(out, "%s\n", pretty.Bytes())
+		fmt.Fprintf(out, "%s\n", termtext.Block(pretty.String()))
 		return nil
 	}
-	fmt.Fprintf(out, "tokens before %d\n", cov.TokensBefore)
+	fprintf(out, "tokens before %d\n", cov.TokensBefore)
 	if cov.Previous != nil {
-		fmt.Fprintf(out, "rolls forward compaction %s\n", cov.Previous.ID)
+		fprintf(out, "rolls forward compaction %s\n", cov.Previous.ID)
 	}
 	if len(cov.Kept) > 0 {
-		fmt.Fprintf(out, "keeps %d entries from %s\n", len(cov.Kept), cov.FirstKeptEntryID)
+		fprintf(out, "keeps %d entries from %s\n", len(cov.Kept), cov.FirstKeptEntryID)
 	} else {
-		fmt.Fprintf(out, "keeps nothing before it (first kept entry %s is not on its branch)\n", orNone(cov.FirstKeptEntryID))
+		fprintf(out, "keeps nothing before it (first kept entry %s is not on its branch)\n", orNone(cov.FirstKeptEntryID))
 	}
-	fmt.Fprintf(out, "replaced %d entries:\n", len(cov.Replaced))
+	fprintf(out, "replaced %d entries:\n", len(cov.Replaced))
 	for _, x := range cov.Replaced {
-		fmt.Fprintf(out, "  %s  %s\n", x.ID, truncateWidth(entryPreview(x), max(20, ios.Width()-12)))
+		fprintf(out, "  %s  %s\n", x.ID, truncateWidth(termtext.Line(entryPreview(x)), max(20, ios.Width()-12)))
 	}
-	fmt.Fprintf(out, "\nsummary:\n%s\n", cov.Summary)
+	fmt.Fprintf(out, "\nsummary:\n%s\n", termtext.Block(cov.Summary))
 	return nil
 }
 

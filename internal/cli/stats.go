@@ -47,6 +47,9 @@ defaults: {"tools":{"my_tool":"exploration"},"commands":{"bazel test":"verificat
 			if o.window <= 0 {
 				return usagef("--window must be a number of tokens above 0, not %d", o.window)
 			}
+			if !c.Flags().Changed("reserve") && o.reserve >= o.window {
+				o.reserve = o.window / 4 // the default reserve does not fit a small window
+			}
 			if o.reserve < 0 || o.reserve >= o.window {
 				return usagef("--reserve must be at least 0 and below --window (%d), not %d", o.window, o.reserve)
 			}
@@ -57,7 +60,7 @@ defaults: {"tools":{"my_tool":"exploration"},"commands":{"bazel test":"verificat
 		},
 	}
 	cmd.Flags().IntVar(&o.window, "window", window.DefaultWindow, "the model's context window in tokens")
-	cmd.Flags().IntVar(&o.reserve, "reserve", window.DefaultReserve, "tokens kept free for the reply")
+	cmd.Flags().IntVar(&o.reserve, "reserve", window.DefaultReserve, "tokens kept free for the reply (a quarter of --window when the default does not fit)")
 	cmd.Flags().StringVar(&o.cursor, "cursor", "", "measure this cursor's context (id or name); default the active one")
 	cmd.Flags().StringVar(&o.phases, "phases", "", "JSON file of tool and command phases (default $ARBOR_PHASES)")
 	return cmd
@@ -107,7 +110,7 @@ func runStats(o *statsOptions) error {
 			countNoun(s.APIUsage.Requests, "request"), thousands(int(s.APIUsage.Input)), thousands(int(s.APIUsage.Output)), thousands(int(s.APIUsage.CacheRead)), thousands(int(s.APIUsage.CacheWrite)), thousands(int(s.APIUsage.TotalTokens)), s.APIUsage.Cost)},
 	}
 	for _, r := range rows {
-		fmt.Fprintf(w, "%-14s %s\n", r[0], r[1])
+		fprintf(w, "%-14s %s\n", r[0], r[1])
 	}
 	return nil
 }

@@ -3,11 +3,12 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/arborlog/arbor/compaction"
 	"os"
 	"strings"
 	"unicode"
 
+	"github.com/arborlog/arbor/compaction"
+	"github.com/arborlog/arbor/internal/termtext"
 	"github.com/arborlog/arbor/session"
 	"github.com/go-json-experiment/json/jsontext"
 )
@@ -227,7 +228,8 @@ func (v *treeView) visible(n *session.TreeNode) bool {
 		return e.Role() == session.RoleUser
 	}
 	switch e.Type {
-	case session.TypeLabel, session.TypeCustom, session.TypeModelChange, session.TypeThinkingLevelChange, session.TypeSessionInfo:
+	case session.TypeLabel, session.TypeCustom, session.TypeModelChange, session.TypeThinkingLevelChange, session.TypeSessionInfo,
+		session.TypeContextEdit, session.TypeUsage: // as pi 1.6.0 hides them (usage entries even more: everywhere but --filter all)
 		return false
 	}
 	if v.filter == filterNoTools && e.Role() == session.RoleToolResult {
@@ -292,14 +294,14 @@ func (ln line) render(width int, color bool) string {
 	var b strings.Builder
 	total := 0
 	for _, s := range ln {
-		total += textWidth(printable(s.text))
+		total += textWidth(termtext.Line(s.text))
 	}
 	budget := -1
 	if width > 0 && total > width {
 		budget = width - 1
 	}
 	for _, s := range ln {
-		text := printable(s.text)
+		text := termtext.Line(s.text)
 		cut := false
 		if budget >= 0 {
 			if textWidth(text) > budget {
@@ -319,24 +321,6 @@ func (ln line) render(width int, color bool) string {
 		}
 	}
 	return b.String()
-}
-
-// printable replaces what a terminal would act on instead of showing (escape
-// sequences, other control characters, bidirectional overrides) with U+FFFD,
-// so text from a session file cannot restyle or reorder the screen.
-func printable(s string) string {
-	bad := func(r rune) bool {
-		return unicode.IsControl(r) || (r >= 0x202A && r <= 0x202E) || (r >= 0x2066 && r <= 0x2069)
-	}
-	if strings.IndexFunc(s, bad) < 0 {
-		return s
-	}
-	return strings.Map(func(r rune) rune {
-		if bad(r) {
-			return '\uFFFD'
-		}
-		return r
-	}, s)
 }
 
 // runeWidth is the number of terminal columns r takes: 0 for combining marks
@@ -447,6 +431,11 @@ func (v *treeView) describe(ln *line, e *session.Entry) {
 		ThinkingLevel string          `json:"thinkingLevel"`
 		Label         *string         `json:"label"`
 		Name          *string         `json:"name"`
+		TargetID      string          `json:"targetId"`
+		Replacement   *struct{}       `json:"replacement"`
+		Kind          string          `json:"kind"`
+		Provider      string          `json:"provider"`
+		Model         string          `json:"model"`
 	}
 	if e.Type != session.TypeMessage {
 		_ = e.Decode(&f)
@@ -492,6 +481,14 @@ func (v *treeView) describe(ln *line, e *session.Entry) {
 		} else {
 			ln.add(muted, "[title: "+strings.TrimSpace(*f.Name)+"]")
 		}
+	case session.TypeContextEdit:
+		if f.Replacement == nil {
+			ln.add(muted, "[edit: omit "+f.TargetID+"]")
+		} else {
+			ln.add(muted, "[edit: replace "+f.TargetID+"]")
+		}
+	case session.TypeUsage:
+		ln.add(muted, "[usage: "+f.Kind+" "+f.Provider+"/"+f.Model+"]")
 	default:
 		ln.add(muted, "["+e.Type+"]")
 	}

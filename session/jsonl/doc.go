@@ -4,30 +4,40 @@
 // # Guarantees
 //
 //   - One write(2) per entry, the whole line with its newline, on a descriptor
-//     opened with O_APPEND. A failed or short write, or a failed fsync, cuts the
-//     file back to its last acknowledged line, so it stays valid.
+//     opened with O_APPEND. The file never shrinks by a byte another program
+//     could have written: a failed write or fsync takes back this append's
+//     bytes only when they still end the file.
+//   - Other programs (pi) may append at any time without a lock. Before each
+//     append their complete lines are indexed; the store records where each
+//     of its own lines landed, so theirs are never mistaken for its own. A
+//     tail without its newline is read again for a moment (a write in flight),
+//     then ended in place with a newline: never moved, never cut, never glued.
+//   - An id is acknowledged only after the store has checked that the path
+//     still names the file it wrote to; a file renamed over the session is
+//     reported, and nothing more is written through that session.
 //   - Durability policy: Always fsyncs after every entry, Turn (the default)
 //     after every assistant message, every compaction and on close, Never
 //     leaves it to the operating system.
 //   - A new session writes nothing until its first assistant message (unless
 //     Immediate), then the header and every entry so far, once. A reopened file
 //     never gets its header or old entries written twice.
-//   - One writer per session: an exclusive advisory lock on <file>.lock,
-//     recording pid, host and start time, held while the session is open for
-//     writing; a second writer fails at once naming the holder. Readers (Read)
-//     take no lock and never write.
-//   - Before each append, entries another program appended since the last write
-//     are indexed first.
-//   - Damage is repaired only at the first append and never by deleting a
-//     byte: a torn last line is copied to <file>.torn, a file where nothing
-//     parses is renamed to <file>.corrupt, the original is kept as <file>.bak (or
-//     <file>.v<N>.bak for a migration) before any whole-file rewrite. Rewrites
-//     and sidecars are written through a temporary file, fsync, rename and a
-//     folder fsync, so a sidecar that exists holds every byte it keeps; a
-//     crash at worst leaves a stray <name>.tmp beside it.
-//     A file of a newer format version opens read-only.
-//   - Session.Repair applies those repairs at once, without an append (what
-//     `arbor fsck --repair` does).
+//   - One writer per session: an exclusive flock on the session file itself,
+//     so every path to it (symlink, hard link, "..") meets it and nothing is
+//     created beside it; the holder records itself under $ARBOR_DIR/locks, and
+//     a second writer fails at once naming it (pid from the kernel's lock
+//     table, details from the record or the process table). Readers (Read)
+//     and the source of a fork (BranchFrom) take no lock and never write.
+//   - A file with content but no session line is refused (ErrNotSession) and
+//     left unchanged.
+//   - Damage is never repaired by deleting a byte: the original is kept as
+//     <file>.bak (or <file>.v<N>.bak for a migration) before a whole-file
+//     rewrite, which locks the new file before its rename and carries over
+//     what others appended meanwhile. Session.Repair (fsck --repair) also
+//     moves a torn last line to <file>.torn once the file stopped growing.
+//     Rewrites and sidecars are written through a temporary file, fsync,
+//     rename and a folder fsync; a sidecar never overwrites another, and a
+//     symlink at its name is replaced, never followed. files.go owns every
+//     sidecar name. A file of a newer format version opens read-only.
 //
 // # Testing seams
 //

@@ -13,6 +13,7 @@ type FS interface {
 	ReadFile(name string) ([]byte, error)
 	Rename(oldpath, newpath string) error
 	Stat(name string) (fs.FileInfo, error)
+	Lstat(name string) (fs.FileInfo, error)
 	MkdirAll(path string, perm fs.FileMode) error
 	Remove(name string) error
 	// SyncDir makes a rename or a new file in dir durable.
@@ -23,6 +24,7 @@ type FS interface {
 type File interface {
 	io.Writer
 	io.ReaderAt
+	io.Seeker
 	Sync() error
 	Truncate(size int64) error
 	Stat() (fs.FileInfo, error)
@@ -40,6 +42,7 @@ func (osFS) OpenFile(name string, flag int, perm fs.FileMode) (File, error) {
 func (osFS) ReadFile(name string) ([]byte, error)         { return os.ReadFile(name) }
 func (osFS) Rename(oldpath, newpath string) error         { return os.Rename(oldpath, newpath) }
 func (osFS) Stat(name string) (fs.FileInfo, error)        { return os.Stat(name) }
+func (osFS) Lstat(name string) (fs.FileInfo, error)       { return os.Lstat(name) }
 func (osFS) MkdirAll(path string, perm fs.FileMode) error { return os.MkdirAll(path, perm) }
 func (osFS) Remove(name string) error                     { return os.Remove(name) }
 func (osFS) SyncDir(dir string) error {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -26,6 +27,17 @@ import (
 func TestMain(m *testing.M) {
 	if mode := os.Getenv("ARBOR_JSONL_CHILD"); mode != "" {
 		os.Exit(childMain(mode, os.Args[len(os.Args)-2:]))
+	}
+	// Writer records go to a folder of the test's own (children inherit it).
+	if os.Getenv("ARBOR_DIR") == "" {
+		dir, err := os.MkdirTemp("", "arbor-jsonl-test")
+		if err != nil {
+			panic(err)
+		}
+		os.Setenv("ARBOR_DIR", dir)
+		code := m.Run()
+		os.RemoveAll(dir)
+		os.Exit(code)
 	}
 	os.Exit(m.Run())
 }
@@ -65,6 +77,40 @@ func childMain(mode string, args []string) int {
 			}
 		}
 		select {}
+	case "foreign":
+		// Another program (a shell's >>, pi's appendFileSync): whole lines, one
+		// write(2) each, on a descriptor opened with O_APPEND, no lock.
+		n, _ := strconv.Atoi(args[1])
+		for i := range n {
+			f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				return 3
+			}
+			if _, err := f.Write([]byte(foreignLine(i) + "\n")); err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				return 3
+			}
+			f.Close()
+		}
+		return 0
+	case "churn":
+		// Opens and closes the session over and over until stdin closes.
+		done := make(chan struct{})
+		go func() { _, _ = io.Copy(io.Discard, os.Stdin); close(done) }()
+		fmt.Println("ready")
+		for {
+			select {
+			case <-done:
+				return 0
+			default:
+			}
+			s, err := Open(path)
+			if err != nil {
+				continue
+			}
+			s.Close()
+		}
 	case "hold":
 		s, err := Open(path, Immediate())
 		if err != nil {
@@ -154,8 +200,9 @@ func TestCrash(t *testing.T) {
 			}
 			t.Logf("%d kills (%d early), %d acknowledged entries, %d torn lines planted", kills, early, len(acked), plants)
 
-			// A last writer repairs what a kill left; then every planted
-			// fragment is in a sidecar (twice if a kill came between saving and cutting it).
+			// A last writer ends what a kill left; every planted fragment is
+			// then a line of its own in the file (never moved, never cut), or in
+			// the version 2 original kept before the first rewrite.
 			s, err := Open(path)
 			if err != nil {
 				t.Fatal(err)
@@ -166,24 +213,12 @@ func TestCrash(t *testing.T) {
 			if err := s.Close(); err != nil {
 				t.Fatal(err)
 			}
-			// A kill while a sidecar is being written leaves at most a stray
-			// <sidecar>.tmp; every sidecar that exists holds a whole fragment.
-			// Besides the planted ones, a fragment can be a child's own line:
-			// Linux may cut a write(2) short when SIGKILL arrives part-way.
-			notTmp := func(n string) bool { return strings.HasSuffix(n, ".tmp") }
-			torns, _ := filepath.Glob(path + ".torn*")
-			torns = slices.DeleteFunc(torns, notTmp)
-			kept := 0
-			for _, name := range torns {
-				got := readString(t, name)
-				switch {
-				case got == planted:
-					kept++
-				case got == "" || strings.Contains(got, "\n") || session.IsCompleteJSON([]byte(got)) || !strings.HasPrefix(`{"type":"message"`, got) && !strings.HasPrefix(got, `{"type":"message"`):
-					t.Errorf("%s = %q, want the planted fragment or the start of an entry line", name, got)
-				}
+			data := readString(t, path)
+			if !strings.HasSuffix(data, "\n") {
+				t.Errorf("the last writer left the file without a final newline")
 			}
-			// A fragment planted before the first rewrite is kept in the backup instead.
+			kept := strings.Count(data, planted+"\n")
+			notTmp := func(n string) bool { return strings.HasSuffix(n, ".tmp") }
 			baks, _ := filepath.Glob(path + ".v2.bak*")
 			baks = slices.DeleteFunc(baks, notTmp)
 			if len(baks) == 0 {
@@ -203,7 +238,10 @@ func TestCrash(t *testing.T) {
 				kept++
 			}
 			if kept < plants {
-				t.Errorf("%d torn lines planted, %d kept in sidecars", plants, kept)
+				t.Errorf("%d torn lines planted, %d kept", plants, kept)
+			}
+			if torns, _ := filepath.Glob(path + ".torn*"); len(torns) > 0 {
+				t.Errorf("appends moved fragments aside: %v", torns)
 			}
 		})
 	}
@@ -228,9 +266,19 @@ func checkAfterCrash(t *testing.T, path string, acked map[string]bool) {
 		t.Fatal(err)
 	}
 	l := session.Load(data)
-	rep := l.Report() // a torn tail may remain: a planted one the child was killed before moving
-	if rep.NoHeader || len(rep.BadLines) > 0 || len(rep.DuplicateIDs) > 0 || len(rep.ExtraHeaders) > 0 {
+	rep := l.Report() // a torn tail may remain: a planted one the child was killed before ending
+	if rep.NoHeader || len(rep.DuplicateIDs) > 0 || len(rep.ExtraHeaders) > 0 {
 		t.Fatalf("file damaged after a kill: %+v", rep)
+	}
+	// An unreadable line is a torn fragment left in place: the planted one, or
+	// a child's own line cut short by the kill (Linux may cut a write(2) short
+	// when SIGKILL arrives part-way). Never a line glued onto another.
+	lines := strings.Split(string(data), "\n")
+	for _, n := range rep.BadLines {
+		ln := lines[n-1]
+		if !strings.HasPrefix(ln, `{"type":"message"`) && !strings.HasPrefix(`{"type":"message"`, ln) || strings.Count(ln, `{"type":`) > 1 {
+			t.Fatalf("line %d is not a torn fragment: %q", n, ln)
+		}
 	}
 	// No duplicate ids (checked above) and no bad lines: an entry present is there once.
 	for id := range acked {
@@ -238,11 +286,11 @@ func checkAfterCrash(t *testing.T, path string, acked map[string]bool) {
 			t.Fatalf("acknowledged entry %s is not in the file", id)
 		}
 	}
-	if got := bytes.Count(data, []byte("\n")); got != l.Len()+1 {
-		t.Fatalf("%d lines for %d entries and the header", got, l.Len())
+	if got := bytes.Count(data, []byte("\n")); got != l.Len()+1+len(rep.BadLines) && got != l.Len()+len(rep.BadLines) {
+		t.Fatalf("%d lines for %d entries, %d fragments and the header", got, l.Len(), len(rep.BadLines))
 	}
 	// The writer lock died with the child.
-	lock, err := acquire(path)
+	lock, err := lockFile(path)
 	if err != nil {
 		t.Fatalf("lock after a kill: %v", err)
 	}
@@ -381,7 +429,7 @@ func TestConcurrentAppends(t *testing.T) {
 
 // TestRefresh: entries another program (pi) appended behind the store's back
 // are indexed before the next append, which then hangs off them; a torn line it
-// left goes to <file>.torn first.
+// left stays where it is, ended by a newline, never moved or cut.
 func TestRefresh(t *testing.T) {
 	path, _ := seed(t)
 	s, err := Open(path)
@@ -408,12 +456,12 @@ func TestRefresh(t *testing.T) {
 	if next.ParentID != "bbbbbbb2" {
 		t.Errorf("new entry's parent = %s, want pi's last entry bbbbbbb2", next.ParentID)
 	}
-	want := lines(hdr, user1, asst1, string(mine.Raw()), theirs, label, string(next.Raw()))
+	want := lines(hdr, user1, asst1, string(mine.Raw()), theirs, label, frag, string(next.Raw()))
 	if got := readString(t, path); got != want {
 		t.Errorf("file:\n%s\nwant:\n%s", got, want)
 	}
-	if got := readString(t, path+".torn"); got != frag {
-		t.Errorf(".torn = %q, want %q", got, frag)
+	if _, err := os.Stat(path + ".torn"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the fragment was moved aside: %v", err)
 	}
 
 	// A complete line without its newline gets one, and is indexed.
@@ -430,8 +478,8 @@ func TestRefresh(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := l.Report(); !r.Clean() || l.Len() != 8 {
-		t.Errorf("after refresh: %d entries, report %+v", l.Len(), r)
+	if r := l.Report(); len(r.BadLines) != 1 || r.TornTail || r.MissingNewline || len(r.DuplicateIDs) > 0 || l.Len() != 8 {
+		t.Errorf("after refresh: %d entries, report %+v; want 8 and the fragment as one unreadable line", l.Len(), r)
 	}
 
 	// A file that shrank under us was rewritten by someone else: refuse.

@@ -97,6 +97,7 @@ func TestRecovery(t *testing.T) {
 		wantCwd      string   // header cwd after open
 		wantReport   func(session.Report) bool
 		wantReadOnly string // substring of the append error; "" if appends work
+		refused      bool   // Open fails with ErrNotSession and changes nothing
 
 		// The append: user messages first (each held back by deferred
 		// creation when the file is new), then one assistant message.
@@ -177,32 +178,22 @@ func TestRecovery(t *testing.T) {
 			},
 		},
 		{
-			name:    "nothing parses: renamed to .corrupt unchanged",
+			name:    "nothing parses: refused, left unchanged",
 			files:   map[string]string{"s.jsonl": "\x00\x01 binary\nnot json\n{\"half\":"},
-			wantIDs: []string{}, wantCwd: "/new",
-			after: map[string]string{
-				"s.jsonl":         lines(tokHeader, tokNew),
-				"s.jsonl.corrupt": "\x00\x01 binary\nnot json\n{\"half\":",
-			},
+			refused: true,
 		},
 		{
-			name:    "valid JSON but no entries is corrupt too",
+			name:    "valid JSON but no entries: refused too",
 			files:   map[string]string{"s.jsonl": lines(`{"a":1}`, `[1,2]`), "s.jsonl.corrupt": "older"},
-			wantIDs: []string{}, wantCwd: "/new",
-			after: map[string]string{
-				"s.jsonl":           lines(tokHeader, tokNew),
-				"s.jsonl.corrupt":   "older",
-				"s.jsonl.corrupt.1": lines(`{"a":1}`, `[1,2]`),
-			},
+			refused: true,
 		},
 		{
-			name:    "torn last line moved to .torn",
+			name:    "torn last line ended in place",
 			files:   map[string]string{"s.jsonl": lines(hdr, user1, asst1) + torn},
 			wantIDs: []string{"aaaaaaa1", "aaaaaaa2"}, keepsID: true, wantCwd: "/old",
 			wantReport: func(r session.Report) bool { return r.TornTail && len(r.BadLines) == 0 },
 			after: map[string]string{
-				"s.jsonl":      lines(hdr, user1, asst1, tokNew),
-				"s.jsonl.torn": torn,
+				"s.jsonl": lines(hdr, user1, asst1, torn, tokNew),
 			},
 		},
 		{
@@ -210,9 +201,8 @@ func TestRecovery(t *testing.T) {
 			files:   map[string]string{"s.jsonl": lines(hdr, user1) + torn, "s.jsonl.torn": "old fragment"},
 			wantIDs: []string{"aaaaaaa1"}, keepsID: true, wantCwd: "/old",
 			after: map[string]string{
-				"s.jsonl":        lines(hdr, user1, tokNew),
-				"s.jsonl.torn":   "old fragment",
-				"s.jsonl.torn.1": torn,
+				"s.jsonl":      lines(hdr, user1, torn, tokNew),
+				"s.jsonl.torn": "old fragment",
 			},
 		},
 		{
@@ -280,6 +270,16 @@ func TestRecovery(t *testing.T) {
 				}
 			}
 
+			if tt.refused {
+				_, err := Open(path, WithCwd("/new"))
+				if !errors.Is(err, ErrNotSession) || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "fsck") {
+					t.Fatalf("Open: %v, want ErrNotSession naming %s and fsck", err, path)
+				}
+				if diff := cmp.Diff(tt.files, files(t, dir)); diff != "" {
+					t.Fatalf("a refused Open changed files (-before +after):\n%s", diff)
+				}
+				return
+			}
 			// Opening and closing never writes.
 			s, err := Open(path, WithCwd("/new"))
 			if err != nil {

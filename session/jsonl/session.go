@@ -73,11 +73,11 @@ func (s *Session) Close() error { return s.store.close() }
 // Flush writes a new session's file now, even before its first assistant message.
 func (s *Session) Flush() error { return s.store.flush() }
 
-// Repair applies now the repairs the first append would apply (SPEC §8): it
-// moves a torn last line to <file>.torn, adds a missing final newline, rewrites
-// a header-less or old-version file after backing it up, moves a file where
-// nothing parses to <file>.corrupt and writes a new header, or writes a header
-// to an empty file. It returns what it did, one sentence per repair.
+// Repair applies now the repairs the first append would apply (SPEC §8), and
+// one only it applies: it moves a torn last line to <file>.torn (when the file
+// has stopped growing), adds a missing final newline, rewrites a header-less
+// or old-version file after backing it up, or writes a header to an empty
+// file. It returns what it did, one sentence per repair.
 func (s *Session) Repair() ([]string, error) {
 	if err := s.Log.ReadOnly(); err != nil {
 		return nil, err
@@ -91,9 +91,16 @@ func (s *Session) Repair() ([]string, error) {
 	n := len(st.repairs)
 	var err error
 	switch {
+	case st.created && st.repair != repairRewrite:
+		// Entries others appended are in the file already; fsck reads it again.
+		if _, err = st.readOthers(); err == nil {
+			if err = st.moveTornTail(); err == nil {
+				err = st.fix()
+			}
+		}
 	case st.created:
 		err = st.fix()
-	case st.corrupt || st.repair == repairBlankFile:
+	case st.repair == repairBlankFile:
 		err = st.create()
 	}
 	return slices.Clone(st.repairs[n:]), err
@@ -122,13 +129,41 @@ func FileName(timestamp, id string) string {
 	return strings.NewReplacer(":", "-", ".", "-").Replace(timestamp) + "_" + id + ".jsonl"
 }
 
+// sessionFile is where a new session with header h goes in dir. The id
+// becomes part of a file name, so one that could leave dir or hide the file
+// (a path separator, "..", a control character) is refused.
+func sessionFile(dir string, h session.Header) (string, error) {
+	if !SafeID(h.ID) {
+		return "", fmt.Errorf("jsonl: session id %q cannot name a file: use letters, digits, '-', '_' and '.' (at most 128, not starting with '.')", h.ID)
+	}
+	return filepath.Join(dir, FileName(h.Timestamp, h.ID)), nil
+}
+
+// SafeID reports whether a session id read from anywhere can be part of a
+// file name: 1 to 128 of A–Z, a–z, 0–9, '-', '_' and '.', not starting with '.'.
+func SafeID(id string) bool {
+	if id == "" || len(id) > 128 || id[0] == '.' {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
+			return false
+		}
+	}
+	return true
+}
+
 // Create starts a new session for cwd in dir. Nothing is written until the
 // first assistant message (or Flush, or Immediate).
 func Create(cwd, dir string, opts ...Option) (*Session, error) {
 	c := newConfig(opts)
 	l := session.New(cwd, c.header...)
-	h := l.Header()
-	return attach(l, filepath.Join(dir, FileName(h.Timestamp, h.ID)), c, nil), nil
+	path, err := sessionFile(dir, l.Header())
+	if err != nil {
+		return nil, err
+	}
+	return attach(l, path, c, nil), nil
 }
 
 func attach(l *session.Log, path string, c config, pending []*session.Entry) *Session {
@@ -148,76 +183,105 @@ func Read(path string, opts ...Option) (*session.Log, error) {
 	return session.Load(data), nil
 }
 
-// Open opens a session file for writing: it takes the writer lock and loads the
-// file. A missing file becomes a new session at that path. Damage is repaired
-// only at the first append (or Repair), and never by deleting a byte (SPEC §8).
-// A file of a newer format version opens read-only: every append fails with an
-// error that names the file and its version.
+// ErrNotSession is returned when a file that has content holds no session line.
+var ErrNotSession = errors.New("jsonl: not a session file")
+
+// Open opens a session file for writing: it takes the writer lock on the file
+// and loads it. A missing file becomes a new session at that path. Damage is
+// repaired only at the first append (or Repair), and never by deleting a byte
+// (SPEC §8). A file with content of which no line is a session header or
+// entry is refused (ErrNotSession) and left as it is. A file of a newer format
+// version opens read-only: every append fails with an error that names the
+// file and its version.
 func Open(path string, opts ...Option) (*Session, error) {
 	c := newConfig(opts)
 	if _, err := c.fs.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		l := session.New(c.cwd, c.header...)
 		return attach(l, path, c, nil), nil
 	}
-	// Lock before reading, so no other writer appends between the read and our first write.
-	lock, err := acquire(path)
+	// Lock before reading, so no other arbor writer appends between the read and our first write.
+	lock, err := lockFile(path)
 	if err != nil {
 		return nil, err
 	}
-	data, err := c.fs.ReadFile(path)
+	s, err := openLocked(path, c, lock)
 	if err != nil {
 		lock.release()
+		return nil, err
+	}
+	return s, nil
+}
+
+func openLocked(path string, c config, lock *writerLock) (*Session, error) {
+	f, err := c.fs.OpenFile(path, os.O_RDWR|os.O_APPEND, 0)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	s, err := load(path, c, lock, f)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func load(path string, c config, lock *writerLock, f File) (*Session, error) {
+	st, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("stat %s: %w", path, err)
+	}
+	if !os.SameFile(st, lock.info) {
+		return nil, fmt.Errorf("open %s: the file was replaced while it was being opened; try again", path)
+	}
+	data, err := readAll(f)
+	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	l := session.Load(data)
 	rep := l.Report()
-	st := &store{fs: c.fs, path: path, policy: c.policy, lock: lock, size: int64(len(data)), created: true}
-	s := &Session{Log: l, path: path, store: st}
+	if rep.NoHeader && l.Len() == 0 && len(bytes.TrimSpace(data)) > 0 {
+		return nil, fmt.Errorf("%w: no line of %s is a session header or entry; arbor left it unchanged ('arbor fsck %s' shows what it holds)", ErrNotSession, path, path)
+	}
+	size := int64(len(data))
+	if rep.TornTail && !rep.Migrated && !rep.NoHeader {
+		// The last line is unfinished: it may be a write still in flight (loading
+		// skipped it). The first append reads it again (store.readOthers).
+		size = int64(bytes.LastIndexByte(data, '\n') + 1)
+	}
+	st2 := &store{fs: c.fs, path: path, policy: c.policy, lock: lock, f: f, size: size, created: true}
+	s := &Session{Log: l, path: path, store: st2}
 	switch {
 	case l.ReadOnly() != nil:
 		// A newer format: readable, never written, so no lock is needed either.
 		l.SetReadOnly(fmt.Errorf("%s: %w", path, l.ReadOnly()))
 		lock.release()
-		st.lock = nil
-		st.header = l.Header().Raw()
-		l.SetStore(st)
+		st2.lock = nil
+		f.Close()
+		st2.f = nil
+		st2.header = l.Header().Raw()
+		l.SetStore(st2)
 		return s, nil
 	case len(bytes.TrimSpace(data)) == 0:
 		// Empty or blank: a new session at this path, written on first flush.
+		f.Close()
 		nl := session.New(c.cwd, c.header...)
 		s.Log = nl
-		st.created, st.defer_, st.repair, st.header = false, c.deferred, repairBlankFile, nl.Header().Raw()
-	case rep.NoHeader && l.Len() == 0:
-		// Nothing parses: keep the file as <file>.corrupt and start fresh.
-		nl := session.New(c.cwd, c.header...)
-		s.Log = nl
-		st.created, st.defer_, st.corrupt, st.header = false, c.deferred, true, nl.Header().Raw()
+		st2.f, st2.created, st2.defer_, st2.repair, st2.header = nil, false, c.deferred, repairBlankFile, nl.Header().Raw()
 	case rep.NoHeader:
 		// Entries without a header: keep them under a new one (new id, this cwd).
 		h := l.Header()
 		l.SetHeader(session.Header{Version: session.CurrentVersion, ID: h.ID, Timestamp: h.Timestamp, Cwd: c.cwd})
-		st.repair, st.backup, st.snapshot = repairRewrite, path+".bak", l.Entries()
+		st2.repair, st2.backup, st2.snapshot = repairRewrite, BackupPath(path), l.Entries()
 	case rep.Migrated:
-		st.repair, st.backup, st.snapshot = repairRewrite, fmt.Sprintf("%s.v%d.bak", path, rep.Version), l.Entries()
-		st.header = session.MigratedHeader(l.Header())
-	case rep.TornTail:
-		st.repair = repairTornTail
-		st.size = int64(bytes.LastIndexByte(data, '\n') + 1)
+		st2.repair, st2.backup, st2.snapshot = repairRewrite, VersionBackupPath(path, rep.Version), l.Entries()
+		st2.header = session.MigratedHeader(l.Header())
 	case rep.MissingNewline:
-		st.repair = repairNewline
+		st2.repair = repairTerminate
 	}
-	if st.header == nil {
-		st.header = s.Log.Header().Raw()
+	if st2.header == nil {
+		st2.header = s.Log.Header().Raw()
 	}
-	if st.created {
-		f, err := c.fs.OpenFile(path, os.O_RDWR|os.O_APPEND, 0)
-		if err != nil {
-			lock.release()
-			return nil, fmt.Errorf("open %s: %w", path, err)
-		}
-		st.f = f
-	}
-	s.Log.SetStore(st)
+	s.Log.SetStore(st2)
 	return s, nil
 }
 
@@ -314,8 +378,11 @@ func ForkFrom(src, cwd, dir string, opts ...Option) (*Session, error) {
 	abs, _ := filepath.Abs(src)
 	c := newConfig(opts)
 	l := old.Copy(cwd, append(c.header, session.WithParent(abs))...)
-	h := l.Header()
-	s := attach(l, filepath.Join(dir, FileName(h.Timestamp, h.ID)), c, l.Entries())
+	path, err := sessionFile(dir, l.Header())
+	if err != nil {
+		return nil, err
+	}
+	s := attach(l, path, c, l.Entries())
 	if err := s.Flush(); err != nil {
 		return nil, err
 	}
@@ -327,15 +394,24 @@ func ForkFrom(src, cwd, dir string, opts ...Option) (*Session, error) {
 // Like pi, it writes the file at once when the path has an assistant message,
 // and otherwise on the first one.
 func (s *Session) CreateBranchedSession(leafID string, opts ...Option) (*Session, error) {
-	abs, _ := filepath.Abs(s.path)
+	return BranchFrom(s.path, s.Log, leafID, opts...)
+}
+
+// BranchFrom is CreateBranchedSession for a session read without the writer
+// lock (Read): the source file is only read.
+func BranchFrom(src string, l *session.Log, leafID string, opts ...Option) (*Session, error) {
+	abs, _ := filepath.Abs(src)
 	c := newConfig(opts)
-	l, err := s.Log.Branched(leafID, append(c.header, session.WithParent(abs))...)
+	nl, err := l.Branched(leafID, append(c.header, session.WithParent(abs))...)
 	if err != nil {
 		return nil, err
 	}
-	h := l.Header()
-	ns := attach(l, filepath.Join(filepath.Dir(s.path), FileName(h.Timestamp, h.ID)), c, l.Entries())
-	if l.HasAssistant() {
+	path, err := sessionFile(filepath.Dir(src), nl.Header())
+	if err != nil {
+		return nil, err
+	}
+	ns := attach(nl, path, c, nl.Entries())
+	if nl.HasAssistant() {
 		if err := ns.Flush(); err != nil {
 			return nil, err
 		}

@@ -8,8 +8,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strconv"
 	"sync"
+	"time"
 
 	"github.com/arborlog/arbor/session"
 )
@@ -49,12 +49,19 @@ type repair int
 const (
 	repairNone      repair = iota
 	repairRewrite          // no header or an old version: keep a backup, rewrite atomically
-	repairTornTail         // a partial last line: copy it to .torn, truncate
-	repairNewline          // a complete last line without its newline
+	repairTerminate        // the last line lacks its newline: write one before appending
 	repairBlankFile        // empty or only blank lines: write the header first
 )
 
+// span is a range of the file this store wrote itself.
+type span struct{ start, end int64 }
+
 // store persists a Log's appends to one file. Its methods run with the Log's lock held.
+//
+// Other programs (pi) may append to the same file at any moment, with
+// O_APPEND, and never take arbor's lock. So the store never shrinks the file
+// on the append path, finds where each of its own lines landed (the
+// descriptor's offset after the write), and reads everything else as theirs.
 type store struct {
 	mu     sync.Mutex
 	fs     FS
@@ -63,22 +70,29 @@ type store struct {
 	lock   *writerLock
 
 	f       File
-	size    int64 // bytes of the file this store has accounted for (read or written)
-	created bool  // the file exists with a header
-	defer_  bool  // hold entries until the first assistant message
+	ident   fs.FileInfo // f's identity (device and inode), taken at its first check
+	size    int64       // [0, size) of the file is accounted for: read, or written by this store
+	own     []span      // this store's lines past size, in file order, with others' bytes before them
+	created bool        // the file exists with a header
+	defer_  bool        // hold entries until the first assistant message
 	header  []byte
 	pending []*session.Entry
 
 	repair   repair
 	snapshot []*session.Entry // entries to write when the repair rewrites the file
 	backup   string           // where the original goes before a rewrite
-	corrupt  bool             // nothing parsed: move the file to <file>.corrupt before creating the new one
 	repairs  []string         // what the repairs did, in order, for fsck and the caller
 	buf      []byte           // reused line buffer: one write(2) per line
+	tornAt   int64            // where a torn last line starts, when repairTerminate is for one
+	broken   error            // the path no longer names the open file: every write fails with this
 	closed   bool
 }
 
 var _ session.Store = (*store)(nil)
+
+// settle is how long a tail without its newline is watched for the rest of a
+// write in flight before it is taken for a torn line.
+var settle = []time.Duration{time.Millisecond, 4 * time.Millisecond, 16 * time.Millisecond}
 
 // Refresh returns entries another program appended since this store last looked.
 func (s *store) Refresh() ([]*session.Entry, error) {
@@ -87,35 +101,70 @@ func (s *store) Refresh() ([]*session.Entry, error) {
 	if s.closed {
 		return nil, fmt.Errorf("%s: session is closed", s.path)
 	}
-	if !s.created || s.repair != repairNone || s.f == nil {
+	if s.broken != nil {
+		return nil, s.broken
+	}
+	if !s.created || s.repair == repairRewrite || s.f == nil {
 		return nil, nil
 	}
-	st, err := s.f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("stat %s: %w", s.path, err)
-	}
-	switch {
-	case st.Size() == s.size:
-		return nil, nil
-	case st.Size() < s.size:
-		return nil, fmt.Errorf("%s shrank from %d to %d bytes while open: another program rewrote it; reopen the session", s.path, s.size, st.Size())
-	}
-	buf := make([]byte, st.Size()-s.size)
-	if _, err := s.f.ReadAt(buf, s.size); err != nil && !errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("read %s: %w", s.path, err)
-	}
-	end := bytes.LastIndexByte(buf, '\n') + 1
-	if end < len(buf) {
-		// The other program's last line lacks its newline: a complete line gets
-		// one (and is indexed), a torn one goes to <file>.torn, before our append.
-		if session.IsCompleteJSON(buf[end:]) {
-			s.repair, end = repairNewline, len(buf)
-		} else {
-			s.repair = repairTornTail
+	return s.readOthers()
+}
+
+// readOthers parses the complete lines others appended past s.size (skipping
+// this store's own lines) and advances s.size. A last line without its newline
+// may be a write still in flight: it is read again for a moment; a fragment
+// that stays is left in place, and the next append first ends it with a
+// newline (repairTerminate), so no line is glued onto it and no byte that
+// another writer could be completing is moved or cut.
+func (s *store) readOthers() ([]*session.Entry, error) {
+	for try := 0; ; try++ {
+		st, err := s.f.Stat()
+		if err != nil {
+			return nil, fmt.Errorf("stat %s: %w", s.path, err)
 		}
+		end := st.Size()
+		if end < s.size {
+			return nil, fmt.Errorf("%s shrank from %d to %d bytes while open: another program rewrote it; reopen the session", s.path, s.size, end)
+		}
+		if end == s.size {
+			return nil, nil
+		}
+		buf := make([]byte, end-s.size)
+		if _, err := s.f.ReadAt(buf, s.size); err != nil && !errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("read %s: %w", s.path, err)
+		}
+		// Others' bytes are the pieces between this store's own spans. A piece
+		// followed by an own line ends where that line starts: its unfinished
+		// last line, if any, had the own line glued on and is unreadable.
+		var out []*session.Entry
+		at := int64(0)
+		for _, o := range s.own {
+			piece := buf[at : o.start-s.size]
+			out = append(out, session.ParseEntries(piece[:bytes.LastIndexByte(piece, '\n')+1])...)
+			at = o.end - s.size
+		}
+		last := buf[at:]
+		complete := bytes.LastIndexByte(last, '\n') + 1
+		switch {
+		case buf[len(buf)-1] == '\n':
+			s.repair = repairNone
+		case len(last) == 0:
+			// This store's own line ends the file unfinished (a failed write that could not be cut).
+			s.repair = repairTerminate
+		case session.IsCompleteJSON(last[complete:]):
+			// A whole line whose newline is missing: take it, and end it before appending.
+			complete, s.repair = len(last), repairTerminate
+		case try < len(settle):
+			time.Sleep(settle[try])
+			continue
+		default:
+			// A torn line (its writer died, or writes lines in pieces): leave it,
+			// as an unreadable line that fsck reports, ended by the next append.
+			s.repair, s.tornAt = repairTerminate, end-int64(len(last)-complete)
+		}
+		s.own, s.size = nil, end
+		return append(out, session.ParseEntries(last[:complete])...), nil
 	}
-	s.size += int64(end)
-	return session.ParseEntries(buf[:end]), nil
 }
 
 // Write persists one entry.
@@ -124,6 +173,9 @@ func (s *store) Write(e *session.Entry) error {
 	defer s.mu.Unlock()
 	if s.closed {
 		return fmt.Errorf("%s: session is closed", s.path)
+	}
+	if s.broken != nil {
+		return s.broken
 	}
 	if !s.created {
 		s.pending = append(s.pending, e)
@@ -156,41 +208,119 @@ func turnEnds(e *session.Entry) bool {
 	return (e.Type == session.TypeMessage && e.Role() == session.RoleAssistant) || e.Type == session.TypeCompaction
 }
 
-// appendLines writes each line with one write(2). On a failed or short write
-// the file is cut back to its last complete line, so no later append is glued
-// onto a fragment; on a failed sync the unacknowledged lines are cut too.
+// appendLines writes each line with one write(2) and records where it landed.
+// Before it returns nil, it checks that the path still names the file it wrote
+// to: a line written to a file that was replaced (renamed over by an editor or
+// a sync tool) is never acknowledged.
+//
+// On a failed or short write, or a failed sync, the lines of this call are cut
+// from the file only when nothing follows them (no other program appended
+// since); otherwise they stay, and a fragment gets its newline before the next
+// append. The file never shrinks by a byte another program wrote.
 func (s *store) appendLines(lines [][]byte, sync bool) error {
-	start := s.size
+	first := len(s.own)
+	mark := s.size
 	for _, ln := range lines {
 		buf := append(append(s.buf[:0], ln...), '\n')
 		if cap(buf) <= 64<<10 {
 			s.buf = buf
 		}
 		n, err := s.f.Write(buf)
-		s.size += int64(n)
+		if n > 0 {
+			s.wrote(int64(n))
+		}
 		if err == nil && n < len(buf) {
 			err = io.ErrShortWrite
 		}
 		if err != nil {
-			s.rollback(start)
-			return fmt.Errorf("append to %s: %w (nothing after the last complete entry was kept; free space or fix the disk, then retry)", s.path, err)
+			s.undo(mark, first, n > 0)
+			return fmt.Errorf("append to %s: %w (the entry was not kept; free space or fix the disk, then retry)", s.path, err)
 		}
 	}
 	if sync {
 		if err := s.f.Sync(); err != nil {
-			s.rollback(start)
+			s.undo(mark, first, false)
 			return fmt.Errorf("fsync %s: %w (the entry was not kept)", s.path, err)
 		}
 	}
-	return nil
+	return s.checkPath()
 }
 
-func (s *store) rollback(to int64) {
-	if err := s.f.Truncate(to); err != nil {
-		// Leave the fragment for the next append's repair to move aside.
-		s.repair = repairTornTail
+// wrote records that the last write put n bytes at the descriptor's offset.
+func (s *store) wrote(n int64) {
+	end, err := s.f.Seek(0, io.SeekCurrent)
+	if err != nil {
+		// Without the offset, assume the bytes follow what is accounted for.
+		end = s.size + n
+		if len(s.own) > 0 {
+			end = s.own[len(s.own)-1].end + n
+		}
 	}
-	s.size = to
+	start := end - n
+	if len(s.own) == 0 && start == s.size {
+		s.size = end
+		return
+	}
+	s.own = append(s.own, span{start, end})
+}
+
+// undo takes back what one appendLines call wrote (the bytes from mark on,
+// and own[first:]): it cuts them when they are one run that ends the file,
+// else leaves them, and a fragment gets its newline before the next append.
+func (s *store) undo(mark int64, first int, fragment bool) {
+	added := s.own[first:]
+	from, end := mark, s.size
+	if len(added) > 0 {
+		if s.size != mark || !contiguous(added) {
+			if fragment {
+				s.repair = repairTerminate
+			}
+			return
+		}
+		from, end = added[0].start, added[len(added)-1].end
+	}
+	if from == end {
+		return
+	}
+	if st, err := s.f.Stat(); err == nil && st.Size() == end && s.f.Truncate(from) == nil {
+		s.own = s.own[:first]
+		s.size = min(s.size, from)
+		return
+	}
+	if fragment {
+		s.repair = repairTerminate
+	}
+}
+
+func contiguous(ss []span) bool {
+	for i := 1; i < len(ss); i++ {
+		if ss[i].start != ss[i-1].end {
+			return false
+		}
+	}
+	return true
+}
+
+// checkPath fails when the path no longer names the open file (it was
+// renamed over or removed): what was written went to a file nobody will read.
+func (s *store) checkPath() error {
+	if s.ident == nil {
+		mine, err := s.f.Stat()
+		if err != nil {
+			return fmt.Errorf("stat %s: %w", s.path, err)
+		}
+		s.ident = mine
+	}
+	now, err := s.fs.Stat(s.path)
+	if err == nil && os.SameFile(s.ident, now) {
+		return nil
+	}
+	how := "was replaced by another file (an editor, sed -i or a sync tool renamed a new file over it)"
+	if errors.Is(err, fs.ErrNotExist) {
+		how = "was removed or renamed"
+	}
+	s.broken = fmt.Errorf("%s %s while arbor had it open: the last entry went to the old file and was not kept, and nothing more is written; reopen the session, which now reads what is at %s, and append again", s.path, how, s.path)
+	return s.broken
 }
 
 // create writes a new file: the header and every entry held so far. A file
@@ -203,28 +333,23 @@ func (s *store) create() error {
 			return err
 		}
 	}
-	start := s.size
 	header := s.header
-	if start > 0 {
+	if s.repair == repairTerminate || s.size > 0 && !s.endsWithNewline() {
 		// A file of blank lines: keep them, and start the header on a line of its own.
-		var last [1]byte
-		if _, err := s.f.ReadAt(last[:], start-1); err != nil {
-			return fmt.Errorf("read %s: %w", s.path, err)
-		}
-		if last[0] != '\n' {
-			header = append([]byte{'\n'}, header...)
-		}
+		header = append([]byte{'\n'}, header...)
+		s.repair = repairNone
 	}
 	lines := [][]byte{header}
 	for _, e := range s.pending {
 		lines = append(lines, e.Raw())
 	}
+	mark, first := s.size, len(s.own)
 	if err := s.appendLines(lines, s.policy != Never); err != nil {
 		return err
 	}
 	if s.policy != Never {
 		if err := s.fs.SyncDir(dir); err != nil {
-			s.rollback(start)
+			s.undo(mark, first, false)
 			return fmt.Errorf("fsync %s: %w (the new session was not kept)", dir, err)
 		}
 	}
@@ -232,32 +357,21 @@ func (s *store) create() error {
 	return nil
 }
 
-// openNew takes the writer lock, moves an unreadable file aside and opens the
-// session's file for appending, creating it.
+func (s *store) endsWithNewline() bool {
+	var last [1]byte
+	_, err := s.f.ReadAt(last[:], s.size-1)
+	return err == nil && last[0] == '\n'
+}
+
+// openNew opens (creating it) the session's file for appending and takes the
+// writer lock on it.
 func (s *store) openNew(dir string) error {
 	if err := s.fs.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("create %s: %w", dir, err)
 	}
-	if s.lock == nil {
-		l, err := acquire(s.path)
-		if err != nil {
-			return err
-		}
-		s.lock = l
-	}
 	flags := os.O_RDWR | os.O_APPEND | os.O_CREATE | os.O_EXCL
-	switch {
-	case s.corrupt:
-		corrupt := freeName(s.fs, s.path+".corrupt")
-		if err := s.fs.Rename(s.path, corrupt); err != nil {
-			return fmt.Errorf("move unreadable %s aside to %s: %w", s.path, corrupt, err)
-		}
-		s.corrupt = false
-		s.repairs = append(s.repairs, fmt.Sprintf("moved %s, where nothing parsed, to %s unchanged; started a new session there", s.path, corrupt))
-	case s.repair == repairBlankFile:
-		flags &^= os.O_EXCL
-		s.repair = repairNone
-		s.repairs = append(s.repairs, fmt.Sprintf("wrote a session header to %s, which was empty", s.path))
+	if s.repair == repairBlankFile {
+		flags &^= os.O_CREATE | os.O_EXCL
 	}
 	f, err := s.fs.OpenFile(s.path, flags, 0o600)
 	if err != nil {
@@ -266,30 +380,42 @@ func (s *store) openNew(dir string) error {
 		}
 		return fmt.Errorf("create %s: %w", s.path, err)
 	}
+	if s.lock == nil {
+		l, err := lockFile(s.path)
+		if err != nil {
+			f.Close()
+			return err
+		}
+		s.lock = l
+	}
 	st, err := f.Stat()
 	if err != nil {
 		f.Close()
 		return fmt.Errorf("stat %s: %w", s.path, err)
 	}
-	s.f, s.size = f, st.Size()
+	if !os.SameFile(st, s.lock.info) {
+		f.Close()
+		return fmt.Errorf("create %s: the file was replaced while it was being opened; try again", s.path)
+	}
+	if s.repair == repairBlankFile {
+		s.repair = repairNone
+		s.repairs = append(s.repairs, fmt.Sprintf("wrote a session header to %s, which was empty", s.path))
+	}
+	s.f, s.size, s.ident = f, st.Size(), st
 	return nil
 }
 
 // fix repairs the file before the first append (SPEC §8), keeping every byte
-// the user had in a sidecar file.
+// the user had.
 func (s *store) fix() error {
 	switch s.repair {
 	case repairNone:
 		return nil
-	case repairNewline:
+	case repairTerminate:
 		if err := s.appendLines([][]byte{nil}, false); err != nil {
 			return err
 		}
-		s.repairs = append(s.repairs, fmt.Sprintf("added the newline missing at the end of %s", s.path))
-	case repairTornTail:
-		if err := s.moveTornTail(); err != nil {
-			return err
-		}
+		s.repairs = append(s.repairs, fmt.Sprintf("ended the last line of %s, which lacked its newline (an unreadable fragment stays in place as a line of its own)", s.path))
 	case repairRewrite:
 		if err := s.rewrite(); err != nil {
 			return err
@@ -299,35 +425,47 @@ func (s *store) fix() error {
 	return nil
 }
 
-// moveTornTail copies the bytes after the last newline to <file>.torn (synced)
-// and only then cuts them from the file.
+// moveTornTail, for an explicit repair (fsck --repair) under the lock, copies a
+// torn last line to <file>.torn and cuts it from the file, but only when the
+// file still ends with that fragment and has stopped growing: bytes another
+// program may still be writing are never cut.
 func (s *store) moveTornTail() error {
 	st, err := s.f.Stat()
 	if err != nil {
 		return fmt.Errorf("stat %s: %w", s.path, err)
 	}
-	if st.Size() <= s.size {
+	if s.repair != repairTerminate || s.tornAt <= 0 || st.Size() <= s.tornAt {
 		return nil
 	}
-	frag := make([]byte, st.Size()-s.size)
-	if _, err := s.f.ReadAt(frag, s.size); err != nil && !errors.Is(err, io.EOF) {
+	frag, err := readFrom(s.f, s.tornAt)
+	if err != nil {
 		return fmt.Errorf("read %s: %w", s.path, err)
 	}
-	torn := freeName(s.fs, s.path+".torn")
-	if err := writeAtomic(s.fs, torn, frag); err != nil {
-		return fmt.Errorf("save the torn last line of %s to %s: %w (nothing was appended)", s.path, torn, err)
+	if bytes.IndexByte(frag, '\n') >= 0 || session.IsCompleteJSON(frag) {
+		return nil
 	}
-	if err := s.f.Truncate(s.size); err != nil {
+	torn := freeName(s.fs, TornPath(s.path))
+	if err := writeAtomic(s.fs, torn, frag); err != nil {
+		return fmt.Errorf("save the torn last line of %s to %s: %w (nothing was changed)", s.path, torn, err)
+	}
+	if now, err := s.f.Stat(); err != nil || now.Size() != st.Size() {
+		return fmt.Errorf("%s grew while its torn last line was being saved: another program is writing it; the fragment stays (a copy is in %s)", s.path, torn)
+	}
+	if err := s.f.Truncate(s.tornAt); err != nil {
 		return fmt.Errorf("truncate %s to its last complete line: %w (the fragment is saved in %s)", s.path, err, torn)
 	}
+	s.size, s.repair, s.tornAt = s.tornAt, repairNone, 0
 	s.repairs = append(s.repairs, fmt.Sprintf("moved the torn last line of %s (%d bytes) to %s", s.path, len(frag), torn))
 	return nil
 }
 
 // rewrite replaces the file with the header and the snapshot of entries,
-// through a temporary file, after keeping the original as a backup.
+// through a temporary file, after keeping the original as a backup. The new
+// file is locked before it takes the path, and whatever others append to the
+// old one until then (and, through descriptors opened before, until this
+// store looks last) is carried over to its end.
 func (s *store) rewrite() error {
-	orig, err := s.fs.ReadFile(s.path)
+	orig, err := readAll(s.f)
 	if err != nil {
 		return fmt.Errorf("read %s: %w", s.path, err)
 	}
@@ -342,76 +480,83 @@ func (s *store) rewrite() error {
 		b.Write(e.Raw())
 		b.WriteByte('\n')
 	}
-	if err := replaceFile(s.fs, s.path, b.Bytes()); err != nil {
-		return fmt.Errorf("%w (the original is kept in %s)", err, bak)
-	}
-	if s.f != nil {
-		s.f.Close()
-		s.f = nil
-	}
-	f, err := s.fs.OpenFile(s.path, os.O_RDWR|os.O_APPEND, 0o600)
+	tmp := freeName(s.fs, s.path+".tmp")
+	nf, err := s.fs.OpenFile(tmp, os.O_RDWR|os.O_APPEND|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
-		return fmt.Errorf("reopen %s: %w", s.path, err)
+		return fmt.Errorf("rewrite %s: %w (the original is kept in %s)", s.path, err, bak)
 	}
-	s.f, s.size, s.snapshot = f, int64(b.Len()), nil
+	fail := func(err error) error {
+		nf.Close()
+		s.fs.Remove(tmp)
+		return fmt.Errorf("rewrite %s: %w (the original is kept in %s)", s.path, err, bak)
+	}
+	nl, err := lockFile(tmp)
+	if err != nil {
+		return fail(err)
+	}
+	failLocked := func(err error) error {
+		nl.release()
+		return fail(err)
+	}
+	if _, err := nf.Write(b.Bytes()); err != nil {
+		return failLocked(err)
+	}
+	carried := int64(len(orig))
+	carry := func(dst File) error {
+		more, err := readFrom(s.f, carried)
+		if err != nil || len(more) == 0 {
+			return err
+		}
+		if !bytes.HasSuffix(more, []byte{'\n'}) {
+			more = append(more, '\n')
+		}
+		if _, err := dst.Write(more); err != nil {
+			return err
+		}
+		carried += int64(len(more))
+		return nil
+	}
+	if err := carry(nf); err != nil {
+		return failLocked(err)
+	}
+	if err := nf.Sync(); err != nil {
+		return failLocked(err)
+	}
+	if err := s.fs.Rename(tmp, s.path); err != nil {
+		return failLocked(err)
+	}
+	if err := s.fs.SyncDir(filepath.Dir(s.path)); err != nil {
+		return fmt.Errorf("rewrite %s: %w (the original is kept in %s)", s.path, err, bak)
+	}
+	// Last look: what a writer that opened the old file before the rename wrote since.
+	if err := carry(nf); err != nil {
+		return fmt.Errorf("rewrite %s: carry over what was appended during the rewrite: %w (the original is kept in %s)", s.path, err, bak)
+	}
+	s.f.Close()
+	s.lock.release()
+	s.f, s.lock, s.own, s.snapshot, s.ident = nf, nl, nil, nil, nil
+	s.size = int64(b.Len()) // what was carried over is read as others' lines
 	s.repairs = append(s.repairs, fmt.Sprintf("kept the original of %s as %s and rewrote it with a version %d header", s.path, bak, session.CurrentVersion))
 	return nil
 }
 
-// freeName returns name, or name.1, name.2, … if it exists: a sidecar never overwrites another.
-func freeName(fsys FS, name string) string {
-	if _, err := fsys.Stat(name); errors.Is(err, fs.ErrNotExist) {
-		return name
-	}
-	for i := 1; ; i++ {
-		n := name + "." + strconv.Itoa(i)
-		if _, err := fsys.Stat(n); errors.Is(err, fs.ErrNotExist) {
-			return n
-		}
-	}
-}
+func readAll(f File) ([]byte, error) { return readFrom(f, 0) }
 
-// createSynced creates name (which must not exist) with data and syncs it.
-func createSynced(fsys FS, name string, data []byte) error {
-	f, err := fsys.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+// readFrom reads f from off to its current end.
+func readFrom(f File, off int64) ([]byte, error) {
+	st, err := f.Stat()
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
+	if st.Size() <= off {
+		return nil, nil
 	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
+	buf := make([]byte, st.Size()-off)
+	n, err := f.ReadAt(buf, off)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, err
 	}
-	return f.Close()
-}
-
-// writeAtomic puts data at target through a temporary file in the same folder:
-// write, fsync, rename over target, fsync the folder (SPEC §7). A crash leaves
-// target either as it was or holding all of data, never a part of it; at worst
-// a stray <target>.tmp remains. Sidecars (.torn, .bak) are written this way too,
-// so a sidecar that exists always holds every byte it was meant to keep.
-func writeAtomic(fsys FS, target string, data []byte) error {
-	tmp := freeName(fsys, target+".tmp")
-	if err := createSynced(fsys, tmp, data); err != nil {
-		_ = fsys.Remove(tmp)
-		return err
-	}
-	if err := fsys.Rename(tmp, target); err != nil {
-		_ = fsys.Remove(tmp)
-		return err
-	}
-	return fsys.SyncDir(filepath.Dir(target))
-}
-
-// replaceFile atomically replaces path with data.
-func replaceFile(fsys FS, path string, data []byte) error {
-	if err := writeAtomic(fsys, path, data); err != nil {
-		return fmt.Errorf("rewrite %s: %w", path, err)
-	}
-	return nil
+	return buf[:n], nil
 }
 
 func (s *store) flush() error {

@@ -1,0 +1,342 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/arborlog/arbor/internal/termtext"
+	"github.com/arborlog/arbor/window/blob"
+)
+
+// hostile is what a session file can carry to attack the terminal that prints
+// it: erase the screen, write the clipboard (OSC 52), set the window title
+// (OSC 0), return the carriage, ring the bell, reverse the text (U+202E),
+// break the line (U+2028, newline, tab), NUL, DEL, a one-byte CSI (U+009B)
+// and bytes that are not UTF-8.
+const hostile = "\x1b[2J\x1b]52;c;ZXZpbA==\x07\x1b]0;pwned\x07\r\a\u202e\u2028\n\t\x00\x7f\u009b[31m\xff\xc3"
+
+// hostileSeen is how the start of hostile must look wherever it is printed:
+// escaped, so a reader sees what the file holds. (The goldens hold the rest;
+// lines cut to the width and snippets with their matches marked hold less.)
+const hostileSeen = `\x1b[2J`
+
+// hostileLoaded is hostile as a session's reader gives it back: each byte
+// that is not UTF-8 read as U+FFFD.
+var hostileLoaded = strings.Replace(hostile, "\xff\xc3", "\ufffd\ufffd", 1)
+
+// pathHostile is hostile as it can be in a file name (no NUL, no slash).
+var pathHostile = strings.ReplaceAll(hostile, "\x00", "")
+
+// jstr writes s as a JSON string the way a careless or hostile writer would:
+// control characters escaped (JSON demands it), everything else raw, invalid
+// UTF-8 included.
+func jstr(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '"' || c == '\\':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case c < 0x20:
+			fmt.Fprintf(&b, `\u%04x`, c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// Every field of this session that arbor prints starts with a tag and carries hostile.
+func hostileSession() string {
+	h := func(tag string) string { return jstr(tag + hostile) }
+	ts := func(n int) string { return fmt.Sprintf(`"2020-01-15T12:00:%02d.000Z"`, n) }
+	ms := func(n int) string { return fmt.Sprint(1579089600000 + n*1000) }
+	lines := []string{
+		`{"type":"session","version":3,"id":` + jstr("0195f1c2-ID"+pathHostile) + `,"timestamp":` + ts(0) + `,"cwd":` + jstr("/home/dev/CWD"+pathHostile) + `}`,
+		`{"type":"model_change","id":"m0","parentId":null,"timestamp":` + ts(0) + `,"provider":` + h("PROVIDER") + `,"modelId":` + h("MODEL") + `}`,
+		`{"type":"message","id":` + h("U1") + `,"parentId":"m0","timestamp":` + ts(1) + `,"message":{"role":"user","content":` + h("FIRST") + `,"timestamp":` + ms(1) + `}}`,
+		`{"type":"message","id":"a1","parentId":` + h("U1") + `,"timestamp":` + ts(2) + `,"message":{"role":"assistant","content":[{"type":"thinking","thinking":` + h("THINK") + `},{"type":"text","text":` + h("TEXT") + `},{"type":"toolCall","id":"call1","name":"read","arguments":{"path":` + h("FILE") + `}}],"api":"anthropic-messages","provider":"anthropic","model":"m","usage":{"input":10,"output":10,"cacheRead":0,"cacheWrite":0,"totalTokens":20,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"toolUse","timestamp":` + ms(2) + `}}`,
+		`{"type":"message","id":"t1","parentId":"a1","timestamp":` + ts(3) + `,"message":{"role":"toolResult","toolCallId":"call1","toolName":` + h("TOOLNAME") + `,"content":[{"type":"text","text":` + h("TOOL") + `}],"isError":false,"timestamp":` + ms(3) + `}}`,
+		`{"type":"message","id":"b1","parentId":"t1","timestamp":` + ts(4) + `,"message":{"role":"bashExecution","command":` + h("BASH") + `,"output":` + h("OUT") + `,"exitCode":0,"cancelled":false,"truncated":false,"timestamp":` + ms(4) + `}}`,
+		`{"type":"compaction","id":"x1","parentId":"b1","timestamp":` + ts(5) + `,"summary":` + h("SUMMARY") + `,"firstKeptEntryId":"a1","tokensBefore":5000,"details":{"readFiles":[` + h("READ") + `],"modifiedFiles":[]}}`,
+		`{"type":"message","id":"a2","parentId":"x1","timestamp":` + ts(6) + `,"message":{"role":"assistant","content":[{"type":"text","text":` + h("REPLY") + `}],"api":"anthropic-messages","provider":"anthropic","model":` + h("MODEL") + `,"usage":{"input":10,"output":10,"cacheRead":0,"cacheWrite":0,"totalTokens":20,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"stop","timestamp":` + ms(6) + `}}`,
+		`{"type":"label","id":"l1","parentId":"a2","timestamp":` + ts(7) + `,"targetId":"a1","label":` + h("LABEL") + `}`,
+		`{"type":"session_info","id":"n1","parentId":"l1","timestamp":` + ts(8) + `,"name":` + h("NAME") + `}`,
+		`{"type":"custom","id":"k1","parentId":"a2","timestamp":` + ts(9) + `,"cursor":` + h("CURID") + `,"customType":"arbor.cursor","data":{"name":` + h("CURSOR") + `}}`,
+	}
+	return strings.Join(lines, "\n") + "\n"
+}
+
+// hostileDamaged has damage whose report quotes ids: a duplicate id and an
+// entry whose parent is unknown.
+func hostileDamaged() string {
+	hdr := `{"type":"session","version":3,"id":"0195f1c2-dddd-7ddd-8ddd-dddddddddddd","timestamp":"2020-01-15T12:00:00.000Z","cwd":"/p"}`
+	msg := func(id, parent string) string {
+		return `{"type":"message","id":` + jstr(id) + `,"parentId":` + parent + `,"timestamp":"2020-01-15T12:00:01.000Z","message":{"role":"user","content":"x","timestamp":1579089601000}}`
+	}
+	return strings.Join([]string{hdr, msg("DUP"+hostile, "null"), msg("DUP"+hostile, "null"), msg("ORPHAN"+hostile, jstr("PARENT"+hostile)), "{\x1b[2J not json"}, "\n") + "\n"
+}
+
+// TestHostileText runs every command that prints text a session supplied on
+// sessions full of terminal escapes, checks that none of it reaches stdout or
+// stderr as it is and that each field is still there, escaped, and compares the
+// output with testdata/hostile/<case>.golden (go test -update rewrites them).
+// The cases run in order on the same files: the edits change what later ones print.
+func TestHostileText(t *testing.T) {
+	home := catalogHome(t)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "hostile.jsonl")
+	named := filepath.Join(dir, "sub", "S"+pathHostile+".jsonl") // a hostile file name, alone in its folder
+	if err := os.Mkdir(filepath.Dir(named), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	damaged := filepath.Join(dir, "damaged.jsonl")
+	for f, data := range map[string]string{file: hostileSession(), named: hostileSession(), damaged: hostileDamaged()} {
+		if err := os.WriteFile(f, []byte(data), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	u1 := "U1" + hostileLoaded
+	tests := []struct {
+		name string
+		args []string
+		want []string // tags that must be visible, each followed by hostileSeen
+	}{
+		{"ls", []string{"ls", "--session-dir", dir}, []string{"NAME", "CWD"}},
+		{"info", []string{"info", file}, []string{"ID", "CWD", "NAME", "CURID", "CURSOR"}},
+		{"name", []string{"name", file}, []string{"NAME"}},
+		{"cursor-ls", []string{"cursor", "ls", file}, []string{"CURID", "CURSOR"}},
+		{"context", []string{"context", file}, []string{"SUMMARY", "THINK", "TEXT", "TOOLNAME", "TOOL", "BASH", "OUT", "REPLY", "MODEL"}},
+		{"tree", []string{"tree", file}, []string{"U1", "LABEL", "FILE", "BASH", "CURSOR"}},
+		{"search", []string{"search", "--session-dir", dir, "ZXZpbA"}, []string{"FIRST", "TOOL"}},
+		{"show-message", []string{"show", file, "a1"}, []string{"LABEL"}},
+		{"show-compaction", []string{"show", file, "x1"}, []string{"U1", "SUMMARY"}},
+		{"stats", []string{"stats", file}, nil},
+		{"fsck", []string{"fsck", damaged}, []string{"DUP", "ORPHAN"}},
+		{"compact-dry-run", []string{"compact", file, "--dry-run", "--keep-recent-tokens", "1"}, []string{"FILE"}},
+		{"compact-undo", []string{"compact", file, "--undo"}, nil},
+		{"branch", []string{"branch", file, u1}, []string{"U1"}},
+		{"label-unknown", []string{"label", file, "U1" + hostile, "x"}, []string{"U1"}},
+		{"branch-cursor", []string{"branch", file, "a1", "--cursor", "CURSOR" + hostileLoaded}, []string{"CURSOR"}},
+		{"label", []string{"label", file, u1, "NEW" + hostile}, []string{"U1"}},
+		{"cursor-rename", []string{"cursor", "rename", file, "CURSOR" + hostileLoaded, "RENAMED" + hostile}, []string{"CURID", "RENAMED"}},
+		{"cursor-switch", []string{"cursor", "switch", file, "RENAMED" + hostileLoaded}, []string{"RENAMED"}},
+		{"pin", []string{"pin", file, u1, "--cursor", "RENAMED" + hostileLoaded}, []string{"U1", "CURID"}},
+		{"rename", []string{"rename", named, "NAME2" + hostile}, []string{"S", "NAME2"}},
+		{"latest", []string{"latest", "--session-dir", filepath.Dir(named)}, []string{"S"}},
+		{"show-missing", []string{"show", named, "NOPE" + hostile}, []string{"S", "NOPE"}},
+		{"info-missing", []string{"info", filepath.Join(dir, "GONE"+pathHostile+".jsonl")}, []string{"GONE"}},
+		{"rm", []string{"rm", named}, []string{"S", "ID"}},
+		{"restore-list", []string{"restore", "--list"}, []string{"S", "NAME2"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := runArbor(t, "", tc.args...)
+			for stream, text := range map[string]string{"stdout": r.out, "stderr": r.err} {
+				assertPrintable(t, stream, text)
+			}
+			all := r.out + r.err
+			for _, tag := range tc.want {
+				if !strings.Contains(all, tag+hostileSeen) {
+					t.Errorf("%s%s is not in the output, escaped:\n%s", tag, hostileSeen, all)
+				}
+			}
+			golden(t, filepath.Join("hostile", tc.name+".golden"), hostileGolden(r, dir, home))
+		})
+	}
+}
+
+// assertPrintable fails when text holds anything a terminal would act on:
+// bytes that are not UTF-8 or a forbidden character other than newline and tab.
+func assertPrintable(t *testing.T, stream, text string) {
+	t.Helper()
+	if !utf8.ValidString(text) {
+		t.Errorf("%s is not UTF-8: %q", stream, text)
+	}
+	for i, r := range text {
+		if termtext.Forbidden(r) && r != '\n' && r != '\t' {
+			t.Errorf("%s holds %U at byte %d: %q", stream, r, i, text)
+			return
+		}
+	}
+}
+
+var (
+	rfc3339 = regexp.MustCompile(`\b20[2-9]\d-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)`)
+	fixed   = regexp.MustCompile(`^2020-01-15T12:`)
+	entryID = regexp.MustCompile(`\b[0-9a-f]{8}\b`)
+)
+
+// hostileGolden is what a golden file holds: the output with the temporary
+// folders, the current time and the ids of entries arbor wrote replaced.
+func hostileGolden(r result, dir, home string) string {
+	s := fmt.Sprintf("--- stdout\n%s--- stderr\n%s--- exit %d\n", r.out, r.err, r.code)
+	s = strings.ReplaceAll(s, dir, "$DIR")
+	s = strings.ReplaceAll(s, home, "$ARBOR_DIR")
+	s = entryID.ReplaceAllStringFunc(s, func(id string) string {
+		if id == "0195f1c2" { // the sessions' id, cut to 8 characters by ls and restore
+			return id
+		}
+		return "$NEWID"
+	})
+	return rfc3339.ReplaceAllStringFunc(s, func(ts string) string {
+		if fixed.MatchString(ts) {
+			return ts
+		}
+		return "$NOW"
+	})
+}
+
+// The --json forms stay exact: valid JSON whatever the session holds, with the
+// hostile text given back as the file has it (JSON escapes what it must).
+func TestHostileJSON(t *testing.T) {
+	catalogHome(t)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "hostile.jsonl")
+	if err := os.WriteFile(file, []byte(hostileSession()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	valid := hostileLoaded
+	node, _ := exec.LookPath("node") // without Node, JSON.parse is not tried
+	for _, tc := range []struct {
+		args []string
+		want string // a value the output must hold
+	}{
+		{[]string{"info", file}, "NAME" + valid},
+		{[]string{"name", file}, "NAME" + valid},
+		{[]string{"cursor", "ls", file}, "CURSOR" + valid},
+		{[]string{"ls", "--session-dir", dir}, "NAME" + valid},
+		{[]string{"context", file}, "REPLY" + valid},
+		{[]string{"tree", file}, "LABEL" + valid},
+		{[]string{"show", file, "x1"}, "FIRST" + valid},
+		{[]string{"search", "--session-dir", dir, "ZXZpbA"}, "TOOL\x1b[2J\x1b]52;c;ZXZpbA==\a"}, // snippets fold white space
+	} {
+		r := runArbor(t, "", append(tc.args, "--json")...)
+		if r.code != 0 {
+			t.Errorf("arbor %s --json: exit %d: %s", tc.args[0], r.code, r.err)
+			continue
+		}
+		if strings.ContainsFunc(strings.TrimSuffix(r.out, "\n"), func(r rune) bool { return r < 0x20 }) {
+			t.Errorf("arbor %s --json printed a raw control character: %q", tc.args[0], r.out)
+		}
+		var v any
+		if err := json.Unmarshal([]byte(r.out), &v); err != nil {
+			t.Errorf("arbor %s --json is not JSON: %v", tc.args[0], err)
+			continue
+		}
+		if !holds(v, tc.want) {
+			t.Errorf("arbor %s --json does not give back %q exactly:\n%s", tc.args[0], tc.want, r.out)
+		}
+		// pi reads arbor's JSON with JSON.parse: raw U+2028, U+202E, DEL must not trouble it.
+		if node != "" {
+			cmd := exec.Command(node, "-e", `JSON.parse(require("fs").readFileSync(0, "utf8"))`)
+			cmd.Stdin = strings.NewReader(r.out)
+			if msg, err := cmd.CombinedOutput(); err != nil {
+				t.Errorf("JSON.parse rejects arbor %s --json: %v %s", tc.args[0], err, msg)
+			}
+		}
+	}
+}
+
+// holds reports whether s is a string somewhere in v, or inside one.
+func holds(v any, s string) bool {
+	switch v := v.(type) {
+	case string:
+		if strings.Contains(v, s) {
+			return true
+		}
+		var inner any
+		return json.Unmarshal([]byte(v), &inner) == nil && holds(inner, s)
+	case []any:
+		for _, x := range v {
+			if holds(x, s) {
+				return true
+			}
+		}
+	case map[string]any:
+		for _, x := range v {
+			if holds(x, s) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// runTerminal runs the arbor command as if stdout and stderr were a terminal
+// (colour on), which is where escapes do harm.
+func runTerminal(t *testing.T, args ...string) result {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	ios := newIO(strings.NewReader(""), &out, &errOut)
+	ios.outTTY, ios.errTTY = true, true
+	root := newRoot(ios)
+	root.SetArgs(args)
+	root.SetOut(&out)
+	root.SetErr(&errOut)
+	if err := root.Execute(); err != nil {
+		t.Fatalf("arbor %s: %v", strings.Join(args, " "), err)
+	}
+	return result{out.String(), errOut.String(), 0}
+}
+
+// ownColours are the only escape sequences arbor writes itself.
+var ownColours = func() *strings.Replacer {
+	var pairs []string
+	for _, code := range append(slices.Collect(maps.Values(ansi)), "\x1b[0m", "\x1b[1;33m", "\x1b[31m", "\x1b[32m", "\x1b[33m") {
+		pairs = append(pairs, code, "")
+	}
+	return strings.NewReplacer(pairs...)
+}()
+
+// On a terminal arbor colours its output; the colours are its own, and
+// nothing from the session gets through beside them.
+func TestHostileTerminal(t *testing.T) {
+	t.Setenv("NO_COLOR", "")
+	home := catalogHome(t)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "hostile.jsonl")
+	if err := os.WriteFile(file, []byte(hostileSession()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ref, err := blob.Store{Dir: filepath.Join(home, "blobs")}.Put([]byte("TOOL" + hostile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"tree", file},
+		{"search", "--session-dir", dir, "ZXZpbA"},
+		{"stats", file},
+		{"ls", "--session-dir", dir},
+		{"context", file},
+		{"blob", ref},
+	} {
+		r := runTerminal(t, args...)
+		if args[0] != "stats" && !strings.Contains(r.out, hostileSeen) { // stats prints numbers
+			t.Errorf("arbor %s on a terminal does not show the session's text:\n%s", args[0], r.out)
+		}
+		if args[0] == "tree" || args[0] == "search" || args[0] == "stats" {
+			if !strings.Contains(r.out, "\x1b[0m") {
+				t.Errorf("arbor %s on a terminal is not coloured", args[0])
+			}
+		}
+		assertPrintable(t, "arbor "+args[0]+" stdout", ownColours.Replace(r.out))
+		assertPrintable(t, "arbor "+args[0]+" stderr", r.err)
+	}
+	// Piped, a blob is printed as stored.
+	if r := runArbor(t, "", "blob", ref); r.out != "TOOL"+hostile {
+		t.Errorf("arbor blob piped = %q, want the bytes stored", r.out)
+	}
+}

@@ -1,0 +1,30 @@
+//go:build !unix
+
+package jsonl
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+)
+
+// fileKey names a file by its base name here (no inodes): a record found
+// through another path to the same file is not recognised.
+func fileKey(info fs.FileInfo) string {
+	sum := sha256.Sum256([]byte(info.Name()))
+	return fmt.Sprintf("%x", sum[:8])
+}
+
+func alive(pid int) bool {
+	p, err := os.FindProcess(pid)
+	return err == nil && p != nil
+}
+
+func commandLine() string { return strings.Join(os.Args, " ") }
+
+// lockHolderPID is unknown without a kernel lock table: records name the holder.
+func lockHolderPID(string) int { return 0 }
+
+func processHolder(pid int) Holder { return Holder{PID: pid} }

@@ -1,0 +1,117 @@
+//go:build unix
+
+package jsonl
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// fileKey names a file by its device and inode: every path to it (symlinks,
+// hard links, "..") gives the same key.
+func fileKey(info fs.FileInfo) string {
+	if st, ok := info.Sys().(*syscall.Stat_t); ok {
+		return fmt.Sprintf("%x-%d", uint64(st.Dev), uint64(st.Ino))
+	}
+	return "unknown"
+}
+
+// alive reports whether a process with pid exists.
+func alive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+// commandLine is this process's command line, for other writers' errors.
+func commandLine() string { return strings.Join(os.Args, " ") }
+
+// lockHolderPID finds, in the kernel's table of file locks (/proc/locks on
+// Linux), the process holding a flock on the file with key; 0 when the table
+// cannot be read or does not list it.
+func lockHolderPID(key string) int {
+	var dev, ino uint64
+	if _, err := fmt.Sscanf(key, "%x-%d", &dev, &ino); err != nil {
+		return 0
+	}
+	b, err := os.ReadFile("/proc/locks")
+	if err != nil {
+		return 0
+	}
+	want := fmt.Sprintf("%02x:%02x:%d", unix.Major(dev), unix.Minor(dev), ino)
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for sc.Scan() {
+		// "1: FLOCK  ADVISORY  WRITE 19478 fe:00:9977938 0 EOF"; a waiter's line has "->" after the number.
+		f := strings.Fields(sc.Text())
+		if len(f) >= 6 && f[1] == "->" {
+			continue
+		}
+		if len(f) < 6 || f[1] != "FLOCK" || f[3] != "WRITE" || f[5] != want {
+			continue
+		}
+		if pid, err := strconv.Atoi(f[4]); err == nil && pid > 0 {
+			return pid
+		}
+	}
+	return 0
+}
+
+// processHolder describes a process from the process table, for a holder that
+// left no arbor record.
+func processHolder(pid int) Holder {
+	h := Holder{PID: pid}
+	h.Host, _ = os.Hostname()
+	if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid)); err == nil {
+		h.Command = strings.TrimSpace(string(bytes.ReplaceAll(b, []byte{0}, []byte{' '})))
+	}
+	if t, ok := processStart(pid); ok {
+		h.Started = t.UTC().Format(time.RFC3339)
+	}
+	return h
+}
+
+// processStart reads when pid started: field 22 of /proc/<pid>/stat, in clock
+// ticks after the boot time in /proc/stat.
+func processStart(pid int) (time.Time, bool) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return time.Time{}, false
+	}
+	// The command name (field 2) may hold spaces and parentheses: fields count from the last ')'.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return time.Time{}, false
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 20 {
+		return time.Time{}, false
+	}
+	ticks, err := strconv.ParseUint(f[19], 10, 64)
+	if err != nil {
+		return time.Time{}, false
+	}
+	st, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return time.Time{}, false
+	}
+	for _, ln := range strings.Split(string(st), "\n") {
+		if v, ok := strings.CutPrefix(ln, "btime "); ok {
+			boot, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+			if err != nil {
+				return time.Time{}, false
+			}
+			const hz = 100 // USER_HZ, fixed at 100 in the kernel's user interface
+			return time.Unix(boot, 0).Add(time.Duration(ticks) * time.Second / hz), true
+		}
+	}
+	return time.Time{}, false
+}
