@@ -280,7 +280,14 @@ func TestPageClickShowsPath(t *testing.T) {
 // to entries holding every word.
 func TestPageFiltersAndSearch(t *testing.T) {
 	b := newBrowser(t)
-	l := load(t, "refactor")
+	words := map[string][]string{"refactor": {"units", "unit()"}, "pi16-n000": {"goroutine", "pointer"}}
+	for _, name := range fixtures {
+		t.Run(name, func(t *testing.T) { filtersAndSearch(t, b, load(t, name), words[name]) })
+	}
+}
+
+func filtersAndSearch(t *testing.T, b *browser, l *session.Log, words []string) {
+	b.t = t
 	b.open(exportPage(t, l, Options{}, csp), "")
 	count := func(keep func(n *session.TreeNode) bool) []string {
 		var out []string
@@ -300,7 +307,8 @@ func TestPageFiltersAndSearch(t *testing.T) {
 	def := func(n *session.TreeNode, noTools bool) bool {
 		e := n.Entry
 		switch e.Type {
-		case session.TypeLabel, session.TypeCustom, session.TypeModelChange, session.TypeThinkingLevelChange, session.TypeSessionInfo:
+		case session.TypeLabel, session.TypeCustom, session.TypeModelChange, session.TypeThinkingLevelChange, session.TypeSessionInfo,
+			session.TypeContextEdit, session.TypeUsage:
 			return false
 		}
 		if noTools && e.Role() == session.RoleToolResult {
@@ -339,7 +347,7 @@ func TestPageFiltersAndSearch(t *testing.T) {
 	}
 	// Search: every row shown holds the words; fewer rows than without.
 	b.click(`#filters button[data-filter="all"]`)
-	if err := chromedp.Do(b.ctx, chromedp.SendKeys(chromedp.CSS(`#search`), "Units unit()")); err != nil {
+	if err := chromedp.Do(b.ctx, chromedp.SendKeys(chromedp.CSS(`#search`), strings.ToUpper(strings.Join(words, " ")))); err != nil {
 		t.Fatal(err)
 	}
 	b.waitFor(`document.getElementById('tree-status').textContent.includes('(search)')`)
@@ -349,8 +357,10 @@ func TestPageFiltersAndSearch(t *testing.T) {
 	}
 	for _, id := range got {
 		raw := strings.ToLower(string(l.Entry(id).Raw()))
-		if !strings.Contains(raw, "units") || !strings.Contains(raw, "unit()") {
-			t.Errorf("search shows %s, which does not hold both words", id)
+		for _, w := range words {
+			if !strings.Contains(raw, w) {
+				t.Errorf("search shows %s, which does not hold %q", id, w)
+			}
 		}
 	}
 	if err := chromedp.Do(b.ctx, chromedp.KeyEvent(kb.Escape)); err != nil {

@@ -629,7 +629,8 @@
         case 'labeled': return !!labels[e.id];
         case 'user': return role(e) === 'user';
       }
-      if (e.type === 'label' || e.type === 'custom' || e.type === 'model_change' || e.type === 'thinking_level_change' || e.type === 'session_info') return false;
+      // as 'arbor tree' and pi 1.6.0 hide them
+      if (e.type === 'label' || e.type === 'custom' || e.type === 'model_change' || e.type === 'thinking_level_change' || e.type === 'session_info' || e.type === 'context_edit' || e.type === 'usage') return false;
       if (this.filter === 'no-tools' && role(e) === 'toolResult') return false;
       if (i !== sel.leaf && toolOnly(e)) return false;
       return true;
