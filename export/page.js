@@ -788,7 +788,7 @@
       ['Started', fmtTime(hd.timestamp)], ['Last entry', lastTs ? fmtTime(lastTs) : '—'],
       ['Entries', num(N) + (D.options.branchOnly ? ' (this branch only)' : '') + (D.options.noTools ? ' (tool output left out)' : '')],
       ['Tokens', 'input ' + num(u.input) + ' · output ' + num(u.output) + ' · cache read ' + num(u.cacheRead) + ' · cache write ' + num(u.cacheWrite) + ' · total ' + num(u.totalTokens) + ' (' + num(u.requests) + ' requests)'],
-      ['Cost', '$' + (Number(u.cost) || 0).toFixed(4)]
+      ['Cost', '$' + (Number(u.cost) || 0).toFixed(4) + (Array.isArray(u.byModel) && u.byModel.length > 1 ? ' (' + u.byModel.map(function (r) { return str(r && r.key) + ' $' + (Number(r && r.cost) || 0).toFixed(4); }).join(' · ') + ')' : '')]
     ];
     if (D.options.redacted) rows.push(['Redacted', 'secrets were masked']);
     rows.forEach(function (r) { if (r[1]) { dl.appendChild(el('dt', '', r[0])); dl.appendChild(el('dd', '', r[1])); } });
