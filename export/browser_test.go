@@ -350,7 +350,7 @@ func filtersAndSearch(t *testing.T, b *browser, l *session.Log, words []string) 
 	if err := chromedp.Do(b.ctx, chromedp.SendKeys(chromedp.CSS(`#search`), strings.ToUpper(strings.Join(words, " ")))); err != nil {
 		t.Fatal(err)
 	}
-	b.waitFor(`document.getElementById('tree-status').textContent.includes('(search)')`)
+	b.waitFor(fmt.Sprintf(`document.getElementById('tree-status').textContent.endsWith(%q)`, "matching “"+strings.Join(words, " ")+"”"))
 	got := b.treeIDs()
 	if len(got) == 0 || len(got) >= l.Len() {
 		t.Fatalf("search shows %d of %d rows", len(got), l.Len())
@@ -418,7 +418,7 @@ func TestPageXSSCorpus(t *testing.T) {
 			if err := chromedp.Do(b.ctx, chromedp.SendKeys(chromedp.CSS(`#search`), "<script>")); err != nil {
 				t.Fatal(err)
 			}
-			b.waitFor(`document.getElementById('tree-status').textContent.includes('(search)')`)
+			b.waitFor(`document.getElementById('tree-status').textContent.endsWith('matching “<script>”')`)
 			checkInert(t, b)
 			text := eval[string](b, `document.getElementById('conv').textContent`)
 			for _, want := range []string{"$&", "${window.__arborPwned=1}", "</script><script>", "<img src=x onerror=", "line\u2028separator", "{{.CSP}}"} {
@@ -491,7 +491,7 @@ func TestPageBigSession(t *testing.T) {
 	timed("select the first entry's newest leaf", `(() => { document.querySelector('#tree .row').click(); return document.querySelectorAll('#conv article').length; })()`)
 	timed("show earlier entries", `(() => { const b = document.querySelector('#conv button.more'); if (b) b.click(); return 0; })()`)
 	timed("search (after the page's 120 ms pause for typing)", `(async () => { const s = document.getElementById('search'); s.value = 'deadline refactor'; s.dispatchEvent(new Event('input'));
-		while (!document.getElementById('tree-status').textContent.includes('(search)')) await new Promise(r => setTimeout(r, 10));
+		while (!document.getElementById('tree-status').textContent.endsWith('matching “deadline refactor”')) await new Promise(r => setTimeout(r, 10));
 		return 0; })()`)
 	b.noConsole()
 }

@@ -673,7 +673,7 @@
       }
       this.rows = rows; this.indent = indent; this.branch = branch;
       space.style.height = rows.length * RH + 'px';
-      status.textContent = rows.length + ' of ' + N + ' entries shown' + (toks.length ? ' (search)' : '');
+      status.textContent = rows.length + ' of ' + N + ' entries shown' + (toks.length ? ' matching “' + toks.join(' ') + '”' : '');
       this.paint(true);
     },
     refresh: function (scroll) {
