@@ -185,8 +185,7 @@ func runAgent(c *cobra.Command, o *agentOptions) error {
 		return usagef(`no prompt: give it as an argument (arbor -p "prompt") or on stdin`)
 	}
 
-	home := catalog.Home()
-	cfgPath := filepath.Join(home, "config.json")
+	cfgPath := configPath()
 	cfg, err := agent.LoadConfig(cfgPath)
 	if err != nil {
 		return err
@@ -485,3 +484,6 @@ func looksLikePathArg(s string) bool {
 }
 
 func ptrBool(b bool) *bool { return &b }
+
+// configPath is the agent's configuration file: $ARBOR_DIR/config.json.
+func configPath() string { return filepath.Join(catalog.Home(), "config.json") }
