@@ -1,9 +1,9 @@
 package export
 
 import (
-	"github.com/arborlog/arbor/redact"
 	"errors"
 	"fmt"
+	"github.com/arborlog/arbor/redact"
 	"time"
 
 	"github.com/arborlog/arbor/session"
