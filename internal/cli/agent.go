@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/arborlog/arbor/export"
 	"github.com/arborlog/arbor/internal/termtext"
 	"io"
 	"io/fs"
@@ -29,8 +30,9 @@ import (
 
 // agentOptions are the root command's flags: running the agent.
 type agentOptions struct {
-	io *IO
-	g  *Global
+	export string // --export <session>: export it instead
+	io     *IO
+	g      *Global
 
 	print     bool
 	mode      string
@@ -103,10 +105,22 @@ func addAgentFlags(root *cobra.Command, ios *IO, g *Global) {
 	f.StringVar(&o.systemPrompt, "system-prompt", "", "replace the system prompt")
 	f.StringVar(&o.appendSystemPrompt, "append-system-prompt", "", "add to the system prompt")
 	f.StringVar(&o.thinking, "thinking", "", "thinking level: off, minimal, low, medium, high, xhigh")
+	f.StringVar(&o.export, "export", "", "export this session to HTML instead of running the agent: arbor --export <session> [out] (as 'arbor export')")
 	f.StringVar(&o.tools, "tools", "", "comma-separated tools: "+strings.Join(agent.ToolNames, ", ")+" (default: "+strings.Join(agent.DefaultTools, ",")+")")
 	root.Args = cobra.ArbitraryArgs
 	root.Long += agentHelp
 	root.RunE = func(c *cobra.Command, args []string) error {
+		if o.export != "" {
+			// pi's --export <session> [out]: the export command with its defaults.
+			if len(args) > 1 {
+				return usagef("--export takes the session and at most one output file, not %d arguments", len(args)+1)
+			}
+			e := &exportOptions{io: ios, g: g, arg: o.export, format: "html"}
+			if len(args) == 1 {
+				e.out = args[0]
+			}
+			return runExport(e, export.FormatHTML)
+		}
 		o.args = args
 		return runAgent(c, o)
 	}

@@ -193,7 +193,7 @@ func writeNew(out, session string, force bool, write func(io.Writer) error) (int
 			return 0, fmt.Errorf("%s is a folder: give a file name", out)
 		}
 		if !force {
-			return 0, fmt.Errorf("%s already exists: pass --force to overwrite it, or choose another name", out)
+			return 0, fmt.Errorf("%s already exists: choose another name, or overwrite it with 'arbor export --force'", out)
 		}
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return 0, fmt.Errorf("write %s: %w", out, err)

@@ -39,7 +39,7 @@ func TestExportHTMLDefaultName(t *testing.T) {
 	}
 
 	r = runArbor(t, "", "export", src)
-	if r.code != 1 || !strings.Contains(r.err, "refactor.html already exists: pass --force") {
+	if r.code != 1 || !strings.Contains(r.err, "refactor.html already exists: choose another name, or overwrite it with 'arbor export --force'") {
 		t.Errorf("second export: code %d, err %q", r.code, r.err)
 	}
 	if err := os.WriteFile("refactor.html", []byte("mine"), 0o644); err != nil {
@@ -144,5 +144,22 @@ func TestExportRedact(t *testing.T) {
 		if r := runArbor(t, "", "export", src, "--format", f, "-"); !strings.Contains(r.out, secret) {
 			t.Errorf("--format %s without --redact lost the text", f)
 		}
+	}
+}
+
+// TestRootExportFlag: pi's `--export <session> [out]` works on arbor too.
+func TestRootExportFlag(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "page.html")
+	r := runArbor(t, "", "--export", "../../examples/refactor.jsonl", out)
+	b, err := os.ReadFile(out)
+	if r.code != 0 || err != nil || !strings.Contains(string(b), "<!DOCTYPE html>") {
+		t.Fatalf("arbor --export: exit %d %q, %v", r.code, r.err, err)
+	}
+	if r := runArbor(t, "", "--export", "../../examples/refactor.jsonl", out); r.code != 1 || !strings.Contains(r.err, "already exists") {
+		t.Errorf("a second --export over the same file: exit %d %q", r.code, r.err)
+	}
+	if r := runArbor(t, "", "--export", "../../examples/refactor.jsonl", out, "extra"); r.code != 2 {
+		t.Errorf("--export with two outputs: exit %d", r.code)
 	}
 }
