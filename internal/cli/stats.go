@@ -105,6 +105,7 @@ func runStats(o *statsOptions) error {
 		{"by role", fmt.Sprintf("user %s · assistant %s · tool %s · system %s", thousands(s.RoleTokens.User), thousands(s.RoleTokens.Assistant), thousands(s.RoleTokens.Tool), thousands(s.RoleTokens.System))},
 		{"by resolution", fmt.Sprintf("full %s · outlined %s · summarized %s · pinned %s", thousands(s.ResolutionTokens.Full), thousands(s.ResolutionTokens.Outlined), thousands(s.ResolutionTokens.Summarized), thousands(s.ResolutionTokens.Pinned))},
 		{"by phase", fmt.Sprintf("exploration %s · execution %s · verification %s · conclusion %s · unclassified %s", thousands(s.PhaseTokens.Exploration), thousands(s.PhaseTokens.Execution), thousands(s.PhaseTokens.Verification), thousands(s.PhaseTokens.Conclusion), thousands(s.PhaseTokens.Unclassified))},
+		{"beyond", fmt.Sprintf("%s counted by the provider beyond the messages (system prompt, tool schemas); with each breakdown above it makes the tokens used", signedThousands(s.BeyondMessages))},
 		{"compaction", fmt.Sprintf("summary %s tokens · %s compacted", thousands(s.CompactionTokens), countNoun(s.CompactedEntryCount, "entry"))},
 		{"API usage", fmt.Sprintf("%s · input %s · output %s · cache read %s · cache write %s · total %s · $%.4f",
 			countNoun(s.APIUsage.Requests, "request"), thousands(int(s.APIUsage.Input)), thousands(int(s.APIUsage.Output)), thousands(int(s.APIUsage.CacheRead)), thousands(int(s.APIUsage.CacheWrite)), thousands(int(s.APIUsage.TotalTokens)), s.APIUsage.Cost)},
@@ -116,6 +117,13 @@ func runStats(o *statsOptions) error {
 		fprintf(w, "%-14s %s\n", r[0], r[1])
 	}
 	return nil
+}
+
+func signedThousands(n int) string {
+	if n < 0 {
+		return "−" + thousands(-n)
+	}
+	return thousands(n)
 }
 
 // statusBar is the seed's one-line status:
