@@ -99,11 +99,11 @@ func runShow(ios *IO, g *Global, l *session.Log, e *session.Entry) error {
 		fprintf(out, "rolls forward compaction %s\n", cov.Previous.ID)
 	}
 	if len(cov.Kept) > 0 {
-		fprintf(out, "keeps %d entries from %s\n", len(cov.Kept), cov.FirstKeptEntryID)
+		fprintf(out, "keeps %s from %s\n", count(len(cov.Kept), "entry"), cov.FirstKeptEntryID)
 	} else {
 		fprintf(out, "keeps nothing before it (first kept entry %s is not on its branch)\n", orNone(cov.FirstKeptEntryID))
 	}
-	fprintf(out, "replaced %d entries:\n", len(cov.Replaced))
+	fprintf(out, "replaced %s:\n", count(len(cov.Replaced), "entry"))
 	for _, x := range cov.Replaced {
 		fprintf(out, "  %s  %s\n", x.ID, termtext.Truncate(termtext.Line(entryPreview(x)), max(20, ios.Width()-12)))
 	}
