@@ -241,4 +241,3 @@ func joinInts(ns []int) string {
 	}
 	return strings.Join(parts, ", ")
 }
-
