@@ -345,7 +345,7 @@ func (c *Cursor) BranchTo(id string) error {
 		if n.e.IsMarker() {
 			return nil, fmt.Errorf("%w: %s", ErrIsMarker, id)
 		}
-		return c.l.marker(cid, markerLeaf, &id, []member{{"from", leafID(cur.leaf)}})
+		return c.l.marker(cid, MarkerLeaf, &id, []member{{"from", leafID(cur.leaf)}})
 	})
 	return err
 }
@@ -360,7 +360,7 @@ func (c *Cursor) Clear() error {
 			return nil, fmt.Errorf("%w: %s", ErrNoCursor, cid)
 		}
 		root := ""
-		return c.l.marker(cid, markerLeaf, &root, []member{{"from", leafID(cur.leaf)}})
+		return c.l.marker(cid, MarkerLeaf, &root, []member{{"from", leafID(cur.leaf)}})
 	})
 	return err
 }
@@ -410,7 +410,7 @@ func (c *Cursor) Name(name string) error {
 			return nil, fmt.Errorf("session: a cursor named %q exists already", name)
 		}
 		active := c.l.active
-		e, err := c.l.marker(cid, markerCursor, nil, []member{{"name", mustValue(name)}})
+		e, err := c.l.marker(cid, MarkerCursor, nil, []member{{"name", mustValue(name)}})
 		if err != nil {
 			return nil, err
 		}
@@ -430,7 +430,7 @@ func (l *Log) keepActive(active string) error {
 		return nil
 	}
 	act := l.cursors[active]
-	_, err := l.marker(active, markerLeaf, ptrTo(idOf(act.leaf)), []member{{"from", leafID(act.leaf)}})
+	_, err := l.marker(active, MarkerLeaf, ptrTo(idOf(act.leaf)), []member{{"from", leafID(act.leaf)}})
 	return err
 }
 
@@ -471,7 +471,7 @@ func (l *Log) Fork(name string) (string, error) {
 			parent = from.leaf.e.ID
 		}
 		// An arbor.cursor marker never changes the active cursor (see replay).
-		e, err := l.marker(id, markerCursor, &parent, data)
+		e, err := l.marker(id, MarkerCursor, &parent, data)
 		if err != nil {
 			delete(l.cursors, id)
 			l.corder = slices.DeleteFunc(l.corder, func(c string) bool { return c == id })
@@ -499,7 +499,7 @@ func (l *Log) Switch(idOrName string) error {
 		if c.leaf != nil {
 			parent = c.leaf.e.ID
 		}
-		return l.marker(c.id, markerLeaf, &parent, []member{{"from", leafID(c.leaf)}})
+		return l.marker(c.id, MarkerLeaf, &parent, []member{{"from", leafID(c.leaf)}})
 	})
 	return err
 }

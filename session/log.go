@@ -461,7 +461,7 @@ func (l *Log) replay(n *node) {
 	if e.IsMarker() {
 		l.replayMarker(c, e)
 	}
-	if !(e.IsMarker() && e.custom == markerCursor) {
+	if !(e.IsMarker() && e.custom == MarkerCursor) {
 		l.active = c.id
 	}
 }
@@ -480,12 +480,54 @@ func (l *Log) setLabel(target, label, ts string) {
 	l.labels[target] = labelState{label, ts}
 }
 
-// Arbor marker types (SPEC §6.2, §6.3).
+// Arbor marker types (SPEC §6.2, §6.3): the customType of the custom entries
+// that record cursors, leaf moves and resolutions.
 const (
-	markerCursor     = "arbor.cursor"
-	markerLeaf       = "arbor.leaf"
-	markerResolution = "arbor.resolution"
+	MarkerCursor     = "arbor.cursor"
+	MarkerLeaf       = "arbor.leaf"
+	MarkerResolution = "arbor.resolution"
 )
+
+// Marker is what one of arbor's marker entries records.
+type Marker struct {
+	Kind   string // MarkerCursor, MarkerLeaf or MarkerResolution
+	Cursor string // the cursor it belongs to (MainCursor for the main one)
+	// A cursor marker: the name it gives the cursor, if any.
+	Name *string
+	// A leaf marker: where the leaf was (nil if not recorded), and whether
+	// it moved to before the first entry.
+	From    *string
+	Cleared bool
+	// A resolution marker: the entry and the level it sets.
+	Target, Level string
+}
+
+// Marker decodes a marker entry (IsMarker); ok is false for any other entry.
+func (e *Entry) Marker() (m Marker, ok bool) {
+	if !e.IsMarker() {
+		return Marker{}, false
+	}
+	var v struct {
+		Data struct {
+			Name   *string `json:"name"`
+			From   *string `json:"from"`
+			Target string  `json:"target"`
+			Level  string  `json:"level"`
+		} `json:"data"`
+	}
+	_ = unmarshal(e.raw, &v)
+	m = Marker{Kind: e.custom, Cursor: e.Cursor, Target: v.Data.Target, Level: v.Data.Level}
+	if m.Cursor == "" {
+		m.Cursor = MainCursor
+	}
+	switch m.Kind {
+	case MarkerCursor:
+		m.Name = v.Data.Name
+	case MarkerLeaf:
+		m.From, m.Cleared = v.Data.From, e.ParentID == ""
+	}
+	return m, true
+}
 
 func (l *Log) replayMarker(c *cursor, e *Entry) {
 	var v struct {
@@ -500,11 +542,11 @@ func (l *Log) replayMarker(c *cursor, e *Entry) {
 		return
 	}
 	switch e.custom {
-	case markerCursor:
+	case MarkerCursor:
 		if v.Data.Name != nil {
 			c.name = strings.TrimSpace(*v.Data.Name)
 		}
-	case markerResolution:
+	case MarkerResolution:
 		if v.Data.Target != "" {
 			c.setResolution(v.Data.Target, Resolution{Level: Level(v.Data.Level), Text: v.Data.Text})
 		}

@@ -69,7 +69,7 @@ func (c *Cursor) SetResolution(target string, r Resolution) error {
 			data = append(data, member{"text", mustValue(r.Text)})
 		}
 		active := c.l.active
-		e, err := c.l.marker(c.cid(), markerResolution, nil, data)
+		e, err := c.l.marker(c.cid(), MarkerResolution, nil, data)
 		if err != nil {
 			return nil, err
 		}

@@ -579,39 +579,28 @@ func (v *View) describe(ln *Line, e *session.Entry, m *msgView) {
 
 // markerText says what one of arbor's markers records (SPEC §6.2, §6.3).
 func (v *View) markerText(e *session.Entry) string {
-	var m struct {
-		Data struct {
-			Name   *string `json:"name"`
-			From   *string `json:"from"`
-			Target string  `json:"target"`
-			Level  string  `json:"level"`
-		} `json:"data"`
-	}
-	_ = e.Decode(&m)
-	cur := e.Cursor
-	if cur == "" {
-		cur = session.MainCursor
-	}
+	m, _ := e.Marker()
+	cur := m.Cursor
 	if name := v.names[cur]; name != "" {
 		cur = name
 	}
-	s := "[" + e.CustomType() + " @" + cur
-	switch e.CustomType() {
-	case "arbor.cursor":
-		if m.Data.Name != nil {
-			s += fmt.Sprintf(" named %q", *m.Data.Name)
+	s := "[" + m.Kind + " @" + cur
+	switch m.Kind {
+	case session.MarkerCursor:
+		if m.Name != nil {
+			s += fmt.Sprintf(" named %q", *m.Name)
 		}
-	case "arbor.leaf":
-		if e.ParentID == "" {
+	case session.MarkerLeaf:
+		if m.Cleared {
 			s += " cleared"
 		} else {
 			s += " moved here"
 		}
-		if m.Data.From != nil {
-			s += " from " + *m.Data.From
+		if m.From != nil {
+			s += " from " + *m.From
 		}
-	case "arbor.resolution":
-		s += " " + m.Data.Target + " " + m.Data.Level
+	case session.MarkerResolution:
+		s += " " + m.Target + " " + m.Level
 	}
 	return s + "]"
 }
