@@ -451,7 +451,7 @@ func (l *Log) replay(n *node) {
 		_ = unmarshal(e.raw, &v) // a name that is not a string clears it, as in pi
 		l.name = strings.TrimSpace(v.Name)
 	case TypeMessage:
-		if e.role == RoleAssistant || e.role == RoleUser {
+		if e.msgRole() == RoleAssistant || e.msgRole() == RoleUser {
 			l.hasConversation = true
 		}
 	}
@@ -460,7 +460,7 @@ func (l *Log) replay(n *node) {
 	if e.IsMarker() {
 		l.replayMarker(c, e)
 	}
-	if !(e.IsMarker() && e.custom == markerCursor) {
+	if !(e.IsMarker() && e.customType() == markerCursor) {
 		l.active = c.id
 	}
 }
@@ -498,7 +498,7 @@ func (l *Log) replayMarker(c *cursor, e *Entry) {
 	if unmarshal(e.raw, &v) != nil {
 		return
 	}
-	switch e.custom {
+	switch e.customType() {
 	case markerCursor:
 		if v.Data.Name != nil {
 			c.name = strings.TrimSpace(*v.Data.Name)
