@@ -50,9 +50,9 @@ func parseTreeFilter(s string) (treeFilter, error) {
 type treeView struct {
 	log      *session.Log
 	filter   treeFilter
-	width    int            // rows are cut to this many columns; 0: not cut
-	leaf     *session.Entry // the leaf whose path is marked; nil before the first entry
-	onPath   map[*session.Entry]bool
+	width    int                            // rows are cut to this many columns; 0: not cut
+	leaf     *session.Entry                 // the leaf whose path is marked; nil before the first entry
+	path     []*session.Entry               // root to leaf: an entry at depth d is on it when path[d] is the entry
 	tags     map[*session.TreeNode][]string // names of the cursors whose leaf is this entry or hidden below it (only with several cursors)
 	calls    map[string]string              // tool call id → the call as shown, to name tool results
 	names    map[string]string              // cursor id → name
@@ -75,6 +75,7 @@ type viewRow struct {
 	n      *session.TreeNode
 	parent int32 // row this one hangs from: its nearest visible ancestor that is not a marker; -1 at the top
 	kids   int32 // rows hanging from this one
+	onPath bool  // on the path from the root to the leaf
 	desc   line  // what the entry says (a tool result's is made when drawn, once every call is known)
 	result *resultView
 }
@@ -96,7 +97,6 @@ func newTreeView(roots []*session.TreeNode, l *session.Log, leaf *session.Entry,
 		filter: filter,
 		width:  width,
 		leaf:   leaf,
-		onPath: map[*session.Entry]bool{},
 		calls:  map[string]string{},
 		tags:   map[*session.TreeNode][]string{},
 		names:  map[string]string{},
@@ -104,11 +104,7 @@ func newTreeView(roots []*session.TreeNode, l *session.Log, leaf *session.Entry,
 	v.home, _ = os.UserHomeDir()
 	v.rows = make([]viewRow, 0, l.Len()) // at most one row an entry: one allocation rather than doublings
 	if leaf != nil {
-		path := l.Branch(leaf.ID)
-		v.onPath = make(map[*session.Entry]bool, len(path)) // sized once: a million-entry path grows no copies
-		for _, e := range path {
-			v.onPath[e] = true
-		}
+		v.path = l.Branch(leaf.ID)
 	}
 	cursorsAt := map[string][]string{}
 	cs := l.Cursors()
@@ -119,34 +115,35 @@ func newTreeView(roots []*session.TreeNode, l *session.Log, leaf *session.Entry,
 		}
 	}
 	type item struct {
-		n   *session.TreeNode
-		anc int32 // row of the nearest visible non-marker ancestor; -1 at the top
-		vis int32 // row of the nearest visible ancestor, markers included
+		n     *session.TreeNode
+		anc   int32 // row of the nearest visible non-marker ancestor; -1 at the top
+		vis   int32 // row of the nearest visible ancestor, markers included
+		depth int32 // in the tree: roots are at 0
 	}
 	var stack []item
-	push := func(ns []*session.TreeNode, anc, vis int32) {
+	push := func(ns []*session.TreeNode, anc, vis, depth int32) {
 		// Active branch first, then the others in timestamp order; pushed in
 		// reverse so they pop in display order.
 		if len(ns) == 1 {
-			stack = append(stack, item{ns[0], anc, vis})
+			stack = append(stack, item{ns[0], anc, vis, depth})
 			return
 		}
 		ordered := make([]*session.TreeNode, 0, len(ns))
 		for _, n := range ns {
-			if v.onPath[n.Entry] {
+			if v.onPath(n.Entry, depth) {
 				ordered = append(ordered, n)
 			}
 		}
 		for _, n := range ns {
-			if !v.onPath[n.Entry] {
+			if !v.onPath(n.Entry, depth) {
 				ordered = append(ordered, n)
 			}
 		}
 		for i := len(ordered) - 1; i >= 0; i-- {
-			stack = append(stack, item{ordered[i], anc, vis})
+			stack = append(stack, item{ordered[i], anc, vis, depth})
 		}
 	}
-	push(roots, -1, -1)
+	push(roots, -1, -1, 0)
 	// Rows are made in the order they are drawn: a visible entry's row comes
 	// after its ancestors' and after the rows of every earlier sibling's subtree.
 	for len(stack) > 0 {
@@ -164,7 +161,7 @@ func newTreeView(roots []*session.TreeNode, l *session.Log, leaf *session.Entry,
 			} else {
 				v.rows[it.anc].kids++
 			}
-			r := viewRow{n: it.n, parent: it.anc}
+			r := viewRow{n: it.n, parent: it.anc, onPath: v.onPath(e, it.depth)}
 			if m != nil && m.Role == session.RoleToolResult {
 				r.result = &resultView{callID: m.ToolCallID, toolName: m.ToolName, isError: m.IsError}
 			} else {
@@ -185,9 +182,15 @@ func newTreeView(roots []*session.TreeNode, l *session.Log, leaf *session.Entry,
 				v.tags[v.rows[vis].n] = append(v.tags[v.rows[vis].n], at...)
 			}
 		}
-		push(it.n.Children, anc, vis)
+		push(it.n.Children, anc, vis, it.depth+1)
 	}
 	return v
+}
+
+// onPath reports whether e, at depth in the tree, is on the path from the root
+// to the leaf: a path holds one entry at each depth.
+func (v *treeView) onPath(e *session.Entry, depth int32) bool {
+	return int(depth) < len(v.path) && v.path[depth] == e
 }
 
 func cursorName(c session.CursorInfo) string {
@@ -489,7 +492,7 @@ func (v *treeView) row(r *viewRow, prefix string) line {
 	}
 	ln.add(dim, n.Entry.ID+"  ")
 	ln.add(dim, prefix)
-	if v.onPath[n.Entry] {
+	if r.onPath {
 		ln.add(accent, "• ")
 	}
 	for _, c := range v.tags[n] {
