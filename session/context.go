@@ -56,7 +56,7 @@ func (l *Log) Children(id string) []*Entry {
 	if id == "" {
 		ns = l.roots
 	} else if n, ok := l.byID[id]; ok {
-		ns = n.children
+		ns = n.kids()
 	}
 	out := make([]*Entry, len(ns))
 	for i, n := range ns {

@@ -314,7 +314,7 @@ func checkTree(t testing.TB, l *Log) {
 		n := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		seen[n]++
-		for _, c := range n.children {
+		for _, c := range n.kids() {
 			if c.parent != n {
 				t.Fatalf("child %s of %s has parent link %v", c.e.ID, n.e.ID, c.parent)
 			}

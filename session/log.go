@@ -62,10 +62,33 @@ type Log struct {
 }
 
 type node struct {
-	e        *Entry
-	parent   *node // nil for a root; the parent link after loops are cut
-	children []*node
-	pos      int // position in Log.entries
+	e      *Entry
+	parent *node // nil for a root; the parent link after loops are cut
+	kid    *node // the first child in file order
+	next   *node // the next sibling in file order
+	pos    int   // position in Log.entries
+}
+
+// appendChild links c as n's last child.
+func (n *node) appendChild(c *node) {
+	if n.kid == nil {
+		n.kid = c
+		return
+	}
+	k := n.kid
+	for k.next != nil {
+		k = k.next
+	}
+	k.next = c
+}
+
+// kids returns n's children in file order.
+func (n *node) kids() []*node {
+	var out []*node
+	for k := n.kid; k != nil; k = k.next {
+		out = append(out, k)
+	}
+	return out
 }
 
 type labelState struct {
@@ -362,11 +385,16 @@ func (l *Log) index(entries []*Entry) {
 	}
 	l.cutLoops(nodes)
 	slices.Sort(l.report.BadLines)
+	// Children are linked last to first, so each list is in file order
+	// without walking it.
+	for i := len(nodes) - 1; i >= 0; i-- {
+		if n := nodes[i]; n.parent != nil {
+			n.next, n.parent.kid = n.parent.kid, n
+		}
+	}
 	for _, n := range nodes {
 		if n.parent == nil {
 			l.roots = append(l.roots, n)
-		} else {
-			n.parent.children = append(n.parent.children, n)
 		}
 		l.replay(n)
 	}
@@ -611,7 +639,7 @@ func (l *Log) add(e *Entry) *node {
 	l.byID[e.ID] = n
 	if p, ok := l.byID[e.ParentID]; ok && e.ParentID != e.ID {
 		n.parent = p
-		p.children = append(p.children, n)
+		p.appendChild(n)
 	} else {
 		if e.ParentID != "" {
 			l.report.Orphans = append(l.report.Orphans, e.ID)
