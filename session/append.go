@@ -589,8 +589,8 @@ func (c *Cursor) contextEdit(targetID string, replacement func(role string, targ
 		}
 		role := RoleCustom
 		switch {
-		case n.e.Type == TypeMessage && (n.e.role == RoleUser || n.e.role == RoleAssistant || n.e.role == RoleToolResult):
-			role = n.e.role
+		case n.e.Type == TypeMessage && (n.e.msgRole() == RoleUser || n.e.msgRole() == RoleAssistant || n.e.msgRole() == RoleToolResult):
+			role = n.e.msgRole()
 		case n.e.Type != TypeCustomMessage:
 			return nil, fmt.Errorf("%w: %s is a %s", ErrNotEditable, targetID, describeType(n.e))
 		}
@@ -600,7 +600,7 @@ func (c *Cursor) contextEdit(targetID string, replacement func(role string, targ
 
 func describeType(e *Entry) string {
 	if e.Type == TypeMessage {
-		return e.role + " message"
+		return e.msgRole() + " message"
 	}
 	return e.Type
 }

@@ -150,7 +150,7 @@ func BenchmarkParseLine(b *testing.B) {
 		b.Run(bc.name, func(b *testing.B) {
 			b.SetBytes(int64(len(bc.line)))
 			for b.Loop() {
-				if _, e, err := parseLine(bc.line); err != nil || e.role != RoleAssistant {
+				if _, e, err := parseLine(bc.line); err != nil || e.msgRole() != RoleAssistant {
 					b.Fatal(err)
 				}
 			}

@@ -56,7 +56,7 @@ func (l *Log) Children(id string) []*Entry {
 	if id == "" {
 		ns = l.roots
 	} else if n, ok := l.byID[id]; ok {
-		ns = n.children
+		ns = n.kids()
 	}
 	out := make([]*Entry, len(ns))
 	for i, n := range ns {
@@ -209,7 +209,7 @@ func (ctx *Context) add(e *Entry) {
 	switch e.Type {
 	case TypeMessage:
 		if raw := e.messageRaw(); raw != nil {
-			ctx.Messages = append(ctx.Messages, ContextMessage{Role: e.role, Entry: e, Raw: raw})
+			ctx.Messages = append(ctx.Messages, ContextMessage{Role: e.msgRole(), Entry: e, Raw: raw})
 		}
 	case TypeCustomMessage:
 		ms, err := objectMembers(e.raw)
@@ -243,6 +243,12 @@ func (ctx *Context) add(e *Entry) {
 // messageRaw returns the bytes of the entry's message value (nil when it has
 // none) without decoding it: where it is was noted when the line was scanned.
 func (e *Entry) messageRaw() []byte {
+	if e.wide {
+		if s := scanLine(e.raw); s.msgEnd > 0 {
+			return e.raw[s.msgStart:s.msgEnd]
+		}
+		return nil
+	}
 	if e.msgEnd == 0 {
 		return nil
 	}

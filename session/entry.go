@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -39,14 +41,31 @@ type Entry struct {
 	Cursor    string // the cursor that appended it; "" for the main cursor
 	Line      int    // 1-based line in the file it was read from; 0 if not read from a file
 
-	role   string // message role, for message entries
-	custom string // customType, for custom entries
-	raw    []byte
-	// Offsets in raw of the top-level message value (msgEnd 0: none).
-	msgStart, msgEnd int
+	sub string // the message role of a message entry, the customType of a custom entry
+	raw []byte
+	// Offsets in raw of the top-level message value (msgEnd 0: none), unless
+	// wide: a line over 4 GiB, whose message is found again when asked for.
+	msgStart, msgEnd uint32
 	// hasContent: the message has a content that is not null, as far as the
 	// line scan can tell (names written with escapes leave it false).
 	hasContent bool
+	wide       bool
+}
+
+// msgRole is the message role of a message entry ("" for other types).
+func (e *Entry) msgRole() string {
+	if e.Type != TypeMessage {
+		return ""
+	}
+	return e.sub
+}
+
+// customType is the customType of a custom entry ("" for other types).
+func (e *Entry) customType() string {
+	if e.Type != TypeCustom {
+		return ""
+	}
+	return e.sub
 }
 
 // Raw returns the entry's JSON object as read or written, without the newline.
@@ -54,14 +73,14 @@ type Entry struct {
 func (e *Entry) Raw() []byte { return e.raw }
 
 // Role returns the message role of a message entry and "" for other types.
-func (e *Entry) Role() string { return e.role }
+func (e *Entry) Role() string { return e.msgRole() }
 
 // IsMarker reports whether the entry is arbor metadata (a custom entry whose
 // customType starts with "arbor."): never in the context, hidden from tree views.
-func (e *Entry) IsMarker() bool { return e.Type == TypeCustom && isMarkerType(e.custom) }
+func (e *Entry) IsMarker() bool { return e.Type == TypeCustom && isMarkerType(e.customType()) }
 
 // CustomType returns the customType of a custom entry and "" for other types.
-func (e *Entry) CustomType() string { return e.custom }
+func (e *Entry) CustomType() string { return e.customType() }
 
 func isMarkerType(t string) bool { return strings.HasPrefix(t, "arbor.") }
 
@@ -150,15 +169,22 @@ func parseLine(line []byte) (*Header, *Entry, error) {
 
 // setScan keeps what scanLine found in e.raw: where the message is, and the customType.
 func (e *Entry) setScan(s lineScan) {
-	e.msgStart, e.msgEnd = s.msgStart, s.msgEnd
+	e.msgStart, e.msgEnd, e.wide = 0, 0, false
+	if s.msgEnd > math.MaxUint32 {
+		e.wide = true
+	} else {
+		e.msgStart, e.msgEnd = uint32(s.msgStart), uint32(s.msgEnd)
+	}
 	e.hasContent = s.content == contentValue && !s.escaped
-	e.custom = ""
+	if e.Type == TypeCustom {
+		e.sub = ""
+	}
 	if e.Type == TypeCustom && s.ctEnd > 0 {
 		v := e.raw[s.ctStart:s.ctEnd]
 		if ct, rest, ok := simpleString(v[1:]); v[0] == '"' && ok && len(rest) == 0 {
-			e.custom = ct
+			e.sub = ct
 		} else {
-			e.custom, _ = jsonString(v)
+			e.sub, _ = jsonString(v)
 		}
 	}
 }
@@ -208,7 +234,7 @@ func decodeEnvelope(line []byte) (*Header, *Entry, error) {
 			Role jsontext.Value `json:"role"`
 		}
 		if unmarshal(env.Message, &m) == nil {
-			e.role, _ = jsonString(m.Role)
+			e.sub, _ = jsonString(m.Role)
 		}
 	}
 	return nil, e, nil
@@ -278,9 +304,9 @@ func (s *lineScan) entry(line []byte) (*Entry, bool) {
 	if typ == TypeMessage && s.msgEnd > 0 && line[s.msgStart] == '{' && s.role[1] > 0 {
 		if v := line[s.role[0]:s.role[1]]; v[0] == '"' {
 			if role, rest, ok := knownString(v[1:]); ok && len(rest) == 0 {
-				e.role = role
+				e.sub = role
 			} else {
-				e.role, _ = jsonString(v)
+				e.sub, _ = jsonString(v)
 			}
 		}
 	}
@@ -293,11 +319,24 @@ func spanString(line []byte, sp [2]int) string {
 		return ""
 	}
 	v := line[sp[0]:sp[1]]
-	if str, rest, ok := simpleString(v[1:]); ok && len(rest) == 0 {
-		return str
+	if len(v) > 2 && v[len(v)-1] == '"' && plainASCII(v[1:len(v)-1]) {
+		// No copy: the entry's line holds the bytes for as long as the entry
+		// lives, and neither is ever modified.
+		return unsafe.String(&v[1], len(v)-2)
 	}
 	str, _ := jsonString(v)
 	return str
+}
+
+// plainASCII reports whether b is the inside of a JSON string that reads as
+// itself: no quote, escape, control character or non-ASCII byte.
+func plainASCII(b []byte) bool {
+	for _, c := range b {
+		if c == '"' || c == '\\' || c < 0x20 || c >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 func expect(b []byte, prefix string) ([]byte, bool) {

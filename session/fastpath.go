@@ -37,7 +37,7 @@ func (e *Entry) setBuilt(raw []byte) {
 	if s.plain {
 		if rest, ok := expect(msg, `{"role":"`); ok {
 			if role, _, ok := simpleString(rest); ok {
-				e.role = role
+				e.sub = role
 				return
 			}
 		}
@@ -46,7 +46,7 @@ func (e *Entry) setBuilt(raw []byte) {
 		Role string `json:"role"`
 	}
 	_ = unmarshal(msg, &v)
-	e.role = v.Role
+	e.sub = v.Role
 }
 
 // plainRole validates a message object in one pass and returns its role when

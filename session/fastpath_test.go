@@ -93,3 +93,26 @@ func FuzzParseMessage(f *testing.F) {
 		}
 	})
 }
+
+// TestWideLineMessage: an entry whose line is too long for the stored offsets
+// (over 4 GiB) finds its message again when asked, the same bytes as the
+// offsets give.
+func TestWideLineMessage(t *testing.T) {
+	line := []byte(`{"type":"message","id":"a1","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"user","content":"hi","timestamp":1}}`)
+	e, ok := ParseLine(line)
+	if !ok {
+		t.Fatal("ParseLine failed")
+	}
+	want := string(e.MessageRaw())
+	if want != `{"role":"user","content":"hi","timestamp":1}` {
+		t.Fatalf("MessageRaw = %s", want)
+	}
+	wide := *e
+	wide.msgStart, wide.msgEnd, wide.wide = 0, 0, true
+	if got := string(wide.MessageRaw()); got != want {
+		t.Fatalf("wide MessageRaw = %s, want %s", got, want)
+	}
+	if m, err := wide.Message(); err != nil || m.Role != RoleUser {
+		t.Fatalf("wide Message() = %v, %v", m.Role, err)
+	}
+}

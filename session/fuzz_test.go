@@ -119,7 +119,7 @@ func FuzzParseLine(f *testing.F) {
 			t.Fatalf("parseLine(%q): header %v entry %v, want an entry", line, h, e)
 		}
 		msg, _ := ref["message"].(map[string]any)
-		got := [6]string{e.Type, e.ID, e.ParentID, e.Timestamp, e.Cursor, e.role}
+		got := [6]string{e.Type, e.ID, e.ParentID, e.Timestamp, e.Cursor, e.msgRole()}
 		want := [6]string{typ, str(ref, "id"), str(ref, "parentId"), str(ref, "timestamp"), str(ref, "cursor"), ""}
 		if typ == TypeMessage {
 			want[5] = str(msg, "role")
@@ -131,8 +131,8 @@ func FuzzParseLine(f *testing.F) {
 		if typ == TypeCustom {
 			wantCustom = str(ref, "customType")
 		}
-		if e.custom != wantCustom {
-			t.Fatalf("parseLine(%q) customType = %q, reference %q", line, e.custom, wantCustom)
+		if e.customType() != wantCustom {
+			t.Fatalf("parseLine(%q) customType = %q, reference %q", line, e.customType(), wantCustom)
 		}
 		refMsg, hasMsg := ref["message"]
 		raw := e.messageRaw()
@@ -150,7 +150,7 @@ func FuzzParseLine(f *testing.F) {
 		}
 		// The envelope read from the scan's spans equals the full decode's.
 		if _, full, err := decodeEnvelope(bytes.Trim(line, " \t\r\n")); err != nil || full == nil ||
-			[6]string{full.Type, full.ID, full.ParentID, full.Timestamp, full.Cursor, full.role} != got {
+			[6]string{full.Type, full.ID, full.ParentID, full.Timestamp, full.Cursor, full.msgRole()} != got {
 			t.Fatalf("parseLine(%q) = %q, full decode %+v, %v", line, got, full, err)
 		}
 		if pe, ok := ParseLine(line); !ok || pe.ID != e.ID {
@@ -221,7 +221,7 @@ func FuzzLoad(f *testing.F) {
 				if got == nil {
 					t.Fatalf("entry %q of line %q was not loaded", e.ID, ln)
 				}
-				if e.role != "hookMessage" && !bytes.Equal(got.Raw(), ln) {
+				if e.msgRole() != "hookMessage" && !bytes.Equal(got.Raw(), ln) {
 					t.Fatalf("entry %q loaded as %q, line %q", e.ID, got.Raw(), ln)
 				}
 			}
@@ -314,7 +314,7 @@ func checkTree(t testing.TB, l *Log) {
 		n := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		seen[n]++
-		for _, c := range n.children {
+		for _, c := range n.kids() {
 			if c.parent != n {
 				t.Fatalf("child %s of %s has parent link %v", c.e.ID, n.e.ID, c.parent)
 			}

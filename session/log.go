@@ -63,10 +63,33 @@ type Log struct {
 }
 
 type node struct {
-	e        *Entry
-	parent   *node // nil for a root; the parent link after loops are cut
-	children []*node
-	pos      int // position in Log.entries
+	e      *Entry
+	parent *node // nil for a root; the parent link after loops are cut
+	kid    *node // the first child in file order
+	next   *node // the next sibling in file order
+	pos    int   // position in Log.entries
+}
+
+// appendChild links c as n's last child.
+func (n *node) appendChild(c *node) {
+	if n.kid == nil {
+		n.kid = c
+		return
+	}
+	k := n.kid
+	for k.next != nil {
+		k = k.next
+	}
+	k.next = c
+}
+
+// kids returns n's children in file order.
+func (n *node) kids() []*node {
+	var out []*node
+	for k := n.kid; k != nil; k = k.next {
+		out = append(out, k)
+	}
+	return out
 }
 
 type labelState struct {
@@ -363,11 +386,16 @@ func (l *Log) index(entries []*Entry) {
 	}
 	l.cutLoops(nodes)
 	slices.Sort(l.report.BadLines)
+	// Children are linked last to first, so each list is in file order
+	// without walking it.
+	for i := len(nodes) - 1; i >= 0; i-- {
+		if n := nodes[i]; n.parent != nil {
+			n.next, n.parent.kid = n.parent.kid, n
+		}
+	}
 	for _, n := range nodes {
 		if n.parent == nil {
 			l.roots = append(l.roots, n)
-		} else {
-			n.parent.children = append(n.parent.children, n)
 		}
 		l.replay(n)
 	}
@@ -452,7 +480,7 @@ func (l *Log) replay(n *node) {
 		_ = unmarshal(e.raw, &v) // a name that is not a string clears it, as in pi
 		l.name = strings.TrimSpace(v.Name)
 	case TypeMessage:
-		if e.role == RoleAssistant || e.role == RoleUser {
+		if e.msgRole() == RoleAssistant || e.msgRole() == RoleUser {
 			l.hasConversation = true
 		}
 	}
@@ -461,7 +489,7 @@ func (l *Log) replay(n *node) {
 	if e.IsMarker() {
 		l.replayMarker(c, e)
 	}
-	if !(e.IsMarker() && e.custom == MarkerCursor) {
+	if !(e.IsMarker() && e.customType() == MarkerCursor) {
 		l.active = c.id
 	}
 }
@@ -516,7 +544,7 @@ func (e *Entry) Marker() (m Marker, ok bool) {
 		} `json:"data"`
 	}
 	_ = unmarshal(e.raw, &v)
-	m = Marker{Kind: e.custom, Cursor: e.Cursor, Target: v.Data.Target, Level: v.Data.Level}
+	m = Marker{Kind: e.customType(), Cursor: e.Cursor, Target: v.Data.Target, Level: v.Data.Level}
 	if m.Cursor == "" {
 		m.Cursor = MainCursor
 	}
@@ -541,7 +569,7 @@ func (l *Log) replayMarker(c *cursor, e *Entry) {
 	if unmarshal(e.raw, &v) != nil {
 		return
 	}
-	switch e.custom {
+	switch e.customType() {
 	case MarkerCursor:
 		if v.Data.Name != nil {
 			c.name = strings.TrimSpace(*v.Data.Name)
@@ -654,7 +682,7 @@ func (l *Log) add(e *Entry) *node {
 	l.byID[e.ID] = n
 	if p, ok := l.byID[e.ParentID]; ok && e.ParentID != e.ID {
 		n.parent = p
-		p.children = append(p.children, n)
+		p.appendChild(n)
 	} else {
 		if e.ParentID != "" {
 			l.report.Orphans = append(l.report.Orphans, e.ID)

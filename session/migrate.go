@@ -23,7 +23,7 @@ func migrate(h *Header, entries []*Entry, pos []int, v int) []*Entry {
 	}
 	if v < 3 {
 		for i, e := range entries {
-			if e.Type == TypeMessage && e.role == "hookMessage" {
+			if e.Type == TypeMessage && e.msgRole() == "hookMessage" {
 				entries[i] = renameHookMessage(e)
 			}
 		}
@@ -127,7 +127,7 @@ func renameHookMessage(e *Entry) *Entry {
 		ms[i].value = buildObject(inner)
 	}
 	ne := *e
-	ne.role = RoleCustom
+	ne.sub = RoleCustom
 	ne.setRaw(buildObject(ms))
 	return &ne
 }

@@ -125,7 +125,7 @@ func projectPath(path []*node, keepFrom string) Projection {
 		case e.Type == TypeModelChange && !haveModel:
 			haveModel = true
 			p.Model = &Model{Provider: e.rawValue("provider"), ModelID: e.rawValue("modelId")}
-		case e.Type == TypeMessage && e.role == RoleAssistant && !haveModel:
+		case e.Type == TypeMessage && e.msgRole() == RoleAssistant && !haveModel:
 			haveModel = true
 			var v struct {
 				Provider jsontext.Value `json:"provider"`
@@ -153,7 +153,7 @@ func projectPath(path []*node, keepFrom string) Projection {
 			if n.e.ID == firstKept {
 				kept = true
 			}
-			if kept && !(n.e.Type == TypeMessage && n.e.role == RoleSystem) {
+			if kept && !(n.e.Type == TypeMessage && n.e.msgRole() == RoleSystem) {
 				entries = append(entries, n.e)
 			}
 		}
@@ -209,7 +209,7 @@ func appendEntryMessages(dst []ContextMessage, e *Entry) []ContextMessage {
 		if raw == nil {
 			return dst
 		}
-		switch e.role {
+		switch e.msgRole() {
 		case RoleUser, RoleAssistant, RoleToolResult, RoleSystem:
 			if e.hasContent {
 				break // the common case, told by the line scan: no need to look
@@ -221,13 +221,13 @@ func appendEntryMessages(dst []ContextMessage, e *Entry) []ContextMessage {
 			}
 			if c, _ := find(ms, "content"); len(c) == 0 || c.Kind() == 'n' {
 				empty := jsontext.Value("[]")
-				if e.role == RoleSystem {
+				if e.msgRole() == RoleSystem {
 					empty = jsontext.Value(`""`)
 				}
 				raw = buildObject(setMember(ms, "content", empty))
 			}
 		}
-		return append(dst, ContextMessage{Role: e.role, Entry: e, Raw: raw})
+		return append(dst, ContextMessage{Role: e.msgRole(), Entry: e, Raw: raw})
 	case TypeCompaction:
 		if sm := e.rawValue("systemMessage"); js.Truthy(sm) {
 			dst = append(dst, ContextMessage{Role: RoleSystem, Entry: e, Raw: sm})
@@ -315,7 +315,7 @@ func setMember(ms []member, name string, v jsontext.Value) []member {
 func (e *Entry) UsageRecord() (key string, u Usage, ok bool) {
 	var raw []byte
 	switch {
-	case e.Type == TypeMessage && (e.role == RoleAssistant || e.role == RoleToolResult):
+	case e.Type == TypeMessage && (e.msgRole() == RoleAssistant || e.msgRole() == RoleToolResult):
 		raw = e.messageRaw()
 	case e.Type == TypeUsage || e.Type == TypeBranchSummary || e.Type == TypeCompaction:
 		raw = e.raw
@@ -332,7 +332,7 @@ func (e *Entry) UsageRecord() (key string, u Usage, ok bool) {
 		return "", Usage{}, false
 	}
 	switch {
-	case e.Type == TypeMessage && e.role == RoleAssistant:
+	case e.Type == TypeMessage && e.msgRole() == RoleAssistant:
 		model := field("responseModel")
 		if len(model) == 0 || model.Kind() == 'n' {
 			model = field("model")

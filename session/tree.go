@@ -39,15 +39,17 @@ func (l *Log) Tree() []*TreeNode {
 	for len(stack) > 0 {
 		n := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		if len(n.children) == 0 {
+		if n.kid == nil {
 			continue
 		}
-		kids := n.children
-		if len(kids) > 1 {
-			kids = slices.Clone(kids)
-			sortByTime(kids)
-		}
 		t := &all[n.pos]
+		if n.kid.next == nil { // one child: the common case, no list to make
+			t.Children = []*TreeNode{at(n.kid)}
+			stack = append(stack, n.kid)
+			continue
+		}
+		kids := n.kids()
+		sortByTime(kids)
 		t.Children = make([]*TreeNode, len(kids))
 		for i, k := range kids {
 			t.Children[i] = at(k)

@@ -220,8 +220,7 @@ type item struct {
 	msg     session.ContextMessage
 	orig    session.ContextMessage // as in the log: what outlines are made from
 	data    *facts                 // of orig, when decoded
-	decoded bool
-	level   session.Level // as stamped by the cursor, then as the planner leaves it
+	level   session.Level          // as stamped by the cursor, then as the planner leaves it
 	stamped session.Level
 	text    string // the cursor's own outline or summary
 	tokens  int
@@ -231,6 +230,7 @@ type item struct {
 	keep    bool // never downgraded: pinned, a system message, first or last request, last turn
 	omitted bool
 	synth   bool
+	decoded bool       // data is set
 	cut     *cutOutput // set when bound cut its output
 	renders *renders   // set once it is rendered at a lower level
 }

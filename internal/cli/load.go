@@ -55,6 +55,7 @@ func (g *Global) read(arg string) (*session.Log, string, error) {
 	if l.Report().NoHeader && l.Len() == 0 {
 		return nil, path, fmt.Errorf("%s is not a session file: no line of it parses as a session entry ('arbor fsck' shows the damage)", path)
 	}
+	boundHeap(l, path)
 	return l, path, nil
 }
 
@@ -80,6 +81,7 @@ func (g *Global) open(arg string) (*writable, error) {
 	if err != nil {
 		return nil, err
 	}
+	boundHeap(s.Log, path)
 	return fromFile(s), nil
 }
 
