@@ -433,3 +433,9 @@ func (m modelSummarizer) Summarize(ctx context.Context, r compaction.Request) (s
 	}
 	return text, nil
 }
+
+// Compact summarizes the older part of the active branch now (pi's manual
+// compaction), with the agent's summarizer.
+func (a *Agent) Compact(ctx context.Context) error {
+	return a.compact(ctx, "manual", false)
+}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -24,6 +25,7 @@ import (
 	"github.com/arborlog/arbor/window/blob"
 	"github.com/google/uuid"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"golang.org/x/term"
 )
 
@@ -48,6 +50,8 @@ type agentOptions struct {
 	tools                                         string
 
 	args []string
+
+	models func() []string // the configuration's model names, once factory has run
 }
 
 const agentHelp = `
@@ -94,6 +98,17 @@ func addAgentFlags(root *cobra.Command, ios *IO, g *Global) {
 	f.BoolVar(&o.noSession, "ephemeral", false, "the same as --no-session")
 	f.StringVarP(&o.name, "name", "n", "", "name the session")
 	f.StringVar(&o.fork, "fork", "", "start a new session in this folder from a copy of this one (path, id or name)")
+	modelFlags(f, o)
+	root.Args = cobra.ArbitraryArgs
+	root.Long += agentHelp
+	root.RunE = func(c *cobra.Command, args []string) error {
+		o.args = args
+		return runAgent(c, o)
+	}
+}
+
+// modelFlags are the flags that choose the model and tools, for -p, --mode rpc and serve.
+func modelFlags(f *pflag.FlagSet, o *agentOptions) {
 	f.StringVar(&o.provider, "provider", "", "openai or anthropic (or a provider named in the configuration)")
 	f.StringVar(&o.baseURL, "base-url", "", "the provider's endpoint (default: "+"$ARBOR_MODEL_BASE_URL)")
 	f.StringVar(&o.model, "model", "", "the model (default: $ARBOR_MODEL)")
@@ -104,12 +119,6 @@ func addAgentFlags(root *cobra.Command, ios *IO, g *Global) {
 	f.StringVar(&o.appendSystemPrompt, "append-system-prompt", "", "add to the system prompt")
 	f.StringVar(&o.thinking, "thinking", "", "thinking level: off, minimal, low, medium, high, xhigh")
 	f.StringVar(&o.tools, "tools", "", "comma-separated tools: "+strings.Join(agent.ToolNames, ", ")+" (default: "+strings.Join(agent.DefaultTools, ",")+")")
-	root.Args = cobra.ArbitraryArgs
-	root.Long += agentHelp
-	root.RunE = func(c *cobra.Command, args []string) error {
-		o.args = args
-		return runAgent(c, o)
-	}
 }
 
 // exclusive are the flags that choose a session; at most one may be given.
@@ -185,33 +194,15 @@ func runAgent(c *cobra.Command, o *agentOptions) error {
 		return usagef(`no prompt: give it as an argument (arbor -p "prompt") or on stdin`)
 	}
 
-	home := catalog.Home()
-	cfgPath := filepath.Join(home, "config.json")
-	cfg, err := agent.LoadConfig(cfgPath)
+	mk, err := o.factory(c)
 	if err != nil {
 		return err
-	}
-	res, err := cfg.Resolve(agent.Settings{Provider: o.provider, BaseURL: o.baseURL, Model: o.model, APIKeyEnv: o.apiKeyEnv,
-		Thinking: o.thinking, ContextWindow: o.contextWindow, Reserve: o.reserve, ConfigPath: cfgPath})
-	if err != nil {
-		return err
-	}
-	toolNames := agent.DefaultTools
-	if len(cfg.Tools) > 0 {
-		toolNames = cfg.Tools
-	}
-	if c.Flags().Changed("tools") {
-		toolNames = strings.Split(o.tools, ",")
-	}
-	tools, err := agent.Tools(toolNames)
-	if err != nil {
-		return usagef("--tools: %v", err)
-	}
-	red, err := redact.New(cfg.Redact.Patterns)
-	if err != nil {
-		return fmt.Errorf("%s: %w", cfgPath, err)
 	}
 	cwd, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	a, err := mk("")
 	if err != nil {
 		return err
 	}
@@ -221,13 +212,7 @@ func runAgent(c *cobra.Command, o *agentOptions) error {
 		return err
 	}
 	defer s.close()
-
-	a := &agent.Agent{
-		Log: s.log, Flush: s.flush, Provider: res.Provider, Model: res.Model, Thinking: res.Thinking,
-		System: systemPrompt(o, cfg, tools, cwd), Tools: tools, Redactor: red, Blobs: s.blobs,
-		Env:            &agent.ToolEnv{Cwd: cwd, BashTimeout: time.Duration(cfg.BashTimeoutSeconds * float64(time.Second))},
-		MaxResultBytes: cfg.MaxResultBytes, Compaction: cfg.CompactionSettings(),
-	}
+	a.Log, a.Flush, a.Blobs = s.log, s.flush, s.blobs
 	if o.mode == "json" {
 		var mu sync.Mutex
 		a.Emit = func(e agent.Event) {
@@ -272,6 +257,67 @@ func runAgent(c *cobra.Command, o *agentOptions) error {
 		}
 	}
 	return nil
+}
+
+// factory reads the configuration and returns what builds the agent for a
+// model ("" for the one the flags and configuration choose): provider, tools,
+// system prompt, redaction. The caller sets its Log and Flush.
+func (o *agentOptions) factory(c *cobra.Command) (func(model string) (*agent.Agent, error), error) {
+	home := catalog.Home()
+	cfgPath := filepath.Join(home, "config.json")
+	cfg, err := agent.LoadConfig(cfgPath)
+	if err != nil {
+		return nil, err
+	}
+	toolNames := agent.DefaultTools
+	if len(cfg.Tools) > 0 {
+		toolNames = cfg.Tools
+	}
+	if c.Flags().Changed("tools") {
+		toolNames = strings.Split(o.tools, ",")
+	}
+	tools, err := agent.Tools(toolNames)
+	if err != nil {
+		return nil, usagef("--tools: %v", err)
+	}
+	red, err := redact.New(cfg.Redact.Patterns)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", cfgPath, err)
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		return nil, err
+	}
+	settings := agent.Settings{Provider: o.provider, BaseURL: o.baseURL, Model: o.model, APIKeyEnv: o.apiKeyEnv,
+		Thinking: o.thinking, ContextWindow: o.contextWindow, Reserve: o.reserve, ConfigPath: cfgPath}
+	if _, err := cfg.Resolve(settings); err != nil {
+		return nil, err
+	}
+	o.models = func() []string {
+		var names []string
+		for name := range cfg.Models {
+			names = append(names, name)
+		}
+		slices.Sort(names)
+		return names
+	}
+	return func(model string) (*agent.Agent, error) {
+		st := settings
+		if model != "" {
+			st.Model = model
+		}
+		res, err := cfg.Resolve(st)
+		if err != nil {
+			return nil, err
+		}
+		return &agent.Agent{
+			Provider: res.Provider, Model: res.Model, Thinking: res.Thinking,
+			System: systemPrompt(o, cfg, tools, cwd), Tools: tools, Redactor: red,
+			Blobs:          blob.Store{Dir: filepath.Join(home, "blobs")},
+			Env:            &agent.ToolEnv{Cwd: cwd, BashTimeout: time.Duration(cfg.BashTimeoutSeconds * float64(time.Second))},
+			MaxResultBytes: cfg.MaxResultBytes, Compaction: cfg.CompactionSettings(),
+		}, nil
+	}, nil
 }
 
 // interruptible returns a context cancelled by the first SIGINT or SIGTERM;

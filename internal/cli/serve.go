@@ -1,0 +1,73 @@
+package cli
+
+import (
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/arborlog/arbor/rpc"
+)
+
+var _ = register(newCmdServe)
+
+func newCmdServe(ios *IO, g *Global) *cobra.Command {
+	o := &agentOptions{io: ios, g: g}
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Drive sessions and the agent over JSON-RPC 2.0 on stdin/stdout",
+		Long: `Speak JSON-RPC 2.0 on stdin and stdout, one JSON value a line, with rho's
+method names and result shapes (prompt, abort, clear, compact, getState,
+getMessages, setModel, getSessionStats, listSessions, resumeSession,
+newSession, fork, listBranches, switchBranch, listModels, listTools) and
+arbor's own (getEntries, getTree, branchTo, label, setSessionName).
+docs/openrpc.json describes every method; docs/rpc.md has an example.
+
+The server starts on a new session (written with its first prompt) and sends
+a "ready" notification; while a prompt runs it streams agent/start,
+message/delta, reasoning/delta, tool/call, tool/result, usage and agent/end.
+abort and prompt{steer:true} are served while a prompt runs; other methods
+that touch the session answer -32603 with data.reason "busy".
+
+resumeSession{path, readOnly:true} follows a session another program writes:
+getEntries{since} then returns what was appended after the entry since.
+A session another writer holds is refused with the holder named.
+
+The model flags are those of arbor -p.`,
+		Example: `  echo '{"jsonrpc":"2.0","id":1,"method":"listSessions"}' | arbor serve`,
+		Args:    cobra.NoArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			cfg, closeStore, err := o.rpcConfig(c)
+			if err != nil {
+				return err
+			}
+			defer closeStore()
+			return rpc.Serve(cfg, o.io.In, nopCloser{o.io.Out})
+		},
+	}
+	modelFlags(cmd.Flags(), o)
+	return cmd
+}
+
+type nopCloser struct{ io.Writer }
+
+func (nopCloser) Close() error { return nil }
+
+// rpcConfig is what arbor serve and arbor --mode rpc give the engine: the
+// store, the project and the agent built from the flags.
+func (o *agentOptions) rpcConfig(c *cobra.Command) (rpc.Config, func(), error) {
+	mk, err := o.factory(c)
+	if err != nil {
+		return rpc.Config{}, nil, err
+	}
+	st, err := o.g.sessions(o.io)
+	if err != nil {
+		return rpc.Config{}, nil, err
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		return rpc.Config{}, nil, err
+	}
+	return rpc.Config{Store: st, Scope: o.g.scope(), Cwd: cwd, Where: o.g.SessionDir, NewAgent: mk, Models: o.models},
+		func() { _ = st.Close() }, nil
+}

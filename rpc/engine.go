@@ -1,0 +1,582 @@
+package rpc
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/arborlog/arbor/agent"
+	"github.com/arborlog/arbor/catalog"
+	"github.com/arborlog/arbor/session"
+	"github.com/arborlog/arbor/store"
+)
+
+// Kind says what went wrong with an operation, so each protocol can map it to
+// its own error.
+type Kind int
+
+const (
+	Internal  Kind = iota // the session or the provider failed
+	BadParams             // the request named something that does not exist or gave a bad value
+	Busy                  // a prompt is running
+)
+
+// Error is an operation's failure: its kind, a one-line message and what was
+// wrong (the parameter or the id).
+type Error struct {
+	Kind Kind
+	Msg  string
+	What string
+}
+
+func (e *Error) Error() string { return e.Msg }
+
+func badParams(what, format string, args ...any) error {
+	return &Error{Kind: BadParams, What: what, Msg: fmt.Sprintf(format, args...)}
+}
+
+var errBusy = &Error{Kind: Busy, What: "prompt", Msg: "a prompt is running: abort it or wait for agent/end"}
+
+// Config is what an Engine needs from the command that starts it.
+type Config struct {
+	Store store.Store
+	Scope catalog.Scope // where listSessions and resumeSession look
+	Cwd   string
+	Where string // the folder new sessions go in ("" for the project's default)
+	// NewAgent builds the agent for a session, with the model named (""
+	// for the configured one). Its Log, Flush and Emit are set by the Engine.
+	NewAgent func(model string) (*agent.Agent, error)
+	// Models lists the models the configuration names.
+	Models func() []string
+}
+
+// Engine holds one session and the agent that runs prompts on it.
+type Engine struct {
+	cfg  Config
+	emit func(agent.Event)
+
+	mu       sync.Mutex
+	sess     store.Session
+	follow   string // the ref of a session read without the lock (a follower)
+	log      *session.Log
+	model    string
+	ag       *agent.Agent
+	running  bool
+	cancel   context.CancelFunc
+	queue    []string
+	messages int // context messages, kept up to date while a run appends
+}
+
+// New returns an Engine on a new session (written with its first prompt).
+// emit receives the agent's events (pi's names) from any goroutine.
+func New(cfg Config, emit func(agent.Event)) (*Engine, error) {
+	e := &Engine{cfg: cfg, emit: emit}
+	if _, err := e.NewSession(); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// Close releases the session's writer lock.
+func (e *Engine) Close() error {
+	e.Abort()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.closeSession()
+}
+
+func (e *Engine) closeSession() error {
+	if e.sess == nil {
+		return nil
+	}
+	err := e.sess.Close()
+	e.sess = nil
+	return err
+}
+
+// idle locks the engine for an operation on the session; it fails while a
+// prompt runs. The caller unlocks e.mu.
+func (e *Engine) idle() error {
+	e.mu.Lock()
+	if e.running {
+		e.mu.Unlock()
+		return errBusy
+	}
+	return nil
+}
+
+// writable also refuses a session opened as a follower.
+func (e *Engine) writable() error {
+	if err := e.idle(); err != nil {
+		return err
+	}
+	if e.follow != "" {
+		e.mu.Unlock()
+		return &Error{Kind: BadParams, What: "session", Msg: "this session was opened to follow (readOnly): resume it without readOnly to write"}
+	}
+	return nil
+}
+
+func (e *Engine) attach(s store.Session) error {
+	a, err := e.cfg.NewAgent(e.model)
+	if err != nil {
+		return err
+	}
+	if err := e.closeSession(); err != nil {
+		_ = s.Close()
+		return err
+	}
+	e.sess, e.log, e.follow = s, s.Log(), ""
+	a.Log, a.Flush = e.log, s.Flush
+	a.Emit = e.onEvent
+	e.ag = a
+	e.messages = len(e.log.Context().Messages)
+	return nil
+}
+
+func (e *Engine) onEvent(ev agent.Event) {
+	if ev.Type == "message_end" {
+		e.mu.Lock()
+		e.messages++
+		e.mu.Unlock()
+	}
+	if e.emit != nil {
+		e.emit(ev)
+	}
+}
+
+// Ref names the current session (its file, or its id in a database).
+func (e *Engine) Ref() string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.ref()
+}
+
+func (e *Engine) ref() string {
+	if e.follow != "" {
+		return e.follow
+	}
+	return e.sess.Ref()
+}
+
+// NewSession starts a new session (written with its first prompt).
+func (e *Engine) NewSession() (string, error) {
+	e.mu.Lock()
+	running := e.running
+	e.mu.Unlock()
+	if running {
+		return "", errBusy
+	}
+	s, err := e.cfg.Store.Create(e.cfg.Cwd, e.cfg.Where, store.Options{})
+	if err != nil {
+		return "", err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if err := e.attach(s); err != nil {
+		return "", err
+	}
+	return s.Ref(), nil
+}
+
+// Resume opens the session named by ref (a path, id or name). readOnly opens
+// it to follow without taking the writer lock.
+func (e *Engine) Resume(ref string, readOnly bool) error {
+	if ref == "" {
+		return badParams("path", "give the session to resume (path, id or name)")
+	}
+	if err := e.idle(); err != nil {
+		return err
+	}
+	defer e.mu.Unlock()
+	r, err := e.cfg.Store.Resolve(ref, e.cfg.Scope)
+	if err != nil {
+		return badParams("path", "no session %q: %v (listSessions names them)", ref, err)
+	}
+	if readOnly {
+		l, err := e.cfg.Store.Read(r)
+		if err != nil {
+			return err
+		}
+		if err := e.closeSession(); err != nil {
+			return err
+		}
+		e.log, e.follow, e.ag = l, r, nil
+		e.messages = len(l.Context().Messages)
+		return nil
+	}
+	s, err := e.cfg.Store.Open(r, store.Options{})
+	if err != nil {
+		return err
+	}
+	return e.attach(s)
+}
+
+// Prompt runs message on the session and returns the last reply. It blocks
+// until the run ends; Abort stops it.
+func (e *Engine) Prompt(ctx context.Context, message string) (*agent.Assistant, error) {
+	if strings.TrimSpace(message) == "" {
+		return nil, badParams("message", "the message is empty")
+	}
+	if err := e.writable(); err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	e.running, e.cancel = true, cancel
+	a := e.ag
+	first := e.log.Len() == 0
+	e.mu.Unlock()
+	defer cancel()
+
+	var (
+		last *agent.Assistant
+		err  error
+	)
+	if first {
+		err = a.Prepare()
+	}
+	for err == nil {
+		last, err = a.Run(ctx, message)
+		if err != nil {
+			break
+		}
+		e.mu.Lock()
+		if len(e.queue) == 0 {
+			break
+		}
+		message, e.queue = e.queue[0], e.queue[1:]
+		e.mu.Unlock()
+	}
+	if err != nil {
+		e.mu.Lock()
+	}
+	e.running, e.cancel, e.queue = false, nil, nil
+	e.messages = len(e.log.Context().Messages)
+	e.mu.Unlock()
+	return last, err
+}
+
+// Steer queues a message for the running prompt: it is sent when the model
+// next stops, in the same run (agent/end comes after it). With no prompt
+// running it fails.
+func (e *Engine) Steer(message string) error {
+	if strings.TrimSpace(message) == "" {
+		return badParams("message", "the message is empty")
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if !e.running {
+		return badParams("steer", "no prompt is running to steer: send it without steer")
+	}
+	e.queue = append(e.queue, message)
+	return nil
+}
+
+// Abort stops the running prompt (the partial reply is kept); without one it
+// does nothing.
+func (e *Engine) Abort() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.cancel != nil {
+		e.cancel()
+	}
+}
+
+// Running says whether a prompt runs.
+func (e *Engine) Running() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.running
+}
+
+// State is what getState reports.
+type State struct {
+	Model        string `json:"model"`
+	Provider     string `json:"provider"`
+	Cwd          string `json:"cwd"`
+	MessageCount int    `json:"messageCount"`
+	SessionFile  string `json:"sessionFile"`
+	SessionID    string `json:"sessionId"`
+	SessionName  string `json:"sessionName,omitempty"`
+	IsStreaming  bool   `json:"isStreaming"`
+	ReadOnly     bool   `json:"readOnly"`
+}
+
+// State reports the model, the session and whether a prompt runs; it is
+// served while a prompt runs.
+func (e *Engine) State() State {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	st := State{Cwd: e.cfg.Cwd, MessageCount: e.messages, SessionFile: e.ref(), IsStreaming: e.running, ReadOnly: e.follow != ""}
+	if e.ag != nil {
+		st.Model, st.Provider = e.ag.Model.ID, e.ag.Model.Provider
+	}
+	if !e.running {
+		st.SessionID, st.SessionName = e.log.Header().ID, e.log.Name()
+	}
+	return st
+}
+
+// view runs f on the session's log when no prompt is running (a follower's
+// log is read again first, so it sees what the writer appended since).
+func (e *Engine) view(f func(l *session.Log) error) error {
+	if err := e.idle(); err != nil {
+		return err
+	}
+	defer e.mu.Unlock()
+	if e.follow != "" {
+		l, err := e.cfg.Store.Read(e.follow)
+		if err != nil {
+			return err
+		}
+		e.log = l
+	}
+	return f(e.log)
+}
+
+// change runs f on the session's log when it may be written.
+func (e *Engine) change(f func(l *session.Log) error) error {
+	if err := e.writable(); err != nil {
+		return err
+	}
+	defer e.mu.Unlock()
+	return f(e.log)
+}
+
+// Messages returns the active branch's context messages (pi's objects).
+func (e *Engine) Messages() ([]json.RawMessage, error) {
+	var out []json.RawMessage
+	err := e.view(func(l *session.Log) error {
+		for _, m := range l.Context().Messages {
+			out = append(out, json.RawMessage(m.Raw))
+		}
+		return nil
+	})
+	return out, err
+}
+
+// Entries returns the entries appended after the entry since ("" for all),
+// in file order, and the active leaf.
+func (e *Engine) Entries(since string) ([]json.RawMessage, string, error) {
+	var (
+		out  []json.RawMessage
+		leaf string
+	)
+	err := e.view(func(l *session.Log) error {
+		es := l.Entries()
+		start := 0
+		if since != "" {
+			start = -1
+			for i, en := range es {
+				if en.ID == since {
+					start = i + 1
+					break
+				}
+			}
+			if start < 0 {
+				return badParams("since", "no entry %q in this session", since)
+			}
+		}
+		for _, en := range es[start:] {
+			out = append(out, json.RawMessage(en.Raw()))
+		}
+		if lf := l.Leaf(); lf != nil {
+			leaf = lf.ID
+		}
+		return nil
+	})
+	return out, leaf, err
+}
+
+// Compact summarizes the older part of the active branch now.
+func (e *Engine) Compact(ctx context.Context) error {
+	if err := e.writable(); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	e.running, e.cancel = true, cancel
+	a := e.ag
+	e.mu.Unlock()
+	err := a.Compact(ctx)
+	cancel()
+	e.mu.Lock()
+	e.running, e.cancel = false, nil
+	e.messages = len(e.log.Context().Messages)
+	e.mu.Unlock()
+	return err
+}
+
+// SetModel switches the model the next prompt uses and records it.
+func (e *Engine) SetModel(model string) (*agent.Agent, error) {
+	if model == "" {
+		return nil, badParams("model", "give the model")
+	}
+	var out *agent.Agent
+	err := e.change(func(l *session.Log) error {
+		a, err := e.cfg.NewAgent(model)
+		if err != nil {
+			return badParams("model", "%v", err)
+		}
+		a.Log, a.Flush, a.Emit = l, e.sess.Flush, e.onEvent
+		if l.Len() > 0 {
+			if err := a.Prepare(); err != nil {
+				return err
+			}
+		}
+		e.ag, e.model, out = a, model, a
+		return nil
+	})
+	return out, err
+}
+
+// Model is the current agent's model.
+func (e *Engine) Model() agent.Model {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.ag == nil {
+		return agent.Model{}
+	}
+	return e.ag.Model
+}
+
+// checkEntry fails with BadParams when id is not an entry of l.
+func checkEntry(l *session.Log, what, id string) error {
+	if id == "" {
+		return badParams(what, "give %s (an entry id)", what)
+	}
+	if l.Entry(id) == nil {
+		return badParams(what, "no entry %q in this session (getEntries lists them)", id)
+	}
+	return nil
+}
+
+// BranchTo moves the active leaf to entry id ("" for before the first entry),
+// with an optional summary of the branch left behind.
+func (e *Engine) BranchTo(id, summary string) (string, error) {
+	var leaf string
+	err := e.change(func(l *session.Log) error {
+		if id == "" {
+			if err := l.ResetLeaf(); err != nil {
+				return err
+			}
+		} else {
+			if err := checkEntry(l, "entryId", id); err != nil {
+				return err
+			}
+			if summary != "" {
+				en, err := l.BranchWithSummary(id, summary, nil, false)
+				if err != nil {
+					return err
+				}
+				leaf = en.ID
+			} else if err := l.BranchTo(id); err != nil {
+				return err
+			}
+		}
+		if lf := l.Leaf(); lf != nil {
+			leaf = lf.ID
+		}
+		e.messages = len(l.Context().Messages)
+		return nil
+	})
+	return leaf, err
+}
+
+// Label sets (or with "" clears) the label of entry id.
+func (e *Engine) Label(id, label string) error {
+	return e.change(func(l *session.Log) error {
+		if err := checkEntry(l, "entryId", id); err != nil {
+			return err
+		}
+		_, err := l.SetLabel(id, label)
+		return err
+	})
+}
+
+// SetName names the session.
+func (e *Engine) SetName(name string) error {
+	if strings.TrimSpace(name) == "" {
+		return badParams("name", "Session name cannot be empty")
+	}
+	return e.change(func(l *session.Log) error {
+		_, err := l.SetName(name)
+		return err
+	})
+}
+
+// Branches lists the session's cursors.
+func (e *Engine) Branches() ([]session.CursorInfo, error) {
+	var out []session.CursorInfo
+	err := e.view(func(l *session.Log) error {
+		out = l.Cursors()
+		return nil
+	})
+	return out, err
+}
+
+// Fork starts a new cursor at the active leaf (the active cursor does not change).
+func (e *Engine) Fork(name string) (string, error) {
+	var id string
+	err := e.change(func(l *session.Log) error {
+		var err error
+		id, err = l.Fork(name)
+		return err
+	})
+	return id, err
+}
+
+// SwitchBranch makes the cursor id (or name) the active one.
+func (e *Engine) SwitchBranch(id string) error {
+	return e.change(func(l *session.Log) error {
+		if err := l.Switch(id); id == "" || errors.Is(err, session.ErrNoCursor) {
+			return badParams("cursorId", "no cursor %q in this session (listBranches names them)", id)
+		} else if err != nil {
+			return err
+		}
+		e.messages = len(l.Context().Messages)
+		return nil
+	})
+}
+
+// Tree returns the session's tree as pi's getTree objects.
+func (e *Engine) Tree() (json.RawMessage, string, error) {
+	var (
+		out  json.RawMessage
+		leaf string
+	)
+	err := e.view(func(l *session.Log) error {
+		var b strings.Builder
+		b.WriteByte('[')
+		for i, n := range l.Tree() {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			var nb bytes.Buffer
+			n.WriteJSON(&nb)
+			b.Write(nb.Bytes())
+		}
+		b.WriteByte(']')
+		out = json.RawMessage(b.String())
+		if lf := l.Leaf(); lf != nil {
+			leaf = lf.ID
+		}
+		return nil
+	})
+	return out, leaf, err
+}
+
+// List returns the sessions in the engine's scope, newest first.
+func (e *Engine) List() ([]catalog.Info, error) {
+	return e.cfg.Store.List(e.cfg.Scope, catalog.ListOptions{})
+}
+
+// errorsAs is errors.As for the Engine's error.
+func asError(err error) (*Error, bool) {
+	var e *Error
+	ok := errors.As(err, &e)
+	return e, ok
+}

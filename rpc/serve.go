@@ -1,0 +1,420 @@
+package rpc
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/creachadair/jrpc2"
+	"github.com/creachadair/jrpc2/channel"
+	"github.com/creachadair/jrpc2/handler"
+
+	"github.com/arborlog/arbor/agent"
+	"github.com/arborlog/arbor/catalog"
+	"github.com/arborlog/arbor/session"
+)
+
+// The parameters and results of arbor serve's methods (rho's shapes where rho
+// has the method). The OpenRPC document in docs/ is generated from them.
+type (
+	PromptParams struct {
+		Message string `json:"message"`
+		Steer   bool   `json:"steer,omitempty"`
+	}
+	PromptResult struct {
+		Reply  string `json:"reply"`
+		Queued bool   `json:"queued,omitempty"` // a steering message was queued for the running prompt
+	}
+	Empty          struct{}
+	MessagesResult struct {
+		Messages []json.RawMessage `json:"messages"`
+	}
+	ModelParams struct {
+		Model string `json:"model"`
+	}
+	ModelResult struct {
+		Model         string `json:"model"`
+		Provider      string `json:"provider"`
+		ContextWindow int    `json:"contextWindow"`
+	}
+	StatsResult struct {
+		MessageCount int        `json:"messageCount"`
+		EntryCount   int        `json:"entryCount"`
+		APIUsage     UsageTotal `json:"apiUsage"`
+	}
+	UsageTotal struct {
+		TotalInputTokens  float64 `json:"totalInputTokens"`
+		TotalOutputTokens float64 `json:"totalOutputTokens"`
+		TotalCachedTokens float64 `json:"totalCachedTokens"`
+		TotalTokens       float64 `json:"totalTokens"`
+		TotalCost         float64 `json:"totalCost"`
+		RequestCount      int     `json:"requestCount"`
+	}
+	SessionSummary struct {
+		Path       string `json:"path"`
+		MtimeSecs  int64  `json:"mtimeSecs"`
+		SizeKb     int64  `json:"sizeKb"`
+		EntryCount int    `json:"entryCount"`
+		ID         string `json:"id"`
+		Name       string `json:"name,omitempty"`
+	}
+	SessionsResult struct {
+		Sessions []SessionSummary `json:"sessions"`
+	}
+	ResumeParams struct {
+		Path     string `json:"path"`
+		ReadOnly bool   `json:"readOnly,omitempty"` // follow: read without the writer lock
+	}
+	ResumeResult struct {
+		Path       string `json:"path"`
+		Model      string `json:"model"`
+		Cwd        string `json:"cwd"`
+		EntryCount int    `json:"entryCount"`
+	}
+	NewSessionResult struct {
+		SessionID string `json:"sessionId"`
+		Path      string `json:"path"`
+	}
+	ForkParams struct {
+		Name string `json:"name,omitempty"`
+	}
+	CursorResult struct {
+		CursorID string `json:"cursorId"`
+	}
+	Branch struct {
+		CursorID string `json:"cursorId"`
+		Leaf     string `json:"leaf"`
+		Name     string `json:"name,omitempty"`
+		Active   bool   `json:"active"`
+	}
+	BranchesResult struct {
+		Branches []Branch `json:"branches"`
+	}
+	CursorParams struct {
+		CursorID string `json:"cursorId"`
+	}
+	NameBranchParams struct {
+		CursorID string `json:"cursorId"`
+		Name     string `json:"name"`
+	}
+	ModelsResult struct {
+		Models []string `json:"models"`
+	}
+	ToolsResult struct {
+		Tools []ToolInfo `json:"tools"`
+	}
+	ToolInfo struct {
+		Name        string `json:"name"`
+		Description string `json:"description"`
+	}
+	EntriesParams struct {
+		Since string `json:"since,omitempty"`
+	}
+	EntriesResult struct {
+		Entries []json.RawMessage `json:"entries"`
+		LeafID  string            `json:"leafId"`
+	}
+	TreeResult struct {
+		Tree   json.RawMessage `json:"tree"`
+		LeafID string          `json:"leafId"`
+	}
+	BranchToParams struct {
+		EntryID string `json:"entryId"`
+		Summary string `json:"summary,omitempty"`
+	}
+	LeafResult struct {
+		LeafID string `json:"leafId"`
+	}
+	LabelParams struct {
+		EntryID string `json:"entryId"`
+		Label   string `json:"label"`
+	}
+	NameParams struct {
+		Name string `json:"name"`
+	}
+)
+
+// server is arbor serve's method table over one Engine.
+type server struct {
+	e    *Engine
+	srv  *jrpc2.Server
+	mu   sync.Mutex
+	iter int
+}
+
+// rpcError maps an operation's failure to a JSON-RPC error whose data names
+// what was wrong.
+func rpcError(err error) error {
+	if err == nil {
+		return nil
+	}
+	if e, ok := asError(err); ok {
+		code := jrpc2.InternalError
+		if e.Kind == BadParams {
+			code = jrpc2.InvalidParams
+		}
+		return jrpc2.Errorf(code, "%s", e.Msg).WithData(map[string]string{"field": e.What, "reason": reasonOf(e.Kind)})
+	}
+	return jrpc2.Errorf(jrpc2.InternalError, "%s", err.Error()).WithData(map[string]string{"reason": "failed"})
+}
+
+func reasonOf(k Kind) string {
+	switch k {
+	case BadParams:
+		return "badParams"
+	case Busy:
+		return "busy"
+	}
+	return "failed"
+}
+
+func (s *server) notify(method string, params any) {
+	if s.srv != nil {
+		_ = s.srv.Notify(context.Background(), method, params)
+	}
+}
+
+// event turns the agent's events into rho's notifications.
+func (s *server) event(ev agent.Event) {
+	switch ev.Type {
+	case "agent_start":
+		s.notify("agent/start", Empty{})
+	case "message_update":
+		if d := ev.AssistantMessageEvent; d != nil {
+			switch d.Type {
+			case "text_delta":
+				s.notify("message/delta", map[string]string{"delta": d.Delta})
+			case "thinking_delta":
+				s.notify("reasoning/delta", map[string]string{"delta": d.Delta})
+			}
+		}
+	case "tool_execution_start":
+		s.notify("tool/call", map[string]any{"id": ev.ToolCallID, "name": ev.ToolName, "arguments": ev.Args})
+	case "tool_execution_end":
+		s.notify("tool/result", map[string]any{"id": ev.ToolCallID, "name": ev.ToolName, "is_error": ev.IsError != nil && *ev.IsError, "output": ev.Result})
+	case "message_end":
+		var m struct {
+			Role  string        `json:"role"`
+			Usage session.Usage `json:"usage"`
+		}
+		if json.Unmarshal(ev.Message, &m) == nil && m.Role == "assistant" {
+			s.mu.Lock()
+			s.iter++
+			it := s.iter
+			s.mu.Unlock()
+			s.notify("usage", map[string]any{"iteration": it, "usage": m.Usage})
+		}
+	case "compaction_start", "compaction_end":
+		s.notify("state/change", ev)
+	}
+}
+
+func (s *server) prompt(ctx context.Context, p PromptParams) (PromptResult, error) {
+	if p.Steer {
+		return PromptResult{Queued: true}, rpcError(s.e.Steer(p.Message))
+	}
+	s.mu.Lock()
+	s.iter = 0
+	s.mu.Unlock()
+	start := time.Now()
+	last, err := s.e.Prompt(context.WithoutCancel(ctx), p.Message)
+	if err != nil {
+		if e, ok := asError(err); ok && e.Kind != Internal {
+			return PromptResult{}, rpcError(err)
+		}
+		s.notify("agent/error", map[string]any{"error": err.Error(), "aborted": errors.Is(err, agent.ErrAborted)})
+		return PromptResult{}, rpcError(err)
+	}
+	end := map[string]any{"reply": last.Text(), "usage": last.Usage, "toolCalls": len(last.ToolCalls()),
+		"durationMs": time.Since(start).Milliseconds(), "finishReason": last.StopReason}
+	s.mu.Lock()
+	end["iterations"] = s.iter
+	s.mu.Unlock()
+	s.notify("agent/end", end)
+	return PromptResult{Reply: last.Text()}, nil
+}
+
+func (s *server) stats(context.Context) (StatsResult, error) {
+	var out StatsResult
+	err := s.e.view(func(l *session.Log) error {
+		out.EntryCount = l.Len()
+		out.MessageCount = len(l.Context().Messages)
+		for _, en := range l.Entries() {
+			if en.Role() != session.RoleAssistant {
+				continue
+			}
+			var m struct {
+				Usage session.Usage `json:"usage"`
+			}
+			if json.Unmarshal(en.MessageRaw(), &m) != nil {
+				continue
+			}
+			u := &out.APIUsage
+			u.TotalInputTokens += m.Usage.Input
+			u.TotalOutputTokens += m.Usage.Output
+			u.TotalCachedTokens += m.Usage.CacheRead
+			u.TotalTokens += m.Usage.TotalTokens
+			u.TotalCost += m.Usage.Cost.Total
+			u.RequestCount++
+		}
+		return nil
+	})
+	return out, rpcError(err)
+}
+
+func (s *server) listSessions(context.Context) (SessionsResult, error) {
+	infos, err := s.e.List()
+	if err != nil {
+		return SessionsResult{}, rpcError(err)
+	}
+	out := SessionsResult{Sessions: []SessionSummary{}}
+	for _, in := range infos {
+		out.Sessions = append(out.Sessions, summary(in))
+	}
+	return out, nil
+}
+
+func summary(in catalog.Info) SessionSummary {
+	return SessionSummary{Path: in.Path, MtimeSecs: in.Modified.Time().Unix(), SizeKb: (in.SizeBytes + 1023) / 1024,
+		EntryCount: in.EntryCount, ID: in.ID, Name: in.Name}
+}
+
+func (s *server) resume(_ context.Context, p ResumeParams) (ResumeResult, error) {
+	if err := s.e.Resume(p.Path, p.ReadOnly); err != nil {
+		return ResumeResult{}, rpcError(err)
+	}
+	out := ResumeResult{Path: s.e.Ref(), Model: s.e.Model().ID}
+	err := s.e.view(func(l *session.Log) error {
+		out.Cwd, out.EntryCount = l.Header().Cwd, l.Len()
+		return nil
+	})
+	return out, rpcError(err)
+}
+
+func (s *server) branches(context.Context) (BranchesResult, error) {
+	cs, err := s.e.Branches()
+	out := BranchesResult{Branches: []Branch{}}
+	for _, c := range cs {
+		out.Branches = append(out.Branches, Branch{CursorID: c.ID, Leaf: c.Leaf, Name: c.Name, Active: c.Active})
+	}
+	return out, rpcError(err)
+}
+
+func (s *server) methods() handler.Map {
+	e := s.e
+	return handler.Map{
+		"prompt": handler.New(s.prompt),
+		"abort": handler.New(func(context.Context) (Empty, error) {
+			e.Abort()
+			return Empty{}, nil
+		}),
+		"clear": handler.New(func(context.Context) (Empty, error) {
+			_, err := e.BranchTo("", "")
+			return Empty{}, rpcError(err)
+		}),
+		"compact": handler.New(func(ctx context.Context) (Empty, error) {
+			return Empty{}, rpcError(e.Compact(context.WithoutCancel(ctx)))
+		}),
+		"getState": handler.New(func(context.Context) (State, error) { return e.State(), nil }),
+		"getMessages": handler.New(func(context.Context) (MessagesResult, error) {
+			m, err := e.Messages()
+			if m == nil {
+				m = []json.RawMessage{}
+			}
+			return MessagesResult{Messages: m}, rpcError(err)
+		}),
+		"setModel": handler.New(func(_ context.Context, p ModelParams) (ModelResult, error) {
+			a, err := e.SetModel(p.Model)
+			if err != nil {
+				return ModelResult{}, rpcError(err)
+			}
+			return ModelResult{Model: a.Model.ID, Provider: a.Model.Provider, ContextWindow: a.Model.Window}, nil
+		}),
+		"getSessionStats": handler.New(s.stats),
+		"listSessions":    handler.New(s.listSessions),
+		"resumeSession":   handler.New(s.resume),
+		"newSession": handler.New(func(context.Context) (NewSessionResult, error) {
+			ref, err := e.NewSession()
+			if err != nil {
+				return NewSessionResult{}, rpcError(err)
+			}
+			var id string
+			_ = e.view(func(l *session.Log) error { id = l.Header().ID; return nil })
+			return NewSessionResult{SessionID: id, Path: ref}, nil
+		}),
+		"fork": handler.New(func(_ context.Context, p ForkParams) (CursorResult, error) {
+			id, err := e.Fork(p.Name)
+			return CursorResult{CursorID: id}, rpcError(err)
+		}),
+		"listBranches": handler.New(s.branches),
+		"switchBranch": handler.New(func(_ context.Context, p CursorParams) (CursorResult, error) {
+			return CursorResult(p), rpcError(e.SwitchBranch(p.CursorID))
+		}),
+		"listModels": handler.New(func(context.Context) (ModelsResult, error) {
+			out := ModelsResult{Models: []string{}}
+			if e.cfg.Models != nil {
+				out.Models = append(out.Models, e.cfg.Models()...)
+			}
+			return out, nil
+		}),
+		"listTools": handler.New(func(context.Context) (ToolsResult, error) {
+			out := ToolsResult{Tools: []ToolInfo{}}
+			e.mu.Lock()
+			if e.ag != nil {
+				for _, t := range e.ag.Tools {
+					out.Tools = append(out.Tools, ToolInfo{Name: t.Name, Description: t.Description})
+				}
+			}
+			e.mu.Unlock()
+			return out, nil
+		}),
+		"getEntries": handler.New(func(_ context.Context, p EntriesParams) (EntriesResult, error) {
+			es, leaf, err := e.Entries(p.Since)
+			if es == nil {
+				es = []json.RawMessage{}
+			}
+			return EntriesResult{Entries: es, LeafID: leaf}, rpcError(err)
+		}),
+		"getTree": handler.New(func(context.Context) (TreeResult, error) {
+			t, leaf, err := e.Tree()
+			return TreeResult{Tree: t, LeafID: leaf}, rpcError(err)
+		}),
+		"branchTo": handler.New(func(_ context.Context, p BranchToParams) (LeafResult, error) {
+			if p.EntryID == "" {
+				return LeafResult{}, rpcError(badParams("entryId", "give entryId (clear moves to before the first entry)"))
+			}
+			leaf, err := e.BranchTo(p.EntryID, p.Summary)
+			return LeafResult{LeafID: leaf}, rpcError(err)
+		}),
+		"label": handler.New(func(_ context.Context, p LabelParams) (Empty, error) {
+			return Empty{}, rpcError(e.Label(p.EntryID, p.Label))
+		}),
+		"setSessionName": handler.New(func(_ context.Context, p NameParams) (Empty, error) {
+			return Empty{}, rpcError(e.SetName(p.Name))
+		}),
+	}
+}
+
+// Serve speaks JSON-RPC 2.0 on r and w, one JSON value a line, until r ends.
+// It sends the ready notification first.
+func Serve(cfg Config, r io.Reader, w io.WriteCloser) error {
+	s := &server{}
+	e, err := New(cfg, s.event)
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+	s.e = e
+	s.srv = jrpc2.NewServer(s.methods(), &jrpc2.ServerOptions{AllowPush: true, Concurrency: 4})
+	s.srv.Start(channel.Line(r, w))
+	s.notify("ready", map[string]any{"pid": os.Getpid(), "session": e.Ref()})
+	werr := s.srv.Wait()
+	if errors.Is(werr, jrpc2.ErrConnClosed) {
+		return nil
+	}
+	return werr
+}
