@@ -52,6 +52,9 @@ type Config struct {
 	NewAgent func(model string) (*agent.Agent, error)
 	// Models lists the models the configuration names.
 	Models func() []string
+	// Fork starts the session holding the branch of l (read from ref) that
+	// ends at leaf, open for writing.
+	Fork func(ref string, l *session.Log, leaf string) (store.Session, error)
 }
 
 // Engine holds one session and the agent that runs prompts on it.
@@ -69,6 +72,7 @@ type Engine struct {
 	cancel   context.CancelFunc
 	queue    []string
 	messages int // context messages, kept up to date while a run appends
+	gen      int // counts the prompts started, so a finished one does not end the next
 }
 
 // New returns an Engine on a new session (written with its first prompt).
@@ -139,9 +143,20 @@ func (e *Engine) attach(s store.Session) error {
 }
 
 func (e *Engine) onEvent(ev agent.Event) {
-	if ev.Type == "message_end" {
+	switch ev.Type {
+	case "message_end":
 		e.mu.Lock()
 		e.messages++
+		e.mu.Unlock()
+	case "agent_end":
+		// The run is over unless a steering message is queued: a client that
+		// waits for agent_end may send the next prompt at once. The run's
+		// goroutine touches the log no more.
+		e.mu.Lock()
+		if len(e.queue) == 0 && e.running {
+			e.running, e.cancel = false, nil
+			e.messages = len(e.log.Context().Messages)
+		}
 		e.mu.Unlock()
 	}
 	if e.emit != nil {
@@ -217,8 +232,9 @@ func (e *Engine) Resume(ref string, readOnly bool) error {
 }
 
 // Prompt runs message on the session and returns the last reply. It blocks
-// until the run ends; Abort stops it.
-func (e *Engine) Prompt(ctx context.Context, message string) (*agent.Assistant, error) {
+// until the run ends; Abort stops it. started, if not nil, is called once the
+// prompt is accepted, before the run's first event.
+func (e *Engine) Prompt(ctx context.Context, message string, started func()) (*agent.Assistant, error) {
 	if strings.TrimSpace(message) == "" {
 		return nil, badParams("message", "the message is empty")
 	}
@@ -227,10 +243,15 @@ func (e *Engine) Prompt(ctx context.Context, message string) (*agent.Assistant, 
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	e.running, e.cancel = true, cancel
+	e.gen++
+	gen := e.gen
 	a := e.ag
 	first := e.log.Len() == 0
 	e.mu.Unlock()
 	defer cancel()
+	if started != nil {
+		started()
+	}
 
 	var (
 		last *agent.Assistant
@@ -245,7 +266,7 @@ func (e *Engine) Prompt(ctx context.Context, message string) (*agent.Assistant, 
 			break
 		}
 		e.mu.Lock()
-		if len(e.queue) == 0 {
+		if len(e.queue) == 0 || e.gen != gen {
 			break
 		}
 		message, e.queue = e.queue[0], e.queue[1:]
@@ -254,8 +275,10 @@ func (e *Engine) Prompt(ctx context.Context, message string) (*agent.Assistant, 
 	if err != nil {
 		e.mu.Lock()
 	}
-	e.running, e.cancel, e.queue = false, nil, nil
-	e.messages = len(e.log.Context().Messages)
+	if e.gen == gen {
+		e.running, e.cancel, e.queue = false, nil, nil
+		e.messages = len(e.log.Context().Messages)
+	}
 	e.mu.Unlock()
 	return last, err
 }
@@ -276,14 +299,15 @@ func (e *Engine) Steer(message string) error {
 	return nil
 }
 
-// Abort stops the running prompt (the partial reply is kept); without one it
-// does nothing.
+// Abort stops the running prompt (the partial reply is kept) and drops the
+// messages queued for it; without one it does nothing.
 func (e *Engine) Abort() {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.cancel != nil {
 		e.cancel()
 	}
+	e.queue = nil
 }
 
 // Running says whether a prompt runs.
@@ -392,10 +416,11 @@ func (e *Engine) Entries(since string) ([]json.RawMessage, string, error) {
 	return out, leaf, err
 }
 
-// Compact summarizes the older part of the active branch now.
-func (e *Engine) Compact(ctx context.Context) error {
+// Compact summarizes the older part of the active branch now and returns
+// the compaction entry.
+func (e *Engine) Compact(ctx context.Context) (*session.Entry, error) {
 	if err := e.writable(); err != nil {
-		return err
+		return nil, err
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	e.running, e.cancel = true, cancel
@@ -404,10 +429,103 @@ func (e *Engine) Compact(ctx context.Context) error {
 	err := a.Compact(ctx)
 	cancel()
 	e.mu.Lock()
+	defer e.mu.Unlock()
 	e.running, e.cancel = false, nil
 	e.messages = len(e.log.Context().Messages)
-	e.mu.Unlock()
-	return err
+	if err != nil {
+		return nil, err
+	}
+	return e.log.Leaf(), nil
+}
+
+// ForkSession starts a new session, and makes it the engine's, from the
+// branch that ends at the parent of the user message entryID (at: at the
+// entry itself). It returns the text of that user message.
+func (e *Engine) ForkSession(entryID string, at bool) (string, error) {
+	if err := e.writable(); err != nil {
+		return "", err
+	}
+	defer e.mu.Unlock()
+	l := e.log
+	en := l.Entry(entryID)
+	if en == nil {
+		return "", badParams("entryId", "Entry not found: %s", entryID)
+	}
+	var text string
+	leaf := entryID
+	if !at {
+		if en.Role() != session.RoleUser {
+			return "", badParams("entryId", "Invalid entry ID for forking: %s is not a user message", entryID)
+		}
+		text = messageText(en)
+		leaf = en.ParentID
+	}
+	var (
+		s   store.Session
+		err error
+	)
+	if leaf == "" {
+		s, err = e.cfg.Store.Create(e.cfg.Cwd, e.cfg.Where, store.Options{Header: []session.HeaderOption{session.WithParent(e.ref())}})
+	} else {
+		s, err = e.cfg.Fork(e.ref(), l, leaf)
+	}
+	if err != nil {
+		return "", err
+	}
+	if l := s.Log(); l.Len() > 0 {
+		if err := s.Flush(); err != nil {
+			_ = s.Close()
+			return "", err
+		}
+	}
+	return text, e.attach(s)
+}
+
+// messageText is the text of a message entry's content.
+func messageText(en *session.Entry) string {
+	var m struct {
+		Content json.RawMessage `json:"content"`
+	}
+	if json.Unmarshal(en.MessageRaw(), &m) != nil {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(m.Content, &s) == nil {
+		return s
+	}
+	var blocks []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	_ = json.Unmarshal(m.Content, &blocks)
+	var parts []string
+	for _, b := range blocks {
+		if b.Type == "text" {
+			parts = append(parts, b.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// ForkMessage is a user message a session can be forked at.
+type ForkMessage struct {
+	EntryID string `json:"entryId"`
+	Text    string `json:"text"`
+}
+
+// ForkMessages lists the user messages of every branch, in file order (as
+// pi's getUserMessagesForForking does).
+func (e *Engine) ForkMessages() ([]ForkMessage, error) {
+	out := []ForkMessage{}
+	err := e.view(func(l *session.Log) error {
+		for _, en := range l.Entries() {
+			if en.Role() == session.RoleUser {
+				out = append(out, ForkMessage{EntryID: en.ID, Text: messageText(en)})
+			}
+		}
+		return nil
+	})
+	return out, err
 }
 
 // SetModel switches the model the next prompt uses and records it.

@@ -221,7 +221,7 @@ func (s *server) prompt(ctx context.Context, p PromptParams) (PromptResult, erro
 	s.iter = 0
 	s.mu.Unlock()
 	start := time.Now()
-	last, err := s.e.Prompt(context.WithoutCancel(ctx), p.Message)
+	last, err := s.e.Prompt(context.WithoutCancel(ctx), p.Message, nil)
 	if err != nil {
 		if e, ok := asError(err); ok && e.Kind != Internal {
 			return PromptResult{}, rpcError(err)
@@ -317,7 +317,8 @@ func (s *server) methods() handler.Map {
 			return Empty{}, rpcError(err)
 		}),
 		"compact": handler.New(func(ctx context.Context) (Empty, error) {
-			return Empty{}, rpcError(e.Compact(context.WithoutCancel(ctx)))
+			_, err := e.Compact(context.WithoutCancel(ctx))
+			return Empty{}, rpcError(err)
 		}),
 		"getState": handler.New(func(context.Context) (State, error) { return e.State(), nil }),
 		"getMessages": handler.New(func(context.Context) (MessagesResult, error) {

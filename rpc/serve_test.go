@@ -13,6 +13,8 @@ import (
 	"github.com/arborlog/arbor/agent"
 	"github.com/arborlog/arbor/agent/agenttest"
 	"github.com/arborlog/arbor/catalog"
+	"github.com/arborlog/arbor/session"
+	"github.com/arborlog/arbor/session/jsonl"
 	"github.com/arborlog/arbor/store"
 )
 
@@ -40,6 +42,13 @@ func testConfig(t *testing.T, fake *agenttest.Server, home string) Config {
 				Tools: tools, Env: &agent.ToolEnv{Cwd: cwd}}, nil
 		},
 		Models: func() []string { return []string{"fake-model", "other"} },
+		Fork: func(ref string, l *session.Log, leaf string) (store.Session, error) {
+			s, err := jsonl.BranchFrom(ref, l, leaf)
+			if err != nil {
+				return nil, err
+			}
+			return store.FileSession{Session: s}, nil
+		},
 	}
 }
 

@@ -19,6 +19,7 @@ import (
 	"github.com/arborlog/arbor/agent"
 	"github.com/arborlog/arbor/catalog"
 	"github.com/arborlog/arbor/redact"
+	"github.com/arborlog/arbor/rpc"
 	"github.com/arborlog/arbor/session"
 	"github.com/arborlog/arbor/session/jsonl"
 	"github.com/arborlog/arbor/window"
@@ -60,6 +61,8 @@ Running the agent:
   arbor -p "prompt"          run the agent on a prompt and print its answer
   echo prompt | arbor -p     the prompt on stdin
   --mode json                print one JSON event per line instead (pi's event names)
+  arbor --mode rpc           pi's RPC mode: commands as JSON lines on stdin, responses
+                             and events on stdout (arbor serve speaks JSON-RPC 2.0)
 
 A new session is written to $ARBOR_DIR/sessions/<folder>/ when the first
 prompt is sent; -c continues the latest one of this folder, --session opens
@@ -89,7 +92,7 @@ func addAgentFlags(root *cobra.Command, ios *IO, g *Global) {
 	o := &agentOptions{io: ios, g: g}
 	f := root.Flags()
 	f.BoolVarP(&o.print, "print", "p", false, "run the prompt (arguments or stdin) and print the answer")
-	f.StringVar(&o.mode, "mode", "text", "print mode output: text or json (one event per line)")
+	f.StringVar(&o.mode, "mode", "text", "print mode output: text or json (one event per line); rpc speaks pi's RPC protocol on stdin/stdout")
 	f.BoolVarP(&o.cont, "continue", "c", false, "continue the most recent session of this folder")
 	f.BoolVarP(&o.resume, "resume", "r", false, "pick a session to resume (interactive only)")
 	f.StringVar(&o.session, "session", "", "open this session (path, id or name); a path that does not exist is created")
@@ -141,8 +144,8 @@ func (o *agentOptions) check(c *cobra.Command) error {
 	if len(set) > 1 {
 		return usagef("%s and %s cannot be used together", set[0], set[1])
 	}
-	if o.mode != "text" && o.mode != "json" {
-		return usagef("--mode must be text or json, not %q", o.mode)
+	if o.mode != "text" && o.mode != "json" && o.mode != "rpc" {
+		return usagef("--mode must be text, json or rpc, not %q", o.mode)
 	}
 	if o.sessionID != "" {
 		if _, err := uuid.Parse(o.sessionID); err != nil {
@@ -166,6 +169,17 @@ func stdinIsTerminal(in io.Reader) bool {
 func runAgent(c *cobra.Command, o *agentOptions) error {
 	if err := o.check(c); err != nil {
 		return err
+	}
+	if o.mode == "rpc" {
+		if len(o.args) > 0 || o.print {
+			return usagef("--mode rpc takes its prompts as commands on stdin, not -p or arguments")
+		}
+		cfg, closeStore, err := o.rpcConfig(c)
+		if err != nil {
+			return err
+		}
+		defer closeStore()
+		return rpc.Pi(cfg, o.io.In, o.io.Out)
 	}
 	if !o.print {
 		if len(o.args) > 0 {

@@ -68,6 +68,7 @@ func (o *agentOptions) rpcConfig(c *cobra.Command) (rpc.Config, func(), error) {
 	if err != nil {
 		return rpc.Config{}, nil, err
 	}
-	return rpc.Config{Store: st, Scope: o.g.scope(), Cwd: cwd, Where: o.g.SessionDir, NewAgent: mk, Models: o.models},
+	return rpc.Config{Store: st, Scope: o.g.scope(), Cwd: cwd, Where: o.g.SessionDir, NewAgent: mk, Models: o.models,
+			Fork: o.g.forkSession},
 		func() { _ = st.Close() }, nil
 }
