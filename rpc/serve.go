@@ -16,6 +16,7 @@ import (
 	"github.com/arborlog/arbor/agent"
 	"github.com/arborlog/arbor/catalog"
 	"github.com/arborlog/arbor/session"
+	"github.com/arborlog/arbor/session/jsonl"
 )
 
 // The parameters and results of arbor serve's methods (rho's shapes where rho
@@ -158,6 +159,10 @@ func rpcError(err error) error {
 			code = jrpc2.InvalidParams
 		}
 		return jrpc2.Errorf(code, "%s", e.Msg).WithData(map[string]string{"field": e.What, "reason": reasonOf(e.Kind)})
+	}
+	var le *jsonl.LockError
+	if errors.As(err, &le) {
+		return jrpc2.Errorf(jrpc2.InternalError, "%s", err.Error()).WithData(map[string]any{"reason": "locked", "path": le.Path, "holder": le.Holder})
 	}
 	return jrpc2.Errorf(jrpc2.InternalError, "%s", err.Error()).WithData(map[string]string{"reason": "failed"})
 }
