@@ -152,6 +152,9 @@ func (p *piServer) prompt(c piCommand) {
 		})
 		select {
 		case <-accepted:
+			// pi 1.6.0's agent_settled: the session is idle again (its
+			// RpcClient's waitForIdle and promptAndWait wait for it).
+			p.write(map[string]any{"type": "agent_settled", "aborted": errors.Is(err, agent.ErrAborted)})
 		default:
 			p.write(fail(c.ID, "prompt", err))
 			close(accepted)
