@@ -11,8 +11,10 @@ import (
 
 	"github.com/arborlog/arbor/agent"
 	"github.com/arborlog/arbor/catalog"
+	"github.com/arborlog/arbor/compaction"
 	"github.com/arborlog/arbor/session"
 	"github.com/arborlog/arbor/store"
+	"github.com/arborlog/arbor/window"
 )
 
 // Kind says what went wrong with an operation, so each protocol can map it to
@@ -383,6 +385,23 @@ func (e *Engine) Messages() ([]json.RawMessage, error) {
 	return out, err
 }
 
+// Fitted returns the messages the model would be sent: the active cursor's
+// context at its resolutions (pins, outlines, summaries), as pi's objects.
+func (e *Engine) Fitted() ([]json.RawMessage, error) {
+	var out []json.RawMessage
+	err := e.view(func(l *session.Log) error {
+		r, err := window.Build(l.Context(), window.Options{Resolutions: l.Cursor("").Resolutions()})
+		if err != nil {
+			return err
+		}
+		for _, m := range r.Context().Messages {
+			out = append(out, json.RawMessage(m.Raw))
+		}
+		return nil
+	})
+	return out, err
+}
+
 // Entries returns the entries appended after the entry since ("" for all),
 // in file order, and the active leaf.
 func (e *Engine) Entries(since string) ([]json.RawMessage, string, error) {
@@ -697,4 +716,80 @@ func asError(err error) (*Error, bool) {
 	var e *Error
 	ok := errors.As(err, &e)
 	return e, ok
+}
+
+// Resolve sets how entry id reaches the model on the active cursor: "pin"
+// (always in full), "unpin" (back to the default), "outline" or "summarize"
+// (text replaces it in the context).
+func (e *Engine) Resolve(id, level, text string) (string, error) {
+	var out string
+	err := e.change(func(l *session.Log) error {
+		if err := checkEntry(l, "entryId", id); err != nil {
+			return err
+		}
+		c := l.Cursor("")
+		var err error
+		switch level {
+		case "pin":
+			err = c.Pin(id)
+		case "unpin":
+			err = c.Unpin(id)
+		case "outline", "summarize":
+			if strings.TrimSpace(text) == "" {
+				return badParams("text", "give the text that stands for entry %s", id)
+			}
+			if level == "outline" {
+				err = c.Outline(id, text)
+			} else {
+				err = c.Summarize(id, text)
+			}
+		default:
+			return badParams("level", "level %q: want pin, unpin, outline or summarize", level)
+		}
+		if err != nil {
+			return badParams("entryId", "%s %s: %v", level, id, err)
+		}
+		r, _ := c.Resolution(id)
+		out = string(r.Level)
+		e.messages = len(l.Context().Messages)
+		return nil
+	})
+	return out, err
+}
+
+// CompactUndo moves the active leaf back to before the last compaction on its
+// branch (nothing is deleted).
+func (e *Engine) CompactUndo() (compaction.Undone, error) {
+	var u compaction.Undone
+	err := e.change(func(l *session.Log) error {
+		var err error
+		u, err = compaction.Undo(l, "")
+		if errors.Is(err, compaction.ErrNoCompaction) {
+			return badParams("session", "nothing to undo: no compaction on the current branch")
+		}
+		e.messages = len(l.Context().Messages)
+		return err
+	})
+	return u, err
+}
+
+// NameBranch names the cursor id ("" clears the name).
+func (e *Engine) NameBranch(id, name string) error {
+	return e.change(func(l *session.Log) error {
+		err := l.Cursor(id).Name(name)
+		if id == "" || errors.Is(err, session.ErrNoCursor) {
+			return badParams("cursorId", "no cursor %q in this session (listBranches names them)", id)
+		}
+		return err
+	})
+}
+
+// Search finds the entries of the sessions in scope that match q (pi's
+// session picker syntax; re:<pattern> for a regular expression).
+func (e *Engine) Search(q string, limit int) ([]catalog.Hit, error) {
+	query, err := catalog.ParseQuery(q)
+	if err != nil {
+		return nil, badParams("query", "%v", err)
+	}
+	return e.cfg.Store.Search(e.cfg.Scope, query, catalog.SearchOptions{Limit: limit})
 }

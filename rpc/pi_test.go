@@ -10,9 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/arborlog/arbor/agent"
 	"github.com/arborlog/arbor/agent/agenttest"
-	"github.com/arborlog/arbor/compaction"
 	"github.com/arborlog/arbor/session/jsonl"
 )
 
@@ -158,14 +156,6 @@ func TestPiSessionPromptForkSwitchCompact(t *testing.T) {
 		agenttest.Reply{Text: "first answer", Input: 100, Output: 10},
 		agenttest.Reply{Text: "second answer", Input: 200, Output: 20})
 	cfg := testConfig(t, fake, t.TempDir())
-	mk := cfg.NewAgent
-	cfg.NewAgent = func(m string) (*agent.Agent, error) {
-		a, err := mk(m)
-		if a != nil {
-			a.Compaction = compaction.Settings{Enabled: true, ReserveTokens: 100, KeepRecentTokens: 1}
-		}
-		return a, err
-	}
 	c := startPi(t, cfg)
 
 	r, _ := c.cmd("prompt", map[string]any{"message": "one"})

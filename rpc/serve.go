@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -136,6 +137,31 @@ type (
 	}
 	NameParams struct {
 		Name string `json:"name"`
+	}
+	ResolutionParams struct {
+		EntryID string `json:"entryId"`
+		Level   string `json:"level"` // pin, unpin, outline, summarize
+		Text    string `json:"text,omitempty"`
+	}
+	EntryParams struct {
+		EntryID string `json:"entryId"`
+	}
+	ResolutionResult struct {
+		EntryID string `json:"entryId"`
+		Level   string `json:"level"`
+	}
+	UndoResult struct {
+		Compaction string `json:"compaction"`
+		From       string `json:"from"`
+		To         string `json:"to"`
+		Left       int    `json:"left"`
+	}
+	SearchParams struct {
+		Query string `json:"query"`
+		Limit int    `json:"limit,omitempty"`
+	}
+	SearchResult struct {
+		Hits []catalog.Hit `json:"hits"`
 	}
 )
 
@@ -327,7 +353,7 @@ func (s *server) methods() handler.Map {
 		}),
 		"getState": handler.New(func(context.Context) (State, error) { return e.State(), nil }),
 		"getMessages": handler.New(func(context.Context) (MessagesResult, error) {
-			m, err := e.Messages()
+			m, err := e.Fitted()
 			if m == nil {
 				m = []json.RawMessage{}
 			}
@@ -401,6 +427,38 @@ func (s *server) methods() handler.Map {
 		}),
 		"setSessionName": handler.New(func(_ context.Context, p NameParams) (Empty, error) {
 			return Empty{}, rpcError(e.SetName(p.Name))
+		}),
+		"nameBranch": handler.New(func(_ context.Context, p NameBranchParams) (NameBranchParams, error) {
+			return p, rpcError(e.NameBranch(p.CursorID, p.Name))
+		}),
+		"setResolution": handler.New(func(_ context.Context, p ResolutionParams) (ResolutionResult, error) {
+			l, err := e.Resolve(p.EntryID, p.Level, p.Text)
+			return ResolutionResult{EntryID: p.EntryID, Level: l}, rpcError(err)
+		}),
+		"pin": handler.New(func(_ context.Context, p EntryParams) (ResolutionResult, error) {
+			l, err := e.Resolve(p.EntryID, "pin", "")
+			return ResolutionResult{EntryID: p.EntryID, Level: l}, rpcError(err)
+		}),
+		"unpin": handler.New(func(_ context.Context, p EntryParams) (ResolutionResult, error) {
+			l, err := e.Resolve(p.EntryID, "unpin", "")
+			return ResolutionResult{EntryID: p.EntryID, Level: l}, rpcError(err)
+		}),
+		"compactUndo": handler.New(func(context.Context) (UndoResult, error) {
+			u, err := e.CompactUndo()
+			if err != nil {
+				return UndoResult{}, rpcError(err)
+			}
+			return UndoResult{Compaction: u.Compaction.ID, From: u.From, To: u.To, Left: u.Left}, nil
+		}),
+		"search": handler.New(func(_ context.Context, p SearchParams) (SearchResult, error) {
+			if strings.TrimSpace(p.Query) == "" {
+				return SearchResult{}, rpcError(badParams("query", "give a query"))
+			}
+			hits, err := e.Search(p.Query, p.Limit)
+			if hits == nil {
+				hits = []catalog.Hit{}
+			}
+			return SearchResult{Hits: hits}, rpcError(err)
 		}),
 	}
 }

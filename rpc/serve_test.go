@@ -13,6 +13,7 @@ import (
 	"github.com/arborlog/arbor/agent"
 	"github.com/arborlog/arbor/agent/agenttest"
 	"github.com/arborlog/arbor/catalog"
+	"github.com/arborlog/arbor/compaction"
 	"github.com/arborlog/arbor/session"
 	"github.com/arborlog/arbor/session/jsonl"
 	"github.com/arborlog/arbor/store"
@@ -39,7 +40,8 @@ func testConfig(t *testing.T, fake *agenttest.Server, home string) Config {
 			}
 			p := agent.NewOpenAI(agent.Options{Name: "openai", BaseURL: fake.BaseURL(), APIKey: "k", MaxRetries: -1})
 			return &agent.Agent{Provider: p, Model: agent.Model{Provider: "openai", ID: model}, Thinking: "off",
-				Tools: tools, Env: &agent.ToolEnv{Cwd: cwd}}, nil
+				Tools: tools, Env: &agent.ToolEnv{Cwd: cwd},
+				Compaction: compaction.Settings{Enabled: true, ReserveTokens: 100, KeepRecentTokens: 1}}, nil
 		},
 		Models: func() []string { return []string{"fake-model", "other"} },
 		Fork: func(ref string, l *session.Log, leaf string) (store.Session, error) {
