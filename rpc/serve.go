@@ -335,41 +335,57 @@ func (s *server) branches(context.Context) (BranchesResult, error) {
 	return out, rpcError(err)
 }
 
+// method is one method of arbor serve: its name, what it does, and the
+// function that serves it, whose parameter and result types the OpenRPC
+// document is generated from.
+type method struct {
+	Name, Summary string
+	Fn            any
+}
+
 func (s *server) methods() handler.Map {
+	m := handler.Map{}
+	for _, d := range s.table() {
+		m[d.Name] = handler.New(d.Fn)
+	}
+	return m
+}
+
+func (s *server) table() []method {
 	e := s.e
-	return handler.Map{
-		"prompt": handler.New(s.prompt),
-		"abort": handler.New(func(context.Context) (Empty, error) {
+	return []method{
+		{"prompt", "Run a message on the session and answer with the last reply (rho). With steer, queue it for the running prompt instead.", s.prompt},
+		{"abort", "Stop the running prompt; its partial reply is kept.", func(context.Context) (Empty, error) {
 			e.Abort()
 			return Empty{}, nil
-		}),
-		"clear": handler.New(func(context.Context) (Empty, error) {
+		}},
+		{"clear", "Move the active leaf to before the first entry (rho's clear); the old tree stays on disk.", func(context.Context) (Empty, error) {
 			_, err := e.BranchTo("", "")
 			return Empty{}, rpcError(err)
-		}),
-		"compact": handler.New(func(ctx context.Context) (Empty, error) {
+		}},
+		{"compact", "Summarize the older part of the active branch now.", func(ctx context.Context) (Empty, error) {
 			_, err := e.Compact(context.WithoutCancel(ctx))
 			return Empty{}, rpcError(err)
-		}),
-		"getState": handler.New(func(context.Context) (State, error) { return e.State(), nil }),
-		"getMessages": handler.New(func(context.Context) (MessagesResult, error) {
+		}},
+		{"getState", "The model, the project folder, the session and whether a prompt runs. Served while a prompt runs.", func(context.Context) (State, error) { return e.State(), nil }},
+		{"getMessages", "The messages the model would be sent: the active cursor's context at its resolutions.", func(context.Context) (MessagesResult, error) {
 			m, err := e.Fitted()
 			if m == nil {
 				m = []json.RawMessage{}
 			}
 			return MessagesResult{Messages: m}, rpcError(err)
-		}),
-		"setModel": handler.New(func(_ context.Context, p ModelParams) (ModelResult, error) {
+		}},
+		{"setModel", "Use another model of the configuration from the next prompt; an unknown model is -32602.", func(_ context.Context, p ModelParams) (ModelResult, error) {
 			a, err := e.SetModel(p.Model)
 			if err != nil {
 				return ModelResult{}, rpcError(err)
 			}
 			return ModelResult{Model: a.Model.ID, Provider: a.Model.Provider, ContextWindow: a.Model.Window}, nil
-		}),
-		"getSessionStats": handler.New(s.stats),
-		"listSessions":    handler.New(s.listSessions),
-		"resumeSession":   handler.New(s.resume),
-		"newSession": handler.New(func(context.Context) (NewSessionResult, error) {
+		}},
+		{"getSessionStats", "Entry and message counts and the token and cost totals of the session's replies.", s.stats},
+		{"listSessions", "The sessions of the project (or --session-dir), newest first.", s.listSessions},
+		{"resumeSession", "Open a session by path, id or name; readOnly follows it without the writer lock.", s.resume},
+		{"newSession", "Start a new session, written with its first prompt.", func(context.Context) (NewSessionResult, error) {
 			ref, err := e.NewSession()
 			if err != nil {
 				return NewSessionResult{}, rpcError(err)
@@ -377,23 +393,23 @@ func (s *server) methods() handler.Map {
 			var id string
 			_ = e.view(func(l *session.Log) error { id = l.Header().ID; return nil })
 			return NewSessionResult{SessionID: id, Path: ref}, nil
-		}),
-		"fork": handler.New(func(_ context.Context, p ForkParams) (CursorResult, error) {
+		}},
+		{"fork", "Start a new cursor at the active leaf; the active cursor does not change.", func(_ context.Context, p ForkParams) (CursorResult, error) {
 			id, err := e.Fork(p.Name)
 			return CursorResult{CursorID: id}, rpcError(err)
-		}),
-		"listBranches": handler.New(s.branches),
-		"switchBranch": handler.New(func(_ context.Context, p CursorParams) (CursorResult, error) {
+		}},
+		{"listBranches", "The session's cursors, with their leaves and names.", s.branches},
+		{"switchBranch", "Make a cursor the active one.", func(_ context.Context, p CursorParams) (CursorResult, error) {
 			return CursorResult(p), rpcError(e.SwitchBranch(p.CursorID))
-		}),
-		"listModels": handler.New(func(context.Context) (ModelsResult, error) {
+		}},
+		{"listModels", "The models the configuration names.", func(context.Context) (ModelsResult, error) {
 			out := ModelsResult{Models: []string{}}
 			if e.cfg.Models != nil {
 				out.Models = append(out.Models, e.cfg.Models()...)
 			}
 			return out, nil
-		}),
-		"listTools": handler.New(func(context.Context) (ToolsResult, error) {
+		}},
+		{"listTools", "The tools the agent may call.", func(context.Context) (ToolsResult, error) {
 			out := ToolsResult{Tools: []ToolInfo{}}
 			e.mu.Lock()
 			if e.ag != nil {
@@ -403,54 +419,54 @@ func (s *server) methods() handler.Map {
 			}
 			e.mu.Unlock()
 			return out, nil
-		}),
-		"getEntries": handler.New(func(_ context.Context, p EntriesParams) (EntriesResult, error) {
+		}},
+		{"getEntries", "The session's entries in file order, after the entry since when given (follow a live session).", func(_ context.Context, p EntriesParams) (EntriesResult, error) {
 			es, leaf, err := e.Entries(p.Since)
 			if es == nil {
 				es = []json.RawMessage{}
 			}
 			return EntriesResult{Entries: es, LeafID: leaf}, rpcError(err)
-		}),
-		"getTree": handler.New(func(context.Context) (TreeResult, error) {
+		}},
+		{"getTree", "The session's tree (pi's getTree nodes) and the active leaf.", func(context.Context) (TreeResult, error) {
 			t, leaf, err := e.Tree()
 			return TreeResult{Tree: t, LeafID: leaf}, rpcError(err)
-		}),
-		"branchTo": handler.New(func(_ context.Context, p BranchToParams) (LeafResult, error) {
+		}},
+		{"branchTo", "Move the active leaf to an entry, with an optional summary of the branch left.", func(_ context.Context, p BranchToParams) (LeafResult, error) {
 			if p.EntryID == "" {
 				return LeafResult{}, rpcError(badParams("entryId", "give entryId (clear moves to before the first entry)"))
 			}
 			leaf, err := e.BranchTo(p.EntryID, p.Summary)
 			return LeafResult{LeafID: leaf}, rpcError(err)
-		}),
-		"label": handler.New(func(_ context.Context, p LabelParams) (Empty, error) {
+		}},
+		{"label", "Label an entry (an empty label clears it).", func(_ context.Context, p LabelParams) (Empty, error) {
 			return Empty{}, rpcError(e.Label(p.EntryID, p.Label))
-		}),
-		"setSessionName": handler.New(func(_ context.Context, p NameParams) (Empty, error) {
+		}},
+		{"setSessionName", "Name the session.", func(_ context.Context, p NameParams) (Empty, error) {
 			return Empty{}, rpcError(e.SetName(p.Name))
-		}),
-		"nameBranch": handler.New(func(_ context.Context, p NameBranchParams) (NameBranchParams, error) {
+		}},
+		{"nameBranch", "Name a cursor (an empty name clears it).", func(_ context.Context, p NameBranchParams) (NameBranchParams, error) {
 			return p, rpcError(e.NameBranch(p.CursorID, p.Name))
-		}),
-		"setResolution": handler.New(func(_ context.Context, p ResolutionParams) (ResolutionResult, error) {
+		}},
+		{"setResolution", "How an entry reaches the model: pin, unpin, outline or summarize (with text).", func(_ context.Context, p ResolutionParams) (ResolutionResult, error) {
 			l, err := e.Resolve(p.EntryID, p.Level, p.Text)
 			return ResolutionResult{EntryID: p.EntryID, Level: l}, rpcError(err)
-		}),
-		"pin": handler.New(func(_ context.Context, p EntryParams) (ResolutionResult, error) {
+		}},
+		{"pin", "Keep an entry in full in the model's context.", func(_ context.Context, p EntryParams) (ResolutionResult, error) {
 			l, err := e.Resolve(p.EntryID, "pin", "")
 			return ResolutionResult{EntryID: p.EntryID, Level: l}, rpcError(err)
-		}),
-		"unpin": handler.New(func(_ context.Context, p EntryParams) (ResolutionResult, error) {
+		}},
+		{"unpin", "Give an entry back its default resolution.", func(_ context.Context, p EntryParams) (ResolutionResult, error) {
 			l, err := e.Resolve(p.EntryID, "unpin", "")
 			return ResolutionResult{EntryID: p.EntryID, Level: l}, rpcError(err)
-		}),
-		"compactUndo": handler.New(func(context.Context) (UndoResult, error) {
+		}},
+		{"compactUndo", "Move the active leaf back to before the last compaction; nothing is deleted.", func(context.Context) (UndoResult, error) {
 			u, err := e.CompactUndo()
 			if err != nil {
 				return UndoResult{}, rpcError(err)
 			}
 			return UndoResult{Compaction: u.Compaction.ID, From: u.From, To: u.To, Left: u.Left}, nil
-		}),
-		"search": handler.New(func(_ context.Context, p SearchParams) (SearchResult, error) {
+		}},
+		{"search", "Find entries of the sessions in scope (pi's picker syntax; re:<pattern> for a regular expression).", func(_ context.Context, p SearchParams) (SearchResult, error) {
 			if strings.TrimSpace(p.Query) == "" {
 				return SearchResult{}, rpcError(badParams("query", "give a query"))
 			}
@@ -459,7 +475,7 @@ func (s *server) methods() handler.Map {
 				hits = []catalog.Hit{}
 			}
 			return SearchResult{Hits: hits}, rpcError(err)
-		}),
+		}},
 	}
 }
 
