@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	github.com/anthropics/anthropic-sdk-go/v2 v2.15.0
+	github.com/chromedp/chromedp v0.23.1
 	github.com/creachadair/jrpc2 v1.3.6
 	github.com/go-json-experiment/json v1.27.2
 	github.com/gofrs/flock v0.13.2
@@ -25,6 +26,7 @@ require (
 	github.com/BurntSushi/toml v1.4.1-0.20240526193622-a339e1f7089c // indirect
 	github.com/bahlo/generic-list-go v0.2.0 // indirect
 	github.com/buger/jsonparser v1.1.2 // indirect
+	github.com/chromedp/cdproto v0.160.1 // indirect
 	github.com/coder/websocket v1.8.15 // indirect
 	github.com/creachadair/mds v0.31.0 // indirect
 	github.com/dlclark/regexp2 v1.10.0 // indirect

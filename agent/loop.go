@@ -421,17 +421,26 @@ func (a *Agent) compact(ctx context.Context, reason string, willRetry bool) erro
 type modelSummarizer struct{ a *Agent }
 
 func (m modelSummarizer) Summarize(ctx context.Context, r compaction.Request) (string, error) {
+	text, _, err := m.SummarizeMetered(ctx, r)
+	return text, err
+}
+
+// SummarizeMetered also returns the call's usage and cost, which the
+// compaction records (pi 1.6.0).
+func (m modelSummarizer) SummarizeMetered(ctx context.Context, r compaction.Request) (string, session.Usage, error) {
 	req := Request{Model: m.a.Model.ID, System: compaction.SystemPrompt, MaxTokens: r.MaxTokens,
 		Messages: []Message{{Role: session.RoleUser, Content: Content{{Type: "text", Text: compaction.Prompt(r)}}}}}
 	out, err := m.a.Provider.Stream(ctx, req, func(Delta) {})
 	if err != nil {
-		return "", err
+		return "", session.Usage{}, err
 	}
 	text := strings.TrimSpace(out.Text())
 	if text == "" {
-		return "", compaction.ErrEmptySummary
+		return "", session.Usage{}, compaction.ErrEmptySummary
 	}
-	return text, nil
+	u := out.Usage
+	u.Cost = m.a.Model.Prices.cost(u)
+	return text, u, nil
 }
 
 // Compact summarizes the older part of the active branch now (pi's manual

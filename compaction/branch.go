@@ -121,7 +121,7 @@ func SummarizeBranch(ctx context.Context, entries []*session.Entry, o BranchOpti
 		s = Mechanical{}
 	}
 	text, err := summarizeOne(ctx, s, Request{Kind: Branch, Messages: msgs, Instructions: o.Instructions,
-		ReplaceInstructions: o.ReplaceInstructions, MaxTokens: 2048})
+		ReplaceInstructions: o.ReplaceInstructions, MaxTokens: 2048}, &meter{})
 	if err != nil {
 		return BranchSummary{}, err
 	}

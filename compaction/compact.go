@@ -135,7 +135,13 @@ func Append(l *session.Log, cursor string, r Result) (*session.Entry, error) {
 	if err != nil {
 		return nil, fmt.Errorf("compaction: encode details: %w", err)
 	}
-	return l.Cursor(cursor).AppendCompaction(session.CompactionData{Summary: r.Summary, FirstKeptEntryID: id, TokensBefore: r.TokensBefore, Details: details})
+	d := session.CompactionData{Summary: r.Summary, FirstKeptEntryID: id, TokensBefore: r.TokensBefore, Details: details}
+	if r.Usage != nil {
+		if d.Usage, err = json.Marshal(r.Usage); err != nil {
+			return nil, fmt.Errorf("compaction: encode usage: %w", err)
+		}
+	}
+	return l.Cursor(cursor).AppendCompaction(d)
 }
 
 // Undone describes what Undo did.

@@ -11,6 +11,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/arborlog/arbor/session"
 )
 
 // Model is a Summarizer that asks a model behind any OpenAI-compatible
@@ -115,12 +117,27 @@ type chatResponse struct {
 	Error *struct {
 		Message string `json:"message"`
 	} `json:"error"`
+	Usage *struct {
+		PromptTokens        float64 `json:"prompt_tokens"`
+		CompletionTokens    float64 `json:"completion_tokens"`
+		TotalTokens         float64 `json:"total_tokens"`
+		PromptTokensDetails struct {
+			CachedTokens float64 `json:"cached_tokens"`
+		} `json:"prompt_tokens_details"`
+	} `json:"usage"`
 }
 
 // Summarize sends one chat-completions request and returns the reply's text.
 // A timeout, a status other than 2xx, an error in the reply or an empty reply
 // is an error; nothing is retried.
 func (m *Model) Summarize(ctx context.Context, r Request) (string, error) {
+	text, _, err := m.SummarizeMetered(ctx, r)
+	return text, err
+}
+
+// SummarizeMetered is Summarize that also returns the tokens the endpoint
+// reported (pi's usage shape; no cost, since the endpoint's prices are unknown).
+func (m *Model) SummarizeMetered(ctx context.Context, r Request) (string, session.Usage, error) {
 	timeout := m.Timeout
 	if timeout <= 0 {
 		timeout = 2 * time.Minute
@@ -134,12 +151,12 @@ func (m *Model) Summarize(ctx context.Context, r Request) (string, error) {
 	body, err := json.Marshal(chatRequest{Model: m.Model, MaxTokens: r.MaxTokens, Messages: []chatMessage{
 		{Role: "system", Content: SystemPrompt}, {Role: "user", Content: Prompt(r)}}})
 	if err != nil {
-		return "", fmt.Errorf("compaction: encode request: %w", err)
+		return "", session.Usage{}, fmt.Errorf("compaction: encode request: %w", err)
 	}
 	url := strings.TrimRight(m.BaseURL, "/") + "/chat/completions"
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
-		return "", fmt.Errorf("compaction: model endpoint %q: %w", m.BaseURL, err)
+		return "", session.Usage{}, fmt.Errorf("compaction: model endpoint %q: %w", m.BaseURL, err)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	if m.APIKey != "" {
@@ -148,14 +165,14 @@ func (m *Model) Summarize(ctx context.Context, r Request) (string, error) {
 	resp, err := client.Do(req)
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return "", fmt.Errorf("compaction: model %s at %s did not answer within %s", m.Model, url, timeout)
+			return "", session.Usage{}, fmt.Errorf("compaction: model %s at %s did not answer within %s", m.Model, url, timeout)
 		}
-		return "", fmt.Errorf("compaction: model %s at %s: %w", m.Model, url, err)
+		return "", session.Usage{}, fmt.Errorf("compaction: model %s at %s: %w", m.Model, url, err)
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
 	if err != nil {
-		return "", fmt.Errorf("compaction: model %s at %s: read reply: %w", m.Model, url, err)
+		return "", session.Usage{}, fmt.Errorf("compaction: model %s at %s: read reply: %w", m.Model, url, err)
 	}
 	var cr chatResponse
 	jsonErr := json.Unmarshal(data, &cr)
@@ -167,16 +184,21 @@ func (m *Model) Summarize(ctx context.Context, r Request) (string, error) {
 		if len(msg) > 300 {
 			msg = msg[:300] + "…"
 		}
-		return "", fmt.Errorf("compaction: model %s at %s: %s: %s", m.Model, url, resp.Status, msg)
+		return "", session.Usage{}, fmt.Errorf("compaction: model %s at %s: %s: %s", m.Model, url, resp.Status, msg)
 	}
 	if jsonErr != nil {
-		return "", fmt.Errorf("compaction: model %s at %s: the reply is not chat-completions JSON: %w", m.Model, url, jsonErr)
+		return "", session.Usage{}, fmt.Errorf("compaction: model %s at %s: the reply is not chat-completions JSON: %w", m.Model, url, jsonErr)
 	}
 	if cr.Error != nil && cr.Error.Message != "" {
-		return "", fmt.Errorf("compaction: model %s at %s: %s", m.Model, url, cr.Error.Message)
+		return "", session.Usage{}, fmt.Errorf("compaction: model %s at %s: %s", m.Model, url, cr.Error.Message)
 	}
 	if len(cr.Choices) == 0 || cr.Choices[0].Message.Content == nil || strings.TrimSpace(*cr.Choices[0].Message.Content) == "" {
-		return "", fmt.Errorf("%w from model %s at %s", ErrEmptySummary, m.Model, url)
+		return "", session.Usage{}, fmt.Errorf("%w from model %s at %s", ErrEmptySummary, m.Model, url)
 	}
-	return *cr.Choices[0].Message.Content, nil
+	var u session.Usage
+	if cr.Usage != nil {
+		cached := cr.Usage.PromptTokensDetails.CachedTokens
+		u = session.Usage{Input: cr.Usage.PromptTokens - cached, Output: cr.Usage.CompletionTokens, CacheRead: cached, TotalTokens: cr.Usage.TotalTokens}
+	}
+	return *cr.Choices[0].Message.Content, u, nil
 }

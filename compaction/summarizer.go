@@ -65,6 +65,16 @@ type Result struct {
 	TokensBefore     int
 	ReadFiles        []string
 	ModifiedFiles    []string
+	// Usage is what the summaries cost, summed over the model calls, when the
+	// summarizer reports it (a MeteredSummarizer); the compaction records it
+	// as pi 1.6.0 does.
+	Usage *session.Usage
+}
+
+// A MeteredSummarizer also reports what each summary cost.
+type MeteredSummarizer interface {
+	Summarizer
+	SummarizeMetered(ctx context.Context, r Request) (string, session.Usage, error)
 }
 
 // noPriorHistory is what pi puts in place of the history summary of a split
@@ -82,6 +92,7 @@ func Summarize(ctx context.Context, p *Plan, s Summarizer, instructions string, 
 	history := Request{Kind: History, Messages: p.MessagesToSummarize, PreviousSummary: p.PreviousSummary,
 		Instructions: instructions, MaxTokens: reserveTokens * 8 / 10}
 	var summary string
+	var usage meter
 	if p.IsSplitTurn && len(p.TurnPrefixMessages) > 0 {
 		prefix := Request{Kind: TurnPrefix, Messages: p.TurnPrefixMessages, MaxTokens: reserveTokens / 2}
 		var hist, pre string
@@ -94,12 +105,12 @@ func Summarize(ctx context.Context, p *Plan, s Summarizer, instructions string, 
 				hist = noPriorHistory
 				return
 			}
-			if hist, herr = summarizeOne(ctx, s, history); herr != nil {
+			if hist, herr = summarizeOne(ctx, s, history, &usage); herr != nil {
 				cancel()
 			}
 		})
 		wg.Go(func() {
-			if pre, perr = summarizeOne(ctx, s, prefix); perr != nil {
+			if pre, perr = summarizeOne(ctx, s, prefix, &usage); perr != nil {
 				cancel()
 			}
 		})
@@ -110,16 +121,56 @@ func Summarize(ctx context.Context, p *Plan, s Summarizer, instructions string, 
 		summary = hist + "\n\n---\n\n**Turn Context (split turn):**\n\n" + pre
 	} else {
 		var err error
-		if summary, err = summarizeOne(ctx, s, history); err != nil {
+		if summary, err = summarizeOne(ctx, s, history, &usage); err != nil {
 			return Result{}, err
 		}
 	}
 	return Result{Summary: summary + FormatFiles(p.ReadFiles, p.ModifiedFiles), FirstKeptEntryID: p.FirstKeptEntryID,
-		TokensBefore: p.TokensBefore, ReadFiles: p.ReadFiles, ModifiedFiles: p.ModifiedFiles}, nil
+		TokensBefore: p.TokensBefore, ReadFiles: p.ReadFiles, ModifiedFiles: p.ModifiedFiles, Usage: usage.total()}, nil
 }
 
-func summarizeOne(ctx context.Context, s Summarizer, r Request) (string, error) {
-	text, err := s.Summarize(ctx, r)
+// meter sums the usage of summaries written at once.
+type meter struct {
+	mu  sync.Mutex
+	sum *session.Usage
+}
+
+func (m *meter) add(u session.Usage) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.sum == nil {
+		m.sum = &session.Usage{}
+	}
+	m.sum.Input += u.Input
+	m.sum.Output += u.Output
+	m.sum.CacheRead += u.CacheRead
+	m.sum.CacheWrite += u.CacheWrite
+	m.sum.TotalTokens += u.TotalTokens
+	m.sum.Cost.Input += u.Cost.Input
+	m.sum.Cost.Output += u.Cost.Output
+	m.sum.Cost.CacheRead += u.Cost.CacheRead
+	m.sum.Cost.CacheWrite += u.Cost.CacheWrite
+	m.sum.Cost.Total += u.Cost.Total
+}
+
+func (m *meter) total() *session.Usage {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.sum
+}
+
+func summarizeOne(ctx context.Context, s Summarizer, r Request, usage *meter) (string, error) {
+	var text string
+	var err error
+	if ms, ok := s.(MeteredSummarizer); ok {
+		var u session.Usage
+		text, u, err = ms.SummarizeMetered(ctx, r)
+		if err == nil {
+			usage.add(u)
+		}
+	} else {
+		text, err = s.Summarize(ctx, r)
+	}
 	if err != nil {
 		return "", fmt.Errorf("summarize %s: %w", r.Kind, err)
 	}

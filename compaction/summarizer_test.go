@@ -1,9 +1,12 @@
 package compaction
 
 import (
+	"strconv"
+
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/arborlog/arbor/session"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -325,6 +328,42 @@ func TestSummarizeSplitTurn(t *testing.T) {
 		prefix := strings.Contains(req.Messages[1].Content, turnPrefixPrompt)
 		if wantMax := map[bool]int{true: 500, false: 800}[prefix]; req.MaxTokens != wantMax {
 			t.Errorf("prefix %v: max_tokens %d, want %d", prefix, req.MaxTokens, wantMax)
+		}
+	}
+}
+
+// TestCompactionRecordsUsage: a compaction written with a model summarizer
+// records what the summary cost, as pi 1.6.0 does; the mechanical one records none.
+func TestCompactionRecordsUsage(t *testing.T) {
+	f := &fakeModel{reply: func(w http.ResponseWriter, _ chatRequest) {
+		_, _ = w.Write([]byte(`{"choices":[{"message":{"role":"assistant","content":"## Goal\nsummed"},"finish_reason":"stop"}],"usage":{"prompt_tokens":1200,"completion_tokens":80,"total_tokens":1280,"prompt_tokens_details":{"cached_tokens":200}}}`))
+	}}
+	m := serve(t, f)
+	for _, s := range []Summarizer{m, Mechanical{}} {
+		b := work(t)
+		for i := range 6 {
+			b.user(strings.Repeat("question ", 400) + strconv.Itoa(i))
+			b.assistant(strings.Repeat("answer ", 400))
+		}
+		e, _, err := Compact(context.Background(), b.l, Options{Settings: Settings{Enabled: true, ReserveTokens: 1000, KeepRecentTokens: 500}, Summarizer: s})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var d struct {
+			Usage *session.Usage `json:"usage"`
+		}
+		if err := json.Unmarshal(e.Raw(), &d); err != nil {
+			t.Fatal(err)
+		}
+		_, metered := s.(MeteredSummarizer)
+		calls := float64(len(f.requests))
+		f.requests = nil
+		switch {
+		case metered && (d.Usage == nil || d.Usage.Input != 1000*calls || d.Usage.CacheRead != 200*calls || d.Usage.Output != 80*calls || d.Usage.TotalTokens != 1280*calls):
+			// Each call (the history, and the turn prefix of a split turn) is counted.
+			t.Errorf("model summarizer: compaction usage %+v for %v calls, want input 1000, cacheRead 200, output 80, total 1280 each", d.Usage, calls)
+		case !metered && d.Usage != nil:
+			t.Errorf("mechanical summarizer: compaction usage %+v, want none", d.Usage)
 		}
 	}
 }

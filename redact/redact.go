@@ -8,10 +8,15 @@
 package redact
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // Rule is one kind of secret. When the pattern has a group named "keep", that
@@ -171,4 +176,62 @@ func replaceAll(rule Rule, s string, n *int) string {
 		}
 		return prefix + "[REDACTED:" + rule.Name + "]"
 	})
+}
+
+// JSON redacts the string values of a JSON document (a session line): each is
+// decoded, redacted as text and encoded again, so the result is always valid
+// JSON with its members in their order. Names are left alone. A document
+// that holds no hint of any rule is returned as it is, without decoding; one
+// that does not parse is redacted as text only if that keeps it valid.
+func (r *Redactor) JSON(raw []byte) ([]byte, int) {
+	if !r.mayMatch(raw) {
+		return raw, 0
+	}
+	dec := jsontext.NewDecoder(bytes.NewReader(raw), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	var out bytes.Buffer
+	enc := jsontext.NewEncoder(&out, jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	n := 0
+	for {
+		// In an object, tokens alternate name, value: an even count so far means a name comes.
+		kind, length := dec.StackIndex(dec.StackDepth())
+		isName := kind == '{' && length%2 == 0
+		tok, err := dec.ReadToken()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return raw, 0
+		}
+		if tok.Kind() == '"' && !isName {
+			if s, c := r.Redact(tok.String()); c > 0 {
+				tok, n = jsontext.String(s), n+c
+			}
+		}
+		if err := enc.WriteToken(tok); err != nil {
+			return raw, 0
+		}
+	}
+	if n == 0 {
+		return raw, 0
+	}
+	return bytes.TrimRight(out.Bytes(), "\n"), n
+}
+
+// mayMatch reports whether any rule could match in b: a rule with hints
+// needs one of them; one without needs the literal its pattern starts with
+// (-----BEGIN for private keys), or is always tried when it has none.
+func (r *Redactor) mayMatch(b []byte) bool {
+	low := asciiLower(string(b))
+	for _, rule := range r.rules {
+		if len(rule.Hints) > 0 {
+			if containsAny(low, rule.Hints) {
+				return true
+			}
+			continue
+		}
+		if prefix, _ := rule.Pattern.LiteralPrefix(); prefix == "" || bytes.Contains(b, []byte(prefix)) {
+			return true
+		}
+	}
+	return false
 }

@@ -1,6 +1,8 @@
 package redact
 
 import (
+	"bytes"
+	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
@@ -92,6 +94,44 @@ func FuzzRedact(f *testing.F) {
 		}
 		if again, m := r.Redact(out); m != 0 || again != out {
 			t.Fatalf("not idempotent: %q -> %q -> %q", s, out, again)
+		}
+	})
+}
+
+// TestJSON: secrets in a session line's string values are redacted, the
+// line stays valid JSON with its members in order, names are left alone, and
+// a line without a hint is returned untouched.
+func TestJSON(t *testing.T) {
+	r, err := New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := []byte(`{"type":"message","id":"a1","message":{"role":"toolResult","content":[{"type":"text","text":"AWS_SECRET_ACCESS_KEY=abc123secret\nsk-ant-api03-Zq8vN2mXw4Lp9Rt6Ys1Kd3Jf5Hg7Bc0A \"quoted\""}],"isError":false}}`)
+	out, n := r.JSON(line)
+	if n != 2 || !json.Valid(out) || bytes.Contains(out, []byte("abc123secret")) || bytes.Contains(out, []byte("Zq8vN2")) {
+		t.Fatalf("JSON = %s (%d)", out, n)
+	}
+	if !bytes.HasPrefix(out, []byte(`{"type":"message","id":"a1","message":{"role":"toolResult","content":[{"type":"text","text":"AWS_SECRET_ACCESS_KEY=[REDACTED:`)) {
+		t.Errorf("members moved or names changed: %s", out)
+	}
+	plain := []byte(`{"type":"message","id":"a2","message":{"role":"user","content":"nothing here"}}`)
+	if out, n := r.JSON(plain); n != 0 || !bytes.Equal(out, plain) {
+		t.Errorf("a line without secrets changed: %s", out)
+	}
+}
+
+// FuzzJSON: whatever the line, the result is valid JSON when the input was.
+func FuzzJSON(f *testing.F) {
+	f.Add([]byte(`{"a":"token=abc","b":["-----BEGIN RSA PRIVATE KEY-----\nx\n-----END RSA PRIVATE KEY-----"]}`))
+	f.Add([]byte(`{"authorization":"Bearer xyz","n":1}`))
+	r, err := New(nil)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		out, _ := r.JSON(b)
+		if json.Valid(b) && !json.Valid(out) {
+			t.Fatalf("valid %q became invalid %q", b, out)
 		}
 	})
 }

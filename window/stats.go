@@ -137,11 +137,8 @@ func Measure(l *session.Log, c *session.Cursor, o StatsOptions) Stats {
 		if e.Type == session.TypeMessage && e.Role() == session.RoleToolResult {
 			s.Redactions += redactionsOf(e)
 		}
-		if key, u, ok := e.UsageRecord(); ok {
-			s.APIUsage.add(key, u)
-		}
 	}
-	s.APIUsage.finish()
+	s.APIUsage = FileUsage(l)
 	var path []*session.Entry
 	if leaf := c.Leaf(); leaf != nil {
 		path = l.Branch(leaf.ID)

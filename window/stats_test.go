@@ -222,3 +222,15 @@ func TestLoadClassifier(t *testing.T) {
 		t.Error("unknown phase accepted")
 	}
 }
+
+// FileUsage's byte search finds usage written with escapes too.
+func TestFileUsageEscapedName(t *testing.T) {
+	data := `{"type":"session","version":3,"id":"s","timestamp":"2026-12-01T00:00:00.000Z","cwd":"/w"}
+{"type":"message","id":"a","parentId":null,"timestamp":"2026-12-01T00:00:01.000Z","message":{"role":"assistant","content":[],"provider":"p","model":"m","\u0075sage":{"input":1,"output":2,"cacheRead":0,"cacheWrite":0,"totalTokens":3,"cost":{"total":0.5}},"stopReason":"stop","timestamp":1}}
+{"type":"message","id":"b","parentId":"a","timestamp":"2026-12-01T00:00:02.000Z","message":{"role":"assistant","content":[],"provider":"p","model":"m","usage":{"input":1,"output":2,"cacheRead":0,"cacheWrite":0,"totalTokens":3,"cost":{"total":0.5}},"stopReason":"stop","timestamp":2}}
+`
+	u := FileUsage(session.Load([]byte(data)))
+	if u.Requests != 2 || u.TotalTokens != 6 || u.Cost != 1 {
+		t.Errorf("FileUsage = %+v, want 2 requests, 6 tokens, $1", u)
+	}
+}

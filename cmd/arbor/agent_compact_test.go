@@ -6,6 +6,8 @@ import (
 
 	"github.com/arborlog/arbor/agent/agenttest"
 	"github.com/arborlog/arbor/compaction"
+	"github.com/arborlog/arbor/session"
+	"github.com/arborlog/arbor/session/jsonl"
 )
 
 const summaryPrefix = "The conversation history before this point was compacted into the following summary:\n\n<summary>\n"
@@ -49,7 +51,7 @@ func TestAgentCompactsAtThreshold(t *testing.T) {
 			if r := w.run("", with(s, "-p", "Q1")...); r.code != 0 {
 				t.Fatal(r.stderr)
 			}
-			s.Add(agenttest.Reply{Text: "## Goal\nthe summary"}, agenttest.Reply{Text: "A2"})
+			s.Add(agenttest.Reply{Text: "## Goal\nthe summary", Input: 700, Output: 30}, agenttest.Reply{Text: "A2"})
 			r := w.run("", with(s, "-p", "-c", "--tools", "ls", "--context-window", "3000", "--reserve", "500", "Q2")...)
 			if r.code != 0 || r.stdout != "A2\n" {
 				t.Fatalf("%d %q %q", r.code, r.stdout, r.stderr)
@@ -62,6 +64,16 @@ func TestAgentCompactsAtThreshold(t *testing.T) {
 			checkCompacted(t, s, reqs[2], "## Goal\nthe summary", "Q2")
 			if got := strings.Join(roles(t, w.only()), " "); got != "model_change thinking_level_change user assistant user compaction assistant" {
 				t.Errorf("entries: %s", got)
+			}
+			// The compaction records what its summary cost, as pi 1.6.0 does.
+			l, err := jsonl.Read(w.only())
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range l.Entries() {
+				if e.Type == session.TypeCompaction && !strings.Contains(string(e.Raw()), `"usage":{"input":700,"output":30,`) {
+					t.Errorf("compaction without the summary's usage: %s", e.Raw())
+				}
 			}
 		})
 	}

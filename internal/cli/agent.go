@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/arborlog/arbor/export"
 	"github.com/arborlog/arbor/internal/termtext"
+	"github.com/arborlog/arbor/pgstore"
+	"github.com/arborlog/arbor/store"
 	"io"
 	"io/fs"
 	"os"
@@ -32,8 +35,9 @@ import (
 
 // agentOptions are the root command's flags: running the agent.
 type agentOptions struct {
-	io *IO
-	g  *Global
+	export string // --export <session>: export it instead
+	io     *IO
+	g      *Global
 
 	print     bool
 	mode      string
@@ -101,10 +105,22 @@ func addAgentFlags(root *cobra.Command, ios *IO, g *Global) {
 	f.BoolVar(&o.noSession, "ephemeral", false, "the same as --no-session")
 	f.StringVarP(&o.name, "name", "n", "", "name the session")
 	f.StringVar(&o.fork, "fork", "", "start a new session in this folder from a copy of this one (path, id or name)")
+	f.StringVar(&o.export, "export", "", "export this session to HTML instead of running the agent: arbor --export <session> [out] (as 'arbor export')")
 	modelFlags(f, o)
 	root.Args = cobra.ArbitraryArgs
 	root.Long += agentHelp
 	root.RunE = func(c *cobra.Command, args []string) error {
+		if o.export != "" {
+			// pi's --export <session> [out]: the export command with its defaults.
+			if len(args) > 1 {
+				return usagef("--export takes the session and at most one output file, not %d arguments", len(args)+1)
+			}
+			e := &exportOptions{io: ios, g: g, arg: o.export, format: "html"}
+			if len(args) == 1 {
+				e.out = args[0]
+			}
+			return runExport(e, export.FormatHTML)
+		}
 		o.args = args
 		return runAgent(c, o)
 	}
@@ -252,7 +268,7 @@ func runAgent(c *cobra.Command, o *agentOptions) error {
 		_ = o.io.JSON(agent.Event{Type: "error", ErrorMessage: err.Error(), Aborted: ptrBool(errors.Is(err, agent.ErrAborted))})
 	}
 	if errors.Is(err, agent.ErrAborted) {
-		if s.file == nil {
+		if s.store == nil {
 			return errors.New("aborted")
 		}
 		return errors.New("aborted; the partial reply is kept (continue with arbor -c)")
@@ -278,7 +294,7 @@ func runAgent(c *cobra.Command, o *agentOptions) error {
 // system prompt, redaction. The caller sets its Log and Flush.
 func (o *agentOptions) factory(c *cobra.Command) (func(model string) (*agent.Agent, error), error) {
 	home := catalog.Home()
-	cfgPath := filepath.Join(home, "config.json")
+	cfgPath := configPath()
 	cfg, err := agent.LoadConfig(cfgPath)
 	if err != nil {
 		return nil, err
@@ -375,23 +391,27 @@ func systemPrompt(o *agentOptions, cfg *agent.Config, tools []agent.Tool, cwd st
 	return p
 }
 
-// agentSession is the session a run writes to: a file, or memory only.
+// agentSession is the session a run writes to: a file, a session in the
+// database (--store), or memory only (store nil).
 type agentSession struct {
 	log   *session.Log
-	file  *jsonl.Session
+	store interface {
+		Flush() error
+		Close() error
+	}
 	blobs window.BlobWriter
 }
 
 func (s *agentSession) flush() error {
-	if s.file == nil {
+	if s.store == nil {
 		return nil
 	}
-	return s.file.Flush()
+	return s.store.Flush()
 }
 
 func (s *agentSession) close() {
-	if s.file != nil {
-		_ = s.file.Close()
+	if s.store != nil {
+		_ = s.store.Close()
 	}
 }
 
@@ -409,6 +429,12 @@ func (m memBlobs) Put(data []byte) (string, error) {
 func (o *agentOptions) openSession(cwd string) (*agentSession, error) {
 	if o.noSession {
 		return &agentSession{log: session.New(cwd), blobs: memBlobs{}}, nil
+	}
+	if db, err := o.g.database(); err != nil || db != nil {
+		if err != nil {
+			return nil, err
+		}
+		return o.openInDatabase(db, cwd)
 	}
 	dir := o.g.SessionDir
 	if dir == "" {
@@ -479,7 +505,7 @@ func (o *agentOptions) openSession(cwd string) (*agentSession, error) {
 			return nil, err
 		}
 		fmt.Fprintf(o.io.ErrOut, "session: %s (forked from %s)\n", termtext.Line(f.Path()), termtext.Line(src))
-		return &agentSession{log: f.Log, file: f, blobs: blobs}, nil
+		return &agentSession{log: f.Log, store: f, blobs: blobs}, nil
 	default:
 		return o.create(cwd, dir, blobs)
 	}
@@ -487,7 +513,77 @@ func (o *agentOptions) openSession(cwd string) (*agentSession, error) {
 		fmt.Fprintf(o.io.ErrOut, "session: %s\n", termtext.Line(f.Path()))
 		o.warnCwd(f.Log.Header().Cwd, cwd)
 	}
-	return &agentSession{log: f.Log, file: f, blobs: blobs}, nil
+	return &agentSession{log: f.Log, store: f, blobs: blobs}, nil
+}
+
+// openInDatabase chooses the session from the flags in the database store
+// (--store postgres://…), as openSession does among files.
+func (o *agentOptions) openInDatabase(db *pgstore.Store, cwd string) (*agentSession, error) {
+	blobs := blob.Store{Dir: filepath.Join(catalog.Home(), "blobs")}
+	scope := catalog.Scope{Cwd: cwd}
+	wrap := func(s store.Session, how string) *agentSession {
+		fmt.Fprintf(o.io.ErrOut, "session: %s%s\n", termtext.Line(s.Ref()), how)
+		return &agentSession{log: s.Log(), store: s, blobs: blobs}
+	}
+	switch {
+	case o.cont:
+		latest, err := db.Latest(scope)
+		if errors.Is(err, catalog.ErrNotFound) {
+			o.io.Warnf("no earlier session for %s in the database; starting a new one", cwd)
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		s, err := db.Open(latest.Path, store.Options{})
+		if err != nil {
+			return nil, err
+		}
+		o.warnCwd(s.Log().Header().Cwd, cwd)
+		return wrap(s, ""), nil
+	case o.session != "" || o.sessionID != "":
+		arg := o.session
+		if arg == "" {
+			arg = o.sessionID
+		}
+		w, err := o.g.openDB(db, arg, store.Options{}, true)
+		if err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(o.io.ErrOut, "session: %s\n", termtext.Line(w.Path()))
+		if w.Log.Len() > 0 {
+			o.warnCwd(w.Log.Header().Cwd, cwd)
+		}
+		return &agentSession{log: w.Log, store: w, blobs: blobs}, nil
+	case o.fork != "":
+		ref, err := db.Resolve(o.fork, catalog.Scope{})
+		if err != nil {
+			return nil, err
+		}
+		src, err := db.Read(ref)
+		if err != nil {
+			return nil, err
+		}
+		s, err := db.Adopt(src.Copy(cwd, session.WithParent(ref)), store.Options{})
+		if err != nil {
+			return nil, err
+		}
+		if err := s.Flush(); err != nil {
+			s.Close()
+			return nil, err
+		}
+		return wrap(s, " (forked from "+termtext.Line(ref)+")"), nil
+	}
+	prev, _ := db.List(scope, catalog.ListOptions{})
+	s, err := db.Create(cwd, "", store.Options{})
+	if err != nil {
+		return nil, err
+	}
+	as := wrap(s, "")
+	if len(prev) > 0 {
+		fmt.Fprintf(o.io.ErrOut, "  (%d previous session(s) for this project — use arbor -c to resume the latest)\n", len(prev))
+	}
+	return as, nil
 }
 
 // create starts a new session in dir; its file is written with the first prompt.
@@ -501,7 +597,7 @@ func (o *agentOptions) create(cwd, dir string, blobs window.BlobWriter, opts ...
 	if prev > 0 {
 		fmt.Fprintf(o.io.ErrOut, "  (%d previous session(s) for this project — use arbor -c to resume the latest)\n", prev)
 	}
-	return &agentSession{log: f.Log, file: f, blobs: blobs}, nil
+	return &agentSession{log: f.Log, store: f, blobs: blobs}, nil
 }
 
 // previousSessions counts the sessions of cwd in dir (folders of different
@@ -545,3 +641,6 @@ func looksLikePathArg(s string) bool {
 }
 
 func ptrBool(b bool) *bool { return &b }
+
+// configPath is the agent's configuration file: $ARBOR_DIR/config.json.
+func configPath() string { return filepath.Join(catalog.Home(), "config.json") }

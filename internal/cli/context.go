@@ -17,16 +17,18 @@ import (
 var _ = register(newCmdContext)
 
 type contextOptions struct {
-	io      *IO
-	g       *Global
-	arg     string
-	leaf    string
-	cursor  string
-	format  string
-	budget  int
-	explain bool
-	share   float64
-	system  bool
+	io     *IO
+	g      *Global
+	arg    string
+	leaf   string
+	cursor string
+	// resolved applies the cursor's resolutions to --json and --format llm.
+	resolved bool
+	format   string
+	budget   int
+	explain  bool
+	share    float64
+	system   bool
 }
 
 func newCmdContext(ios *IO, g *Global) *cobra.Command {
@@ -48,7 +50,8 @@ every system message of the context replayed (pi 1.6.0's getCurrentSystemMessage
 as the prompt text, or with --json as {"message":{…}|null,"text":"…"}.
 
 Entries the cursor outlined or summarized (arbor outline, arbor summarize) are
-rendered that way. --budget N fits the context into N tokens: tool results
+rendered that way in the transcript, each marked; --json and --format llm stay
+pi's context exactly unless --resolved (or --budget) asks for that rendering. --budget N fits the context into N tokens: tool results
 larger than a share of it are cut (the full output is kept as a blob, see
 'arbor blob'), then older messages are outlined and summarized, oldest and
 largest first, and if that is not enough whole turns are left out, oldest
@@ -94,6 +97,7 @@ A tool call left without a result (a crash mid-tool) gets an error result.
 	}
 	cmd.Flags().StringVar(&o.leaf, "leaf", "", "build from this entry id (null: the empty context)")
 	cmd.Flags().StringVar(&o.cursor, "cursor", "", "build from this cursor's leaf (id or name)")
+	cmd.Flags().BoolVar(&o.resolved, "resolved", false, "with --json or --format llm: apply the cursor's outlines and summaries (the transcript always does)")
 	cmd.Flags().StringVar(&o.format, "format", "text", "text, json (pi's context) or llm (converted for the model)")
 	cmd.Flags().IntVar(&o.budget, "budget", 0, "fit the context into this many tokens")
 	cmd.Flags().BoolVar(&o.explain, "explain", false, "with --budget: say on stderr what was cut, downgraded and left out")
@@ -132,13 +136,18 @@ func runContext(o *contextOptions) error {
 	if o.system {
 		return o.printSystem(ctx)
 	}
-	var marks map[int]string
-	if ctx, marks, err = o.fit(ctx, res.Resolutions(), path); err != nil {
-		return err
-	}
 	format := o.format
 	if o.g.JSON && format == "text" {
 		format = "json"
+	}
+	var marks map[int]string
+	// --json and --format llm are pi's context exactly, unless asked for the
+	// cursor's rendering (--resolved) or a budget; the transcript shows the
+	// rendering and marks each message it changed.
+	if format == "text" || o.resolved || o.budget > 0 {
+		if ctx, marks, err = o.fit(ctx, res.Resolutions(), path); err != nil {
+			return err
+		}
 	}
 	w := o.io.Buffered()
 	defer w.Flush()

@@ -135,7 +135,7 @@ func TestResolutionCommands(t *testing.T) {
 	}
 
 	text := func(args ...string) map[string]string {
-		out, errOut, code := windowRun(t, append([]string{"context", path, "--json"}, args...)...)
+		out, errOut, code := windowRun(t, append([]string{"context", path, "--json", "--resolved"}, args...)...)
 		if code != 0 {
 			t.Fatalf("context %v: %s", args, errOut)
 		}
@@ -174,6 +174,10 @@ func TestResolutionCommands(t *testing.T) {
 	}
 	if strings.HasPrefix(other["toolu_000002"], "grep found") {
 		t.Error("the main cursor's summary leaked into cursor alt")
+	}
+	// Without --resolved, --json is pi's context: every message in full.
+	if out, errOut, code := windowRun(t, "context", path, "--json", "--cursor", "main"); code != 0 || strings.Contains(out, "grep found the callers") {
+		t.Errorf("context --json applied the cursor's resolutions without --resolved (exit %d %s)", code, errOut)
 	}
 
 	// reopen: each cursor keeps its own stamps

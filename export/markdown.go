@@ -1,0 +1,246 @@
+package export
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/arborlog/arbor/session"
+)
+
+// Markdown writes the path to the leaf as readable Markdown: a title and the
+// session's facts, a heading per message, tool calls and results in fenced
+// blocks, thinking, compactions and branch summaries as quotes. Bookkeeping
+// entries (labels, arbor's markers, custom data) are left out. With o.NoTools
+// tool calls keep only their names and results are left out; with o.Redact
+// secrets are masked.
+func Markdown(w io.Writer, l *session.Log, o Options) error {
+	e, err := leaf(l, o)
+	if err != nil {
+		return err
+	}
+	var b bytes.Buffer
+	h := l.Header()
+	title := l.Name()
+	if title == "" {
+		title = "Session " + h.ID
+	}
+	fmt.Fprintf(&b, "# %s\n\n", oneLineText(title))
+	fmt.Fprintf(&b, "- Session: %s\n", code(h.ID))
+	if h.Cwd != "" {
+		fmt.Fprintf(&b, "- Folder: %s\n", code(h.Cwd))
+	}
+	if h.Timestamp != "" {
+		fmt.Fprintf(&b, "- Started: %s\n", h.Timestamp)
+	}
+	var path []*session.Entry
+	if e != nil {
+		path = l.Branch(e.ID)
+		fmt.Fprintf(&b, "- Leaf: %s\n", code(e.ID))
+	}
+	b.WriteString("\n")
+	// Entry by entry: the output is never held whole, and redaction is fast
+	// on small texts.
+	bw := bufio.NewWriterSize(w, 1<<16)
+	flush := func() {
+		out := b.Bytes()
+		if o.Redact != nil {
+			s, n := o.Redact.Redact(string(out))
+			if n > 0 {
+				out = []byte(s)
+			}
+		}
+		bw.Write(out)
+		b.Reset()
+	}
+	flush()
+	for _, x := range path {
+		markdownEntry(&b, x, o)
+		flush()
+	}
+	return bw.Flush()
+}
+
+func markdownEntry(b *bytes.Buffer, e *session.Entry, o Options) {
+	switch e.Type {
+	case session.TypeMessage:
+		markdownMessage(b, e, o)
+	case session.TypeCompaction:
+		var c struct {
+			Summary      string  `json:"summary"`
+			TokensBefore float64 `json:"tokensBefore"`
+		}
+		_ = json.Unmarshal(e.Raw(), &c)
+		fmt.Fprintf(b, "> **Compaction** (%s tokens before)\n>\n%s", fmt.Sprint(int(c.TokensBefore)), quote(c.Summary))
+	case session.TypeBranchSummary:
+		var s struct {
+			FromID  string `json:"fromId"`
+			Summary string `json:"summary"`
+		}
+		_ = json.Unmarshal(e.Raw(), &s)
+		fmt.Fprintf(b, "> **Summary of another branch** (ending at %s)\n>\n%s", code(s.FromID), quote(s.Summary))
+	case session.TypeModelChange:
+		var m struct {
+			Provider string `json:"provider"`
+			ModelID  string `json:"modelId"`
+		}
+		_ = json.Unmarshal(e.Raw(), &m)
+		fmt.Fprintf(b, "*Model changed to %s.*\n\n", code(m.Provider+"/"+m.ModelID))
+	case session.TypeCustomMessage:
+		var m struct {
+			CustomType string          `json:"customType"`
+			Display    bool            `json:"display"`
+			Content    session.Content `json:"content"`
+		}
+		if json.Unmarshal(e.Raw(), &m) == nil && m.Display {
+			fmt.Fprintf(b, "## %s\n\n%s\n\n", oneLineText(m.CustomType), strings.TrimSpace(contentMarkdown(m.Content)))
+		}
+	}
+}
+
+func markdownMessage(b *bytes.Buffer, e *session.Entry, o Options) {
+	m, err := e.Message()
+	if err != nil {
+		return
+	}
+	d, err := m.Data()
+	if err != nil {
+		return
+	}
+	switch d.Role {
+	case session.RoleUser:
+		fmt.Fprintf(b, "## User\n\n%s\n\n", strings.TrimSpace(contentMarkdown(d.Content)))
+	case session.RoleAssistant:
+		head := "## Assistant"
+		if d.Model != "" {
+			head += " (" + oneLineText(d.Model) + ")"
+		}
+		b.WriteString(head + "\n\n")
+		for _, blk := range d.Content.Blocks {
+			switch blk.Type {
+			case "text":
+				if t := strings.TrimSpace(blk.Text); t != "" {
+					b.WriteString(t + "\n\n")
+				}
+			case "thinking":
+				if t := strings.TrimSpace(blk.Thinking); t != "" {
+					fmt.Fprintf(b, "> **Thinking**\n>\n%s", quote(t))
+				}
+			case "toolCall":
+				fmt.Fprintf(b, "**Tool call** %s\n\n", code(blk.Name))
+				if !o.NoTools && len(blk.Arguments) > 0 {
+					var v any
+					args := string(blk.Arguments)
+					if json.Unmarshal(blk.Arguments, &v) == nil {
+						if pretty, err := json.MarshalIndent(v, "", "  "); err == nil {
+							args = string(pretty)
+						}
+					}
+					b.WriteString(fence("json", args))
+				}
+			}
+		}
+		if d.Content.IsString && strings.TrimSpace(d.Content.String) != "" {
+			b.WriteString(strings.TrimSpace(d.Content.String) + "\n\n")
+		}
+		if failed(d.StopReason) {
+			msg := d.StopReason
+			if d.ErrorMessage != "" {
+				msg += ": " + d.ErrorMessage
+			}
+			fmt.Fprintf(b, "*Stopped: %s*\n\n", oneLineText(msg))
+		}
+	case session.RoleToolResult:
+		if o.NoTools {
+			return
+		}
+		head := "**Result** " + code(d.ToolName)
+		if d.IsError {
+			head += " (error)"
+		}
+		b.WriteString(head + "\n\n")
+		b.WriteString(fence("text", contentMarkdown(d.Content)))
+	case session.RoleBashExecution:
+		if o.NoTools {
+			fmt.Fprintf(b, "**Shell** %s\n\n", code(d.Command))
+			return
+		}
+		out := "$ " + d.Command + "\n" + d.Output
+		if d.ExitCode != nil && *d.ExitCode != 0 {
+			out += fmt.Sprintf("\n(exit code %v)", *d.ExitCode)
+		}
+		b.WriteString("**Shell**\n\n" + fence("sh", out))
+	case session.RoleCustom:
+		if d.Display {
+			fmt.Fprintf(b, "## %s\n\n%s\n\n", oneLineText(d.CustomType), strings.TrimSpace(contentMarkdown(d.Content)))
+		}
+	}
+}
+
+// failed reports an assistant message that ended other than by stopping or
+// calling a tool (as 'arbor tree' marks them).
+func failed(stopReason string) bool {
+	return stopReason != "" && stopReason != "stop" && stopReason != "toolUse"
+}
+
+// contentMarkdown is a content's text, with images as a note.
+func contentMarkdown(c session.Content) string {
+	if c.IsString {
+		return c.String
+	}
+	var parts []string
+	for _, blk := range c.Blocks {
+		switch blk.Type {
+		case "text":
+			parts = append(parts, blk.Text)
+		case "image":
+			parts = append(parts, fmt.Sprintf("*[image %s]*", oneLineText(blk.MimeType)))
+		}
+	}
+	return strings.Join(parts, "\n\n")
+}
+
+// fence wraps s in a code fence longer than any run of backticks in it.
+func fence(lang, s string) string {
+	f := strings.Repeat("`", max(3, backticks(s)+1))
+	return f + lang + "\n" + strings.TrimRight(s, "\n") + "\n" + f + "\n\n"
+}
+
+// code is s as an inline code span.
+func code(s string) string {
+	s = oneLineText(s)
+	f := strings.Repeat("`", backticks(s)+1)
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
+		s = " " + s + " "
+	}
+	return f + s + f
+}
+
+// backticks is the length of the longest run of backticks in s.
+func backticks(s string) int {
+	longest, run := 0, 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	return longest
+}
+
+// quote prefixes every line of s with "> ", and ends with a blank line.
+func quote(s string) string {
+	var b strings.Builder
+	for _, ln := range strings.Split(strings.TrimSpace(s), "\n") {
+		b.WriteString(strings.TrimRight("> "+ln, " ") + "\n")
+	}
+	b.WriteString("\n")
+	return b.String()
+}
+
+func oneLineText(s string) string { return strings.Join(strings.Fields(s), " ") }
