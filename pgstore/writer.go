@@ -423,12 +423,16 @@ func (w *writer) close() error {
 		return nil
 	}
 	w.closed = true
+	var unwritten error
+	if !w.created && len(w.pending) > 0 {
+		unwritten = fmt.Errorf("%w: %d for session %s (Flush writes them)", jsonl.ErrUnwritten, len(w.pending), w.id)
+	}
 	if w.conn == nil {
-		return nil
+		return unwritten
 	}
 	ctx, cancel := w.st.ctx()
 	defer cancel()
-	var errs []error
+	errs := []error{unwritten}
 	if w.unsafe && w.policy != store.Never {
 		// A transaction that writes waits for the WAL up to its commit, which
 		// covers every earlier commit of this session.

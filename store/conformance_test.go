@@ -168,7 +168,9 @@ var cases = []struct {
 	{"new session waits for its first user or assistant message", func(t *testing.T, st store.Store, where string) {
 		s := must[store.Session](t)(st.Create(cwd, where, store.Options{}))
 		must[*session.Entry](t)(s.Log().AppendModelChange("p", "m"))
-		s.Close()
+		if err := s.Close(); !errors.Is(err, jsonl.ErrUnwritten) {
+			t.Errorf("Close with a setup entry held back: %v, want ErrUnwritten (no silent loss)", err)
+		}
 		if _, err := st.Read(s.Ref()); err == nil {
 			t.Error("a session with only a setup entry was written")
 		}

@@ -1,6 +1,10 @@
 package jsonl
 
-import "github.com/arborlog/arbor/session"
+import (
+	"errors"
+
+	"github.com/arborlog/arbor/session"
+)
 
 // SyncsAfter reports whether the policy makes e durable before its append is
 // acknowledged: Always after every entry, Turn after an assistant message or
@@ -14,6 +18,12 @@ func (d Durability) SyncsAfter(e *session.Entry) bool {
 	}
 	return false
 }
+
+// ErrUnwritten is returned by Close when a new session still held entries
+// back for its first user or assistant message (setup entries such as a model
+// change): they were not written, as pi 1.6.0 writes no file for them either.
+// Callers that mean to keep them call Flush before Close.
+var ErrUnwritten = errors.New("jsonl: closed before the session's first message: entries held back were not written")
 
 // HasConversation reports whether es hold a user or an assistant message: a
 // new session is written at the first one, as pi 1.6.0 decides (a prompt is

@@ -67,7 +67,9 @@ func newConfig(opts []Option) config {
 // Path returns the session's file.
 func (s *Session) Path() string { return s.path }
 
-// Close syncs and closes the file and releases the writer lock.
+// Close syncs and closes the file and releases the writer lock. A new session
+// closed while it still held entries back for its first user or assistant
+// message returns ErrUnwritten (they are not written: Flush first to keep them).
 func (s *Session) Close() error { return s.store.close() }
 
 // Flush writes a new session's file now, even before its first user or assistant message.

@@ -562,6 +562,9 @@ func (s *store) close() error {
 	}
 	s.closed = true
 	var errs []error
+	if !s.created && len(s.pending) > 0 {
+		errs = append(errs, fmt.Errorf("%w: %d for %s (Flush writes them)", ErrUnwritten, len(s.pending), s.path))
+	}
 	if s.f != nil {
 		if s.policy != Never {
 			if err := s.f.Sync(); err != nil {
