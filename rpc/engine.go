@@ -73,8 +73,9 @@ type Engine struct {
 	running  bool
 	cancel   context.CancelFunc
 	queue    []string
-	messages int // context messages, kept up to date while a run appends
-	gen      int // counts the prompts started, so a finished one does not end the next
+	messages int   // context messages, kept up to date while a run appends
+	gen      int   // counts the prompts started, so a finished one does not end the next
+	agentErr error // why there is no agent (no model configured)
 }
 
 // New returns an Engine on a new session (written with its first prompt).
@@ -127,20 +128,22 @@ func (e *Engine) writable() error {
 	return nil
 }
 
+// attach makes s the engine's session. Without a usable model the session
+// still opens (to list, read, navigate and follow); prompts then fail with
+// the reason.
 func (e *Engine) attach(s store.Session) error {
-	a, err := e.cfg.NewAgent(e.model)
-	if err != nil {
-		return err
-	}
 	if err := e.closeSession(); err != nil {
 		_ = s.Close()
 		return err
 	}
 	e.sess, e.log, e.follow = s, s.Log(), ""
-	a.Log, a.Flush = e.log, s.Flush
-	a.Emit = e.onEvent
-	e.ag = a
 	e.messages = len(e.log.Context().Messages)
+	a, err := e.cfg.NewAgent(e.model)
+	e.ag, e.agentErr = a, err
+	if err == nil {
+		a.Log, a.Flush = e.log, s.Flush
+		a.Emit = e.onEvent
+	}
 	return nil
 }
 
@@ -242,6 +245,10 @@ func (e *Engine) Prompt(ctx context.Context, message string, started func()) (*a
 	}
 	if err := e.writable(); err != nil {
 		return nil, err
+	}
+	if e.ag == nil {
+		e.mu.Unlock()
+		return nil, &Error{Kind: Internal, What: "model", Msg: fmt.Sprintf("no model to prompt: %v", e.agentErr)}
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	e.running, e.cancel = true, cancel
@@ -441,6 +448,10 @@ func (e *Engine) Compact(ctx context.Context) (*session.Entry, error) {
 	if err := e.writable(); err != nil {
 		return nil, err
 	}
+	if e.ag == nil {
+		e.mu.Unlock()
+		return nil, &Error{Kind: Internal, What: "model", Msg: fmt.Sprintf("no model to summarize with: %v", e.agentErr)}
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	e.running, e.cancel = true, cancel
 	a := e.ag
@@ -564,7 +575,7 @@ func (e *Engine) SetModel(model string) (*agent.Agent, error) {
 				return err
 			}
 		}
-		e.ag, e.model, out = a, model, a
+		e.ag, e.agentErr, e.model, out = a, nil, model, a
 		return nil
 	})
 	return out, err

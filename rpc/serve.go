@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"net"
 	"os"
 	"strings"
 	"sync"
@@ -252,9 +254,10 @@ func (s *server) prompt(ctx context.Context, p PromptParams) (PromptResult, erro
 	s.iter = 0
 	s.mu.Unlock()
 	start := time.Now()
-	last, err := s.e.Prompt(context.WithoutCancel(ctx), p.Message, nil)
+	started := false
+	last, err := s.e.Prompt(context.WithoutCancel(ctx), p.Message, func() { started = true })
 	if err != nil {
-		if e, ok := asError(err); ok && e.Kind != Internal {
+		if !started {
 			return PromptResult{}, rpcError(err)
 		}
 		s.notify("agent/error", map[string]any{"error": err.Error(), "aborted": errors.Is(err, agent.ErrAborted)})
@@ -490,11 +493,147 @@ func Serve(cfg Config, r io.Reader, w io.WriteCloser) error {
 	defer e.Close()
 	s.e = e
 	s.srv = jrpc2.NewServer(s.methods(), &jrpc2.ServerOptions{AllowPush: true, Concurrency: 4})
-	s.srv.Start(channel.Line(r, w))
+	s.srv.Start(newDraining(channel.Line(r, w)))
 	s.notify("ready", map[string]any{"pid": os.Getpid(), "session": e.Ref()})
 	werr := s.srv.Wait()
 	if errors.Is(werr, jrpc2.ErrConnClosed) {
 		return nil
 	}
 	return werr
+}
+
+// Listen accepts clients on addr, unix:PATH or tcp:HOST:PORT with a loopback
+// host (the protocol has no authentication), and serves each on its own
+// Engine and session until ctx ends. ready is called once it listens.
+func Listen(ctx context.Context, cfg Config, addr string, ready func(net.Addr)) error {
+	network, where, ok := strings.Cut(addr, ":")
+	switch {
+	case !ok || where == "" || (network != "unix" && network != "tcp"):
+		return &Error{Kind: BadParams, What: "listen", Msg: fmt.Sprintf("--listen %q: give unix:PATH or tcp:127.0.0.1:PORT", addr)}
+	case network == "tcp":
+		host, _, err := net.SplitHostPort(where)
+		if ip := net.ParseIP(host); err != nil || ip == nil || !ip.IsLoopback() {
+			return &Error{Kind: BadParams, What: "listen", Msg: fmt.Sprintf("--listen %q: tcp needs a loopback address and a port (tcp:127.0.0.1:PORT); anyone who reaches it could run the agent", addr)}
+		}
+	}
+	ln, err := net.Listen(network, where)
+	if err != nil {
+		return err
+	}
+	if network == "unix" {
+		if err := os.Chmod(where, 0o600); err != nil {
+			ln.Close()
+			return err
+		}
+	}
+	if ready != nil {
+		ready(ln.Addr())
+	}
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		conns = map[net.Conn]bool{}
+	)
+	go func() {
+		<-ctx.Done()
+		ln.Close()
+		mu.Lock()
+		for c := range conns {
+			c.Close()
+		}
+		mu.Unlock()
+	}()
+	defer wg.Wait()
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+		mu.Lock()
+		conns[c] = true
+		mu.Unlock()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_ = Serve(cfg, c, c)
+			c.Close()
+			mu.Lock()
+			delete(conns, c)
+			mu.Unlock()
+		}()
+	}
+}
+
+// draining is a channel that, at the end of its input, waits until every
+// request read has been answered before it reports the end: requests piped
+// in (echo … | arbor serve) get their answers before the server stops.
+type draining struct {
+	channel.Channel
+	mu         sync.Mutex
+	cond       *sync.Cond
+	asked, got int
+}
+
+func newDraining(c channel.Channel) *draining {
+	d := &draining{Channel: c}
+	d.cond = sync.NewCond(&d.mu)
+	return d
+}
+
+func (d *draining) Recv() ([]byte, error) {
+	msg, err := d.Channel.Recv()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if err != nil {
+		for d.got < d.asked {
+			d.cond.Wait()
+		}
+		return msg, err
+	}
+	d.asked += answers(msg, true)
+	return msg, nil
+}
+
+func (d *draining) Send(msg []byte) error {
+	err := d.Channel.Send(msg)
+	d.mu.Lock()
+	d.got += answers(msg, false)
+	d.cond.Broadcast()
+	d.mu.Unlock()
+	return err
+}
+
+// answers counts the responses a message asks for (a request read: every
+// value but a notification; JSON that does not parse gets one error) or
+// carries (a message sent: every value but a notification).
+func answers(msg []byte, request bool) int {
+	isNote := func(raw []byte) bool {
+		var m map[string]json.RawMessage
+		if json.Unmarshal(raw, &m) != nil {
+			return false
+		}
+		_, hasID := m["id"]
+		_, hasMethod := m["method"]
+		return hasMethod && !hasID
+	}
+	var batch []json.RawMessage
+	if json.Unmarshal(msg, &batch) == nil {
+		n := 0
+		for _, v := range batch {
+			if !isNote(v) {
+				n++
+			}
+		}
+		if n == 0 && request && len(batch) == 0 {
+			return 1 // an empty batch is answered with one error
+		}
+		return n
+	}
+	if isNote(msg) {
+		return 0
+	}
+	return 1
 }

@@ -57,9 +57,8 @@ func testConfig(t *testing.T, fake *agenttest.Server, home string) Config {
 // client speaks raw JSON lines to a server.
 type client struct {
 	t     *testing.T
-	in    *io.PipeWriter
+	in    io.WriteCloser
 	lines chan map[string]any
-	done  chan error
 	id    int
 }
 
@@ -67,14 +66,33 @@ func startServe(t *testing.T, cfg Config) *client {
 	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	c := &client{t: t, in: inW, lines: make(chan map[string]any, 1000), done: make(chan error, 1)}
+	done := make(chan error, 1)
 	go func() {
 		err := Serve(cfg, inR, outW)
 		outW.Close()
-		c.done <- err
+		done <- err
 	}()
+	t.Cleanup(func() {
+		inW.Close()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("Serve: %v", err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Error("the server did not stop at the end of its input")
+		}
+	})
+	return newClient(t, outR, inW)
+}
+
+// newClient reads the server's lines from out, writes requests to in, and
+// waits for the ready notification.
+func newClient(t *testing.T, out io.Reader, in io.WriteCloser) *client {
+	t.Helper()
+	c := &client{t: t, in: in, lines: make(chan map[string]any, 1000)}
 	go func() {
-		sc := bufio.NewScanner(outR)
+		sc := bufio.NewScanner(out)
 		sc.Buffer(nil, 1<<24)
 		for sc.Scan() {
 			var m map[string]any
@@ -86,17 +104,6 @@ func startServe(t *testing.T, cfg Config) *client {
 		}
 		close(c.lines)
 	}()
-	t.Cleanup(func() {
-		inW.Close()
-		select {
-		case err := <-c.done:
-			if err != nil {
-				t.Errorf("Serve: %v", err)
-			}
-		case <-time.After(10 * time.Second):
-			t.Error("the server did not stop at the end of its input")
-		}
-	})
 	ready := c.next()
 	if ready["method"] != "ready" {
 		t.Fatalf("first line %v, want the ready notification", ready)

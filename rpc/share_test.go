@@ -1,8 +1,11 @@
 package rpc
 
 import (
+	"context"
 	"fmt"
+	"net"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -97,5 +100,51 @@ func TestServeSharedSession(t *testing.T) {
 	}
 	if strings.Join(seen, " ") != strings.Join(want, " ") {
 		t.Errorf("the follower saw\n%v\nthe file holds\n%v", seen, want)
+	}
+}
+
+// TestListenClients serves two clients on a unix socket: each has its own
+// session, the second cannot write the first's, and can follow it.
+func TestListenClients(t *testing.T) {
+	fake := agenttest.New(t, "openai", agenttest.Reply{Text: "one"}, agenttest.Reply{Text: "two"})
+	cfg := testConfig(t, fake, t.TempDir())
+	sock := filepath.Join(t.TempDir(), "arbor.sock")
+	ctx, cancel := context.WithCancel(context.Background())
+	listening := make(chan net.Addr, 1)
+	done := make(chan error, 1)
+	go func() { done <- Listen(ctx, cfg, "unix:"+sock, func(a net.Addr) { listening <- a }) }()
+	<-listening
+	dial := func() *client {
+		conn, err := net.Dial("unix", sock)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { conn.Close() })
+		return newClient(t, conn, conn)
+	}
+	a, b := dial(), dial()
+	result(t, first(a.call("prompt", map[string]any{"message": "first"})))
+	path := result(t, first(a.call("getState", nil)))["sessionFile"].(string)
+	if other := result(t, first(b.call("getState", nil)))["sessionFile"]; other == path {
+		t.Errorf("two clients share a session: %s", path)
+	}
+	errorOf(t, first(b.call("resumeSession", map[string]any{"path": path})), -32603)
+	result(t, first(b.call("resumeSession", map[string]any{"path": path, "readOnly": true})))
+	n := len(result(t, first(b.call("getEntries", nil)))["entries"].([]any))
+	result(t, first(a.call("prompt", map[string]any{"message": "second"})))
+	if m := len(result(t, first(b.call("getEntries", nil)))["entries"].([]any)); m != n+2 {
+		t.Errorf("the follower had %d entries, then %d: want the prompt and reply more", n, m)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Error(err)
+	}
+	if _, err := os.Stat(sock); !os.IsNotExist(err) {
+		t.Errorf("the socket is left behind: %v", err)
+	}
+	for _, bad := range []string{"tcp:0.0.0.0:7000", "tcp:example.com:80", "udp:x", "unix:"} {
+		if err := Listen(context.Background(), cfg, bad, nil); err == nil {
+			t.Errorf("Listen(%q) accepted", bad)
+		}
 	}
 }

@@ -77,8 +77,18 @@ func TestServeCommand(t *testing.T) {
 
 func TestRPCModeUsage(t *testing.T) {
 	w := newWorld(t)
-	fake := agenttest.New(t, "openai")
-	r := w.run("", with(fake, "--mode", "rpc", "-p", "hi")...)
+	fake := agenttest.New(t, "openai", agenttest.Reply{Text: "piped answer"})
+	// Requests piped in are all answered before arbor serve ends.
+	r := w.run(`{"jsonrpc":"2.0","id":1,"method":"prompt","params":{"message":"hi"}}`+"\n"+`{"jsonrpc":"2.0","id":2,"method":"getState"}`+"\n"+"not json\n",
+		with(fake, "serve")...)
+	if r.code != 0 || !strings.Contains(r.stdout, `"id":1,"result":{"reply":"piped answer"}`) || !strings.Contains(r.stdout, `"id":2,"result"`) ||
+		!strings.Contains(r.stdout, `"code":-32700`) {
+		t.Errorf("piped arbor serve: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	if r := w.run("", "serve", "--listen", "tcp:0.0.0.0:7000"); r.code != 2 || !strings.Contains(r.stderr, "loopback") {
+		t.Errorf("--listen on every interface: %d %q", r.code, r.stderr)
+	}
+	r = w.run("", with(fake, "--mode", "rpc", "-p", "hi")...)
 	if r.code != 2 || !strings.Contains(r.stderr, "--mode rpc") {
 		t.Errorf("--mode rpc -p: %d %q", r.code, r.stderr)
 	}

@@ -320,9 +320,6 @@ func (o *agentOptions) factory(c *cobra.Command) (func(model string) (*agent.Age
 	}
 	settings := agent.Settings{Provider: o.provider, BaseURL: o.baseURL, Model: o.model, APIKeyEnv: o.apiKeyEnv,
 		Thinking: o.thinking, ContextWindow: o.contextWindow, Reserve: o.reserve, ConfigPath: cfgPath}
-	if _, err := cfg.Resolve(settings); err != nil {
-		return nil, err
-	}
 	o.models = func() []string {
 		var names []string
 		for name := range cfg.Models {

@@ -1,8 +1,14 @@
 package cli
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"io"
+	"net"
 	"os"
+
+	"github.com/arborlog/arbor/internal/termtext"
 
 	"github.com/spf13/cobra"
 
@@ -13,6 +19,7 @@ var _ = register(newCmdServe)
 
 func newCmdServe(ios *IO, g *Global) *cobra.Command {
 	o := &agentOptions{io: ios, g: g}
+	var listen string
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Drive sessions and the agent over JSON-RPC 2.0 on stdin/stdout",
@@ -33,6 +40,10 @@ resumeSession{path, readOnly:true} follows a session another program writes:
 getEntries{since} then returns what was appended after the entry since.
 A session another writer holds is refused with the holder named.
 
+With --listen unix:PATH (or tcp:127.0.0.1:PORT, loopback only: the protocol
+has no authentication) it serves several clients at once, each on its own
+session, until Ctrl-C.
+
 The model flags are those of arbor -p.`,
 		Example: `  echo '{"jsonrpc":"2.0","id":1,"method":"listSessions"}' | arbor serve`,
 		Args:    cobra.NoArgs,
@@ -42,10 +53,23 @@ The model flags are those of arbor -p.`,
 				return err
 			}
 			defer closeStore()
-			return rpc.Serve(cfg, o.io.In, nopCloser{o.io.Out})
+			if listen == "" {
+				return rpc.Serve(cfg, o.io.In, nopCloser{o.io.Out})
+			}
+			ctx, stop := interruptible(context.Background())
+			defer stop()
+			err = rpc.Listen(ctx, cfg, listen, func(a net.Addr) {
+				fmt.Fprintf(o.io.ErrOut, "listening on %s:%s\n", a.Network(), termtext.Line(a.String()))
+			})
+			var re *rpc.Error
+			if errors.As(err, &re) && re.Kind == rpc.BadParams {
+				return usagef("%s", re.Msg)
+			}
+			return err
 		},
 	}
 	modelFlags(cmd.Flags(), o)
+	cmd.Flags().StringVar(&listen, "listen", "", "serve several clients on unix:PATH or tcp:127.0.0.1:PORT (each its own session) until Ctrl-C")
 	return cmd
 }
 
