@@ -2,6 +2,8 @@ package rpc
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -129,6 +131,17 @@ func TestServeEveryMethod(t *testing.T) {
 	}
 	if r := call("resumeSession", map[string]any{"path": path}); r["path"] != path || r["model"] != "other" {
 		t.Errorf("resumeSession %v", r)
+	}
+	page := filepath.Join(t.TempDir(), "colours.html")
+	if r := call("exportHtml", map[string]any{"outputPath": page}); r["path"] != page {
+		t.Errorf("exportHtml %v", r)
+	}
+	if b, err := os.ReadFile(page); err != nil || !strings.Contains(string(b), "the answer is blue") {
+		t.Errorf("the exported page lacks the conversation: %v", err)
+	}
+	e := errorOf(t, first(c.call("exportHtml", map[string]any{"outputPath": page})), -32603)
+	if !strings.Contains(fmt.Sprint(e["message"]), "exists") {
+		t.Errorf("exportHtml over an existing file: %v", e)
 	}
 	call("abort", nil)
 	var missing []string

@@ -57,6 +57,9 @@ type Config struct {
 	// Fork starts the session holding the branch of l (read from ref) that
 	// ends at leaf, open for writing.
 	Fork func(ref string, l *session.Log, leaf string) (store.Session, error)
+	// Export writes the session's HTML page to the new file out ("" for the
+	// default name) and returns its name; nil when arbor has no exporter.
+	Export func(l *session.Log, ref, out string) (string, error)
 }
 
 // Engine holds one session and the agent that runs prompts on it.
@@ -803,4 +806,22 @@ func (e *Engine) Search(q string, limit int) ([]catalog.Hit, error) {
 		return nil, badParams("query", "%v", err)
 	}
 	return e.cfg.Store.Search(e.cfg.Scope, query, catalog.SearchOptions{Limit: limit})
+}
+
+// ExportHTML writes the session as one HTML page to the new file out ("" for
+// the default name in the working folder) and returns its name.
+func (e *Engine) ExportHTML(out string) (string, error) {
+	if e.cfg.Export == nil {
+		return "", &Error{Kind: Internal, What: "export", Msg: "this server has no HTML exporter"}
+	}
+	var path string
+	err := e.view(func(l *session.Log) error {
+		if l.Len() == 0 {
+			return badParams("session", "the session has no entries yet: nothing to export")
+		}
+		var err error
+		path, err = e.cfg.Export(l, e.ref(), out)
+		return err
+	})
+	return path, err
 }

@@ -26,6 +26,7 @@ type piCommand struct {
 	EntryID           string          `json:"entryId"`
 	Since             *string         `json:"since"`
 	Name              string          `json:"name"`
+	OutputPath        string          `json:"outputPath"`
 }
 
 // piResponse is pi's RpcResponse.
@@ -223,6 +224,12 @@ func (p *piServer) run(c piCommand) (any, error) {
 		return r, nil
 	case "get_session_stats":
 		return p.stats()
+	case "export_html":
+		path, err := e.ExportHTML(c.OutputPath)
+		if err != nil {
+			return nil, err
+		}
+		return map[string]string{"path": path}, nil
 	case "switch_session":
 		if err := e.Resume(c.SessionPath, false); err != nil {
 			return nil, err

@@ -162,6 +162,12 @@ type (
 		Query string `json:"query"`
 		Limit int    `json:"limit,omitempty"`
 	}
+	ExportParams struct {
+		OutputPath string `json:"outputPath,omitempty"`
+	}
+	PathResult struct {
+		Path string `json:"path"`
+	}
 	SearchResult struct {
 		Hits []catalog.Hit `json:"hits"`
 	}
@@ -468,6 +474,10 @@ func (s *server) table() []method {
 				return UndoResult{}, rpcError(err)
 			}
 			return UndoResult{Compaction: u.Compaction.ID, From: u.From, To: u.To, Left: u.Left}, nil
+		}},
+		{"exportHtml", "Write the session as one self-contained HTML page (arbor export) to a new file; outputPath defaults to a name in the server's folder.", func(_ context.Context, p ExportParams) (PathResult, error) {
+			path, err := e.ExportHTML(p.OutputPath)
+			return PathResult{Path: path}, rpcError(err)
 		}},
 		{"search", "Find entries of the sessions in scope (pi's picker syntax; re:<pattern> for a regular expression).", func(_ context.Context, p SearchParams) (SearchResult, error) {
 			if strings.TrimSpace(p.Query) == "" {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,6 +15,7 @@ import (
 	"github.com/arborlog/arbor/agent/agenttest"
 	"github.com/arborlog/arbor/catalog"
 	"github.com/arborlog/arbor/compaction"
+	"github.com/arborlog/arbor/export"
 	"github.com/arborlog/arbor/session"
 	"github.com/arborlog/arbor/session/jsonl"
 	"github.com/arborlog/arbor/store"
@@ -44,6 +46,17 @@ func testConfig(t *testing.T, fake *agenttest.Server, home string) Config {
 				Compaction: compaction.Settings{Enabled: true, ReserveTokens: 100, KeepRecentTokens: 1}}, nil
 		},
 		Models: func() []string { return []string{"fake-model", "other"} },
+		Export: func(l *session.Log, ref, out string) (string, error) {
+			if out == "" {
+				out = filepath.Join(cwd, "page.html")
+			}
+			f, err := os.OpenFile(out, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+			if err != nil {
+				return "", err
+			}
+			defer f.Close()
+			return out, export.HTML(f, l, export.Options{Source: ref})
+		},
 		Fork: func(ref string, l *session.Log, leaf string) (store.Session, error) {
 			s, err := jsonl.BranchFrom(ref, l, leaf)
 			if err != nil {

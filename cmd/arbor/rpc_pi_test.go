@@ -35,7 +35,8 @@ p.on("exit", (code, sig) => process.exit(code ?? 1));
 		t.Fatal(err)
 	}
 	cmd := exec.Command("node", filepath.Join("testdata", "pi_rpc_client.mjs"), peer, shim)
-	cmd.Env = append(append([]string{}, w.env...), "FAKE_KIND=openai", "FAKE_URL="+fake.BaseURL())
+	page := filepath.Join(t.TempDir(), "session.html")
+	cmd.Env = append(append([]string{}, w.env...), "FAKE_KIND=openai", "FAKE_URL="+fake.BaseURL(), "EXPORT_PATH="+page)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	cmd.Dir, _ = os.Getwd()
@@ -66,9 +67,11 @@ p.on("exit", (code, sig) => process.exit(code ?? 1));
 			Tree   []any
 			LeafID string
 		}
-		Last      string
-		Stats     map[string]any
-		ForkError string
+		Last        string
+		Stats       map[string]any
+		ForkError   string
+		Export      struct{ Path string }
+		ExportAgain string
 	}
 	if err := json.Unmarshal(out, &r); err != nil {
 		t.Fatalf("%v: %s", err, out)
@@ -98,6 +101,12 @@ p.on("exit", (code, sig) => process.exit(code ?? 1));
 	}
 	if r.Last != "second answer" || r.Stats["sessionFile"] != r.State1["sessionFile"] {
 		t.Errorf("last text %q, stats %v", r.Last, r.Stats)
+	}
+	if b, err := os.ReadFile(page); r.Export.Path != page || err != nil || !strings.Contains(string(b), "second answer") {
+		t.Errorf("export_html %+v: %v", r.Export, err)
+	}
+	if !strings.Contains(r.ExportAgain, "already exists") {
+		t.Errorf("export_html over the same file: %q", r.ExportAgain)
 	}
 	if !strings.Contains(r.ForkError, "Entry not found: nosuchid") {
 		t.Errorf("fork error %q", r.ForkError)

@@ -7,12 +7,15 @@ import (
 	"io"
 	"net"
 	"os"
+	"path/filepath"
 
+	"github.com/arborlog/arbor/export"
 	"github.com/arborlog/arbor/internal/termtext"
 
 	"github.com/spf13/cobra"
 
 	"github.com/arborlog/arbor/rpc"
+	"github.com/arborlog/arbor/session"
 )
 
 var _ = register(newCmdServe)
@@ -27,7 +30,8 @@ func newCmdServe(ios *IO, g *Global) *cobra.Command {
 method names and result shapes (prompt, abort, clear, compact, getState,
 getMessages, setModel, getSessionStats, listSessions, resumeSession,
 newSession, fork, listBranches, switchBranch, listModels, listTools) and
-arbor's own (getEntries, getTree, branchTo, label, setSessionName).
+arbor's own (getEntries, getTree, branchTo, label, setSessionName, pin,
+unpin, setResolution, compactUndo, search, exportHtml).
 docs/openrpc.json describes every method; docs/rpc.md has an example.
 
 The server starts on a new session (written with its first prompt) and sends
@@ -73,6 +77,17 @@ The model flags are those of arbor -p.`,
 	return cmd
 }
 
+// exportHTML writes the session's page to the new file out ("" for the
+// default name in the current folder), as arbor export does.
+func exportHTML(l *session.Log, ref, out string) (string, error) {
+	abs, err := filepath.Abs(ref)
+	if err != nil {
+		return "", err
+	}
+	p, _, err := exportFile(l, ref, out, export.FormatHTML, export.Options{Source: abs}, false, ref)
+	return p, err
+}
+
 type nopCloser struct{ io.Writer }
 
 func (nopCloser) Close() error { return nil }
@@ -93,6 +108,6 @@ func (o *agentOptions) rpcConfig(c *cobra.Command) (rpc.Config, func(), error) {
 		return rpc.Config{}, nil, err
 	}
 	return rpc.Config{Store: st, Scope: o.g.scope(), Cwd: cwd, Where: o.g.SessionDir, NewAgent: mk, Models: o.models,
-			Fork: o.g.forkSession},
+			Fork: o.g.forkSession, Export: exportHTML},
 		func() { _ = st.Close() }, nil
 }

@@ -24,6 +24,12 @@ try {
   out.tree = await client.getTree();
   out.last = await client.getLastAssistantText();
   out.stats = await client.getSessionStats();
+  out.export = await client.exportHtml(process.env.EXPORT_PATH);
+  try {
+    await client.exportHtml(process.env.EXPORT_PATH);
+  } catch (e) {
+    out.exportAgain = String(e.message);
+  }
   try {
     await client.fork("nosuchid");
   } catch (e) {
