@@ -374,13 +374,21 @@ func (e *Engine) view(f func(l *session.Log) error) error {
 	return f(e.log)
 }
 
-// change runs f on the session's log when it may be written.
+// change runs f on the session's log when it may be written. What a client
+// asked for is written at once, even to a session that has no message yet
+// (which otherwise holds entries back until its first one).
 func (e *Engine) change(f func(l *session.Log) error) error {
 	if err := e.writable(); err != nil {
 		return err
 	}
 	defer e.mu.Unlock()
-	return f(e.log)
+	if err := f(e.log); err != nil {
+		return err
+	}
+	if e.log.Len() == 0 {
+		return nil
+	}
+	return e.sess.Flush()
 }
 
 // Messages returns the active branch's context messages (pi's objects).

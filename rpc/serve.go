@@ -1,6 +1,7 @@
 package rpc
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -502,8 +503,9 @@ func Serve(cfg Config, r io.Reader, w io.WriteCloser) error {
 	}
 	defer e.Close()
 	s.e = e
-	s.srv = jrpc2.NewServer(s.methods(), &jrpc2.ServerOptions{AllowPush: true, Concurrency: 4})
-	s.srv.Start(newDraining(channel.Line(r, w)))
+	d := newDrain(channel.Line(r, w), s.methods())
+	s.srv = jrpc2.NewServer(d, &jrpc2.ServerOptions{AllowPush: true, Concurrency: 4})
+	s.srv.Start(d)
 	s.notify("ready", map[string]any{"pid": os.Getpid(), "session": e.Ref()})
 	werr := s.srv.Wait()
 	if errors.Is(werr, jrpc2.ErrConnClosed) {
@@ -577,73 +579,116 @@ func Listen(ctx context.Context, cfg Config, addr string, ready func(net.Addr)) 
 	}
 }
 
-// draining is a channel that, at the end of its input, waits until every
-// request read has been answered before it reports the end: requests piped
-// in (echo … | arbor serve) get their answers before the server stops.
-type draining struct {
+// drain makes requests piped in (echo … | arbor serve) all answered before
+// the server stops: at the end of the input it sends the server one more
+// request of its own, read after every other, whose handler waits until
+// every request the server assigned a handler to has been answered; then the
+// end is reported. It is both the server's channel and its assigner, because
+// assignment happens in the order requests are read.
+type drain struct {
 	channel.Channel
-	mu         sync.Mutex
-	cond       *sync.Cond
-	asked, got int
+	methods  handler.Map
+	sentinel string // the id of drain's own request
+	mu       sync.Mutex
+	cond     *sync.Cond
+	owed     map[string]int // ids of assigned requests not yet answered
+	ended    error          // the input's end, reported after the sentinel
+	stage    int            // 0 reading, 1 at the end, 2 the sentinel sent
+	done     chan struct{}
 }
 
-func newDraining(c channel.Channel) *draining {
-	d := &draining{Channel: c}
+func newDrain(c channel.Channel, methods handler.Map) *drain {
+	d := &drain{Channel: c, methods: methods, owed: map[string]int{}, done: make(chan struct{}),
+		sentinel: fmt.Sprintf(`"arbor-drain-%d-%d"`, os.Getpid(), time.Now().UnixNano())}
 	d.cond = sync.NewCond(&d.mu)
 	return d
 }
 
-func (d *draining) Recv() ([]byte, error) {
-	msg, err := d.Channel.Recv()
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if err != nil {
-		for d.got < d.asked {
-			d.cond.Wait()
+const drainMethod = "arbor.drain"
+
+func (d *drain) Recv() ([]byte, error) {
+	switch d.stage {
+	case 0:
+		msg, err := d.Channel.Recv()
+		if err == nil {
+			return msg, nil
 		}
-		return msg, err
+		d.ended, d.stage = err, 1
+		if len(msg) > 0 {
+			return msg, nil // the last line, without its newline
+		}
+		fallthrough
+	case 1:
+		d.stage = 2
+		return []byte(`{"jsonrpc":"2.0","id":` + d.sentinel + `,"method":"` + drainMethod + `"}`), nil
 	}
-	d.asked += answers(msg, true)
-	return msg, nil
+	<-d.done
+	return nil, d.ended
 }
 
-func (d *draining) Send(msg []byte) error {
-	err := d.Channel.Send(msg)
-	d.mu.Lock()
-	d.got += answers(msg, false)
-	d.cond.Broadcast()
-	d.mu.Unlock()
-	return err
-}
-
-// answers counts the responses a message asks for (a request read: every
-// value but a notification; JSON that does not parse gets one error) or
-// carries (a message sent: every value but a notification).
-func answers(msg []byte, request bool) int {
-	isNote := func(raw []byte) bool {
-		var m map[string]json.RawMessage
-		if json.Unmarshal(raw, &m) != nil {
-			return false
-		}
-		_, hasID := m["id"]
-		_, hasMethod := m["method"]
-		return hasMethod && !hasID
-	}
-	var batch []json.RawMessage
-	if json.Unmarshal(msg, &batch) == nil {
-		n := 0
-		for _, v := range batch {
-			if !isNote(v) {
-				n++
+func (d *drain) Assign(ctx context.Context, method string) jrpc2.Handler {
+	req := jrpc2.InboundRequest(ctx)
+	if req != nil && !req.IsNotification() {
+		if method == drainMethod && req.ID() == d.sentinel {
+			return func(context.Context, *jrpc2.Request) (any, error) {
+				d.mu.Lock()
+				for len(d.owed) > 0 {
+					d.cond.Wait()
+				}
+				d.mu.Unlock()
+				return nil, nil
 			}
 		}
-		if n == 0 && request && len(batch) == 0 {
-			return 1 // an empty batch is answered with one error
+		d.mu.Lock()
+		d.owed[compactID(req.ID())]++
+		d.mu.Unlock()
+	}
+	return d.methods.Assign(ctx, method)
+}
+
+func compactID(id string) string {
+	var b bytes.Buffer
+	if json.Compact(&b, []byte(id)) != nil {
+		return id
+	}
+	return b.String()
+}
+
+func (d *drain) Send(msg []byte) error {
+	var batch []json.RawMessage
+	if json.Unmarshal(msg, &batch) != nil {
+		batch = []json.RawMessage{msg}
+	}
+	var keep []json.RawMessage
+	d.mu.Lock()
+	for _, m := range batch {
+		var r struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
 		}
-		return n
+		if json.Unmarshal(m, &r) == nil && r.Method == "" && len(r.ID) > 0 {
+			id := compactID(string(r.ID))
+			if id == d.sentinel {
+				close(d.done)
+				continue
+			}
+			if d.owed[id]--; d.owed[id] <= 0 {
+				delete(d.owed, id)
+			}
+		}
+		keep = append(keep, m)
 	}
-	if isNote(msg) {
-		return 0
+	d.cond.Broadcast()
+	d.mu.Unlock()
+	if len(keep) == 0 {
+		return nil
 	}
-	return 1
+	if len(keep) < len(batch) {
+		b, err := json.Marshal(keep)
+		if err != nil {
+			return err
+		}
+		msg = b
+	}
+	return d.Channel.Send(msg)
 }
