@@ -143,6 +143,28 @@ func TestServeEveryMethod(t *testing.T) {
 	if !strings.Contains(fmt.Sprint(e["message"]), "exists") {
 		t.Errorf("exportHtml over an existing file: %v", e)
 	}
+	if r := call("fsck", nil); r["ok"] != true || r["path"] != path || r["entries"].(float64) < 5 {
+		t.Errorf("fsck %v", r)
+	}
+	errorOf(t, first(c.call("rm", map[string]any{"path": path})), -32602) // the session being served
+	fake.Add(agenttest.Reply{Text: "ok"})
+	call("newSession", nil)
+	call("prompt", map[string]any{"message": "a session to remove"})
+	doomed := call("getState", nil)["sessionFile"].(string)
+	call("resumeSession", map[string]any{"path": path})
+	if r := call("rm", map[string]any{"path": doomed}); r["path"] != doomed || r["id"] == "" {
+		t.Errorf("rm %v", r)
+	}
+	if _, err := os.Stat(doomed); !os.IsNotExist(err) {
+		t.Errorf("rm left %s: %v", doomed, err)
+	}
+	errorOf(t, first(c.call("fsck", map[string]any{"path": doomed})), -32602)
+	if r := call("restore", map[string]any{"path": doomed}); r["path"] != doomed {
+		t.Errorf("restore %v", r)
+	}
+	if _, err := os.Stat(doomed); err != nil {
+		t.Errorf("restore: %v", err)
+	}
 	call("abort", nil)
 	var missing []string
 	for m := range (&server{e: &Engine{}}).methods() {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"strings"
 	"sync"
 
@@ -223,7 +224,7 @@ func (e *Engine) Resume(ref string, readOnly bool) error {
 	if readOnly {
 		l, err := e.cfg.Store.Read(r)
 		if err != nil {
-			return err
+			return missing(err)
 		}
 		if err := e.closeSession(); err != nil {
 			return err
@@ -234,7 +235,7 @@ func (e *Engine) Resume(ref string, readOnly bool) error {
 	}
 	s, err := e.cfg.Store.Open(r, store.Options{})
 	if err != nil {
-		return err
+		return missing(err)
 	}
 	return e.attach(s)
 }
@@ -832,4 +833,94 @@ func (e *Engine) ExportHTML(out string) (string, error) {
 		return err
 	})
 	return path, err
+}
+
+// files is the catalog of the file store; rm, restore and fsck work on
+// session files only.
+func (e *Engine) files(what string) (*catalog.Catalog, error) {
+	f, ok := e.cfg.Store.(*store.Files)
+	if !ok {
+		return nil, &Error{Kind: BadParams, What: "store", Msg: what + " works on session files; it does not apply to a database store"}
+	}
+	return f.Catalog(), nil
+}
+
+func (e *Engine) resolve(arg string) (string, error) {
+	if arg == "" {
+		return "", badParams("path", "give the session (path, id or name)")
+	}
+	ref, err := e.cfg.Store.Resolve(arg, e.cfg.Scope)
+	if err != nil {
+		return "", badParams("path", "no session %q: %v (listSessions names them)", arg, err)
+	}
+	return ref, nil
+}
+
+// Remove moves the session arg, with its sidecar files, to the trash
+// (Restore brings it back). The session being served cannot be removed.
+func (e *Engine) Remove(arg string) (catalog.Trashed, error) {
+	cat, err := e.files("rm")
+	if err != nil {
+		return catalog.Trashed{}, err
+	}
+	ref, err := e.resolve(arg)
+	if err != nil {
+		return catalog.Trashed{}, err
+	}
+	if ref == e.Ref() {
+		return catalog.Trashed{}, badParams("path", "%s is the session this server has open: newSession or resumeSession another first", ref)
+	}
+	return cat.Remove(ref)
+}
+
+// Restore puts a removed session back where it was; it never overwrites a file.
+func (e *Engine) Restore(arg string) (catalog.Trashed, error) {
+	cat, err := e.files("restore")
+	if err != nil {
+		return catalog.Trashed{}, err
+	}
+	if arg == "" {
+		return catalog.Trashed{}, badParams("path", "give the removed session (id, name or its path)")
+	}
+	t, err := cat.Restore(arg)
+	if errors.Is(err, catalog.ErrNotFound) {
+		return t, badParams("path", "%v", err)
+	}
+	return t, err
+}
+
+// FsckResult is what loading a session file found wrong with it.
+type FsckResult struct {
+	OK   bool   `json:"ok"`
+	Path string `json:"path"`
+	session.Report
+}
+
+// Fsck reads the session arg ("" for the one being served) and reports the
+// damage it found; it changes nothing.
+func (e *Engine) Fsck(arg string) (FsckResult, error) {
+	if _, err := e.files("fsck"); err != nil {
+		return FsckResult{}, err
+	}
+	ref := e.Ref()
+	if arg != "" {
+		var err error
+		if ref, err = e.resolve(arg); err != nil {
+			return FsckResult{}, err
+		}
+	}
+	l, err := e.cfg.Store.Read(ref)
+	if err != nil {
+		return FsckResult{}, missing(err)
+	}
+	r := l.Report()
+	return FsckResult{OK: r.Clean(), Path: ref, Report: r}, nil
+}
+
+// missing makes a session that does not exist a BadParams error naming it.
+func missing(err error) error {
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, catalog.ErrNotFound) {
+		return badParams("path", "%v", err)
+	}
+	return err
 }

@@ -110,6 +110,17 @@ func schema(t reflect.Type) map[string]any {
 		var required []string
 		for i := range t.NumField() {
 			f := t.Field(i)
+			if f.Anonymous && f.Tag.Get("json") == "" && f.Type.Kind() == reflect.Struct {
+				// encoding/json puts an embedded struct's fields in the parent.
+				inner := schema(f.Type)
+				for k, v := range inner["properties"].(map[string]any) {
+					props[k] = v
+				}
+				if r, ok := inner["required"].([]string); ok {
+					required = append(required, r...)
+				}
+				continue
+			}
 			name, opt, ok := jsonName(f)
 			if !ok {
 				continue

@@ -163,6 +163,12 @@ type (
 		Query string `json:"query"`
 		Limit int    `json:"limit,omitempty"`
 	}
+	PathParams struct {
+		Path string `json:"path"`
+	}
+	FsckParams struct {
+		Path string `json:"path,omitempty"`
+	}
 	ExportParams struct {
 		OutputPath string `json:"outputPath,omitempty"`
 	}
@@ -479,6 +485,18 @@ func (s *server) table() []method {
 		{"exportHtml", "Write the session as one self-contained HTML page (arbor export) to a new file; outputPath defaults to a name in the server's folder.", func(_ context.Context, p ExportParams) (PathResult, error) {
 			path, err := e.ExportHTML(p.OutputPath)
 			return PathResult{Path: path}, rpcError(err)
+		}},
+		{"rm", "Move a session file, with its sidecars, to the trash (files only; not the session being served).", func(_ context.Context, p PathParams) (catalog.Trashed, error) {
+			t, err := e.Remove(p.Path)
+			return t, rpcError(err)
+		}},
+		{"restore", "Bring a removed session back where it was (files only); a file there is never overwritten.", func(_ context.Context, p PathParams) (catalog.Trashed, error) {
+			t, err := e.Restore(p.Path)
+			return t, rpcError(err)
+		}},
+		{"fsck", "Report the damage loading a session file found (files only; the one served when path is left out); nothing is changed.", func(_ context.Context, p FsckParams) (FsckResult, error) {
+			r, err := e.Fsck(p.Path)
+			return r, rpcError(err)
 		}},
 		{"search", "Find entries of the sessions in scope (pi's picker syntax; re:<pattern> for a regular expression).", func(_ context.Context, p SearchParams) (SearchResult, error) {
 			if strings.TrimSpace(p.Query) == "" {

@@ -31,7 +31,7 @@ method names and result shapes (prompt, abort, clear, compact, getState,
 getMessages, setModel, getSessionStats, listSessions, resumeSession,
 newSession, fork, listBranches, switchBranch, listModels, listTools) and
 arbor's own (getEntries, getTree, branchTo, label, setSessionName, pin,
-unpin, setResolution, compactUndo, search, exportHtml).
+unpin, setResolution, compactUndo, search, exportHtml, fsck, rm, restore).
 docs/openrpc.json describes every method; docs/rpc.md has an example.
 
 The server starts on a new session (written with its first prompt) and sends
