@@ -22,7 +22,7 @@ import (
 )
 
 // testConfig is an engine on a fresh arbor home whose model is the fake provider.
-func testConfig(t *testing.T, fake *agenttest.Server, home string) Config {
+func testConfig(t testing.TB, fake *agenttest.Server, home string) Config {
 	t.Helper()
 	cwd := t.TempDir()
 	dir := filepath.Join(home, "sessions")
@@ -69,13 +69,13 @@ func testConfig(t *testing.T, fake *agenttest.Server, home string) Config {
 
 // client speaks raw JSON lines to a server.
 type client struct {
-	t     *testing.T
+	t     testing.TB
 	in    io.WriteCloser
 	lines chan map[string]any
 	id    int
 }
 
-func startServe(t *testing.T, cfg Config) *client {
+func startServe(t testing.TB, cfg Config) *client {
 	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
@@ -101,7 +101,7 @@ func startServe(t *testing.T, cfg Config) *client {
 
 // newClient reads the server's lines from out, writes requests to in, and
 // waits for the ready notification.
-func newClient(t *testing.T, out io.Reader, in io.WriteCloser) *client {
+func newClient(t testing.TB, out io.Reader, in io.WriteCloser) *client {
 	t.Helper()
 	c := &client{t: t, in: in, lines: make(chan map[string]any, 1000)}
 	go func() {
