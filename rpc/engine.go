@@ -50,6 +50,7 @@ type Config struct {
 	Scope catalog.Scope // where listSessions and resumeSession look
 	Cwd   string
 	Where string // the folder new sessions go in ("" for the project's default)
+	Start string // the session to open at start (path, id or name); "" for a new one
 	// NewAgent builds the agent for a session, with the model named (""
 	// for the configured one). Its Log, Flush and Emit are set by the Engine.
 	NewAgent func(model string) (*agent.Agent, error)
@@ -82,10 +83,17 @@ type Engine struct {
 	agentErr error // why there is no agent (no model configured)
 }
 
-// New returns an Engine on a new session (written with its first prompt).
-// emit receives the agent's events (pi's names) from any goroutine.
+// New returns an Engine on the session cfg.Start names, or on a new session
+// (written with its first prompt). emit receives the agent's events (pi's
+// names) from any goroutine.
 func New(cfg Config, emit func(agent.Event)) (*Engine, error) {
 	e := &Engine{cfg: cfg, emit: emit}
+	if cfg.Start != "" {
+		if err := e.Resume(cfg.Start, false); err != nil {
+			return nil, err
+		}
+		return e, nil
+	}
 	if _, err := e.NewSession(); err != nil {
 		return nil, err
 	}

@@ -97,6 +97,26 @@ func TestRPCModeUsage(t *testing.T) {
 		t.Fatalf("--mode rpc: %d %s", r.code, r.stderr)
 	}
 	got := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	defer func() {
+		// -c and --session open the session a prompt wrote.
+		w := newWorld(t)
+		fake.Add(agenttest.Reply{Text: "kept"})
+		r := w.run(`{"id":"p","type":"prompt","message":"remember"}`+"\n", with(fake, "--mode", "rpc")...)
+		if r.code != 0 || !strings.Contains(r.stdout, "agent_settled") {
+			t.Fatalf("prompt over --mode rpc: %d %s %s", r.code, r.stdout, r.stderr)
+		}
+		path := w.only()
+		for _, args := range [][]string{{"-c"}, {"--session", path}} {
+			r := w.run(`{"id":"s","type":"get_state"}`+"\n", with(fake, append([]string{"--mode", "rpc"}, args...)...)...)
+			// The end of stdin aborted the prompt, as pi's does; the prompt is kept.
+			if strings.Contains(r.stdout, `"messageCount":0`) || !strings.Contains(r.stdout, `"sessionFile":"`+path+`"`) {
+				t.Errorf("--mode rpc %v: %s %s", args, r.stdout, r.stderr)
+			}
+		}
+		if r := w.run("", with(fake, "--mode", "rpc", "--no-session")...); r.code != 2 {
+			t.Errorf("--mode rpc --no-session: %d %s", r.code, r.stderr)
+		}
+	}()
 	if len(got) != 2 || !strings.Contains(got[0], `"command":"get_state","success":true`) ||
 		!strings.Contains(got[1], `"error":"Unknown command: nope"`) {
 		t.Errorf("--mode rpc answered %s", fmt.Sprint(got))

@@ -190,11 +190,22 @@ func runAgent(c *cobra.Command, o *agentOptions) error {
 		if len(o.args) > 0 || o.print {
 			return usagef("--mode rpc takes its prompts as commands on stdin, not -p or arguments")
 		}
+		if o.noSession || o.resume || o.fork != "" || o.sessionID != "" {
+			return usagef("--mode rpc opens a session with --session or --continue (or switch_session); --no-session, --resume, --fork and --session-id are not supported with it")
+		}
 		cfg, closeStore, err := o.rpcConfig(c)
 		if err != nil {
 			return err
 		}
 		defer closeStore()
+		cfg.Start = o.session
+		if o.cont {
+			latest, err := cfg.Store.Latest(cfg.Scope)
+			if err != nil && !errors.Is(err, catalog.ErrNotFound) {
+				return err
+			}
+			cfg.Start = latest.Path
+		}
 		return rpc.Pi(cfg, o.io.In, o.io.Out)
 	}
 	if !o.print {
