@@ -243,12 +243,14 @@ func (p *piServer) run(c piCommand) (any, error) {
 		return map[string]any{"text": text, "cancelled": false}, nil
 	case "clone":
 		var leaf string
-		_ = e.view(func(l *session.Log) error {
+		if err := e.view(func(l *session.Log) error {
 			if lf := l.Leaf(); lf != nil {
 				leaf = lf.ID
 			}
 			return nil
-		})
+		}); err != nil {
+			return nil, err
+		}
 		if leaf == "" {
 			return nil, piErrf("Cannot clone session: no current entry selected")
 		}
