@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"github.com/arborlog/arbor/internal/js"
 	"math"
 	"strconv"
 	"time"
@@ -53,7 +54,7 @@ func (t *Time) UnmarshalJSON(b []byte) error {
 	if err != nil {
 		return err
 	}
-	*t = parseJSDate(s)
+	*t = jsDate(s)
 	return nil
 }
 
@@ -85,128 +86,10 @@ func jsDateOf(v []byte) Time {
 	return jsTimeFromNumber(f)
 }
 
-// parseJSDate is new Date(s) for the ISO-8601 forms JavaScript specifies:
-// YYYY, YYYY-MM, YYYY-MM-DD (UTC) and those followed by THH:mm, :ss, .sss and
-// Z or ±HH:mm (local time without an offset). Other strings, which V8 parses
-// with implementation-specific rules, are treated as invalid.
-func parseJSDate(s string) Time {
-	p := 0
-	num := func(n int) (int, bool) {
-		if p+n > len(s) {
-			return 0, false
-		}
-		v := 0
-		for _, c := range []byte(s[p : p+n]) {
-			if c < '0' || c > '9' {
-				return 0, false
-			}
-			v = v*10 + int(c-'0')
-		}
-		p += n
-		return v, true
-	}
-	lit := func(c byte) bool {
-		if p < len(s) && s[p] == c {
-			p++
-			return true
-		}
-		return false
-	}
-	var year int
-	sign := 1
-	if p < len(s) && (s[p] == '+' || s[p] == '-') {
-		if s[p] == '-' {
-			sign = -1
-		}
-		p++
-		y, ok := num(6)
-		if !ok || (sign == -1 && y == 0) {
-			return Time{}
-		}
-		year = sign * y
-	} else {
-		y, ok := num(4)
-		if !ok {
-			return Time{}
-		}
-		year = y
-	}
-	month, day := 1, 1
-	if lit('-') {
-		m, ok := num(2)
-		if !ok || m < 1 || m > 12 {
-			return Time{}
-		}
-		month = m
-		if lit('-') {
-			d, ok := num(2)
-			if !ok || d < 1 || d > daysIn(year, month) {
-				return Time{}
-			}
-			day = d
-		}
-	}
-	loc := time.UTC
-	var hour, min, sec, ms int
-	if lit('T') {
-		var ok bool
-		if hour, ok = num(2); !ok || !lit(':') {
-			return Time{}
-		}
-		if min, ok = num(2); !ok {
-			return Time{}
-		}
-		if lit(':') {
-			if sec, ok = num(2); !ok {
-				return Time{}
-			}
-			if lit('.') {
-				start := p
-				for p < len(s) && s[p] >= '0' && s[p] <= '9' {
-					p++
-				}
-				if p == start {
-					return Time{}
-				}
-				frac := s[start:p] + "00"
-				ms, _ = strconv.Atoi(frac[:3])
-			}
-		}
-		if hour > 24 || min > 59 || sec > 59 || (hour == 24 && (min != 0 || sec != 0 || ms != 0)) {
-			return Time{}
-		}
-		switch {
-		case lit('Z'):
-		case p < len(s) && (s[p] == '+' || s[p] == '-'):
-			sg := 1
-			if s[p] == '-' {
-				sg = -1
-			}
-			p++
-			oh, ok1 := num(2)
-			ok2 := lit(':')
-			om, ok3 := num(2)
-			if !ok1 || !ok2 || !ok3 || oh > 23 || om > 59 {
-				return Time{}
-			}
-			loc = time.FixedZone("", sg*(oh*3600+om*60))
-		default:
-			loc = time.Local
-		}
-	}
-	if p != len(s) {
-		return Time{}
-	}
-	t := time.Date(year, time.Month(month), day, hour, min, sec, ms*int(time.Millisecond), loc)
-	v := t.UnixMilli()
-	if math.Abs(float64(v)) > maxJSTime {
-		return Time{}
-	}
-	return Time{ms: v, valid: true}
-}
-
-func daysIn(year, month int) int {
-	return time.Date(year, time.Month(month)+1, 0, 0, 0, 0, 0, time.UTC).Day()
+// jsDate is new Date(s) (package js).
+func jsDate(s string) Time {
+	ms, ok := js.Date(s)
+	return Time{ms: ms, valid: ok}
 }
 
 func timeFromNS(ns int64) time.Time { return time.Unix(0, ns) }

@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"bytes"
+	"github.com/arborlog/arbor/internal/js"
 	"math"
 	"strconv"
 	"strings"
@@ -164,7 +165,7 @@ func (s *summary) header(l *line) {
 	}
 	if v, ok := l.field(-1, "timestamp"); ok {
 		if ts, ok := l.str(v); ok {
-			s.Created = parseJSDate(ts)
+			s.Created = jsDate(ts)
 			s.HeaderTime = s.Created
 		} else {
 			s.Created = jsDateOf(l.raw(v))
@@ -226,7 +227,7 @@ func (s *summary) message(l *line) {
 	}
 	if ts, ok := l.field(-1, "timestamp"); ok {
 		if str, ok := l.str(ts); ok {
-			if t := parseJSDate(str); t.valid {
+			if t := jsDate(str); t.valid {
 				s.Activity = math.Max(s.Activity, float64(t.ms))
 			}
 		}
@@ -307,31 +308,7 @@ func jsJoinValue(b []byte, v span) string {
 	if err != nil {
 		return string(raw)
 	}
-	return jsNumber(f)
-}
-
-// jsNumber formats f as JavaScript's Number.prototype.toString does.
-func jsNumber(f float64) string {
-	switch {
-	case math.IsInf(f, 1):
-		return "Infinity"
-	case math.IsInf(f, -1):
-		return "-Infinity"
-	case f == 0:
-		return "0"
-	}
-	abs := math.Abs(f)
-	if abs >= 1e21 || abs < 1e-6 {
-		s := strconv.FormatFloat(f, 'e', -1, 64)
-		// Go writes e+21 / e-07; JavaScript e+21 / e-7.
-		if i := strings.IndexByte(s, 'e'); i >= 0 {
-			exp := s[i+2:]
-			exp = strings.TrimLeft(exp, "0")
-			s = s[:i+2] + exp
-		}
-		return s
-	}
-	return strconv.FormatFloat(f, 'f', -1, 64)
+	return js.Number(f)
 }
 
 func isBlank(b []byte) bool {

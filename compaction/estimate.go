@@ -1,6 +1,7 @@
 package compaction
 
 import (
+	"github.com/arborlog/arbor/internal/js"
 	"github.com/arborlog/arbor/session"
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -66,7 +67,7 @@ func estimate(f fields) int {
 				}
 			}
 		}
-		if jsTruthy(f.ToolsAdded) {
+		if js.Truthy(f.ToolsAdded) {
 			tools, _ := jsStringify(f.ToolsAdded)
 			chars += jsLen(tools)
 		}

@@ -2,6 +2,7 @@ package compaction
 
 import (
 	"bytes"
+	"github.com/arborlog/arbor/internal/js"
 	"math"
 	"slices"
 	"strconv"
@@ -109,7 +110,7 @@ func writeJS(b *strings.Builder, raw jsontext.Value) bool {
 		if json.Unmarshal(raw, &f, decodeOptions) != nil {
 			return false
 		}
-		b.WriteString(jsNumber(f))
+		b.WriteString(js.JSONNumber(f))
 	case 't', 'f', 'n':
 		b.Write(raw)
 	default:
@@ -208,23 +209,4 @@ func writeJSString(b *strings.Builder, s string) {
 		}
 	}
 	b.WriteByte('"')
-}
-
-// jsNumber is JavaScript's Number.prototype.toString for finite numbers
-// (JSON.stringify writes null for the others).
-func jsNumber(f float64) string {
-	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return "null"
-	}
-	if f == 0 {
-		return "0"
-	}
-	if a := math.Abs(f); a >= 1e21 || a < 1e-6 {
-		s := strconv.FormatFloat(f, 'e', -1, 64)
-		mant, exp, _ := strings.Cut(s, "e")
-		sign := exp[0]
-		exp = strings.TrimLeft(exp[1:], "0")
-		return mant + "e" + string(sign) + exp
-	}
-	return strconv.FormatFloat(f, 'f', -1, 64)
 }

@@ -3,6 +3,7 @@ package compaction
 import (
 	"errors"
 	"fmt"
+	"github.com/arborlog/arbor/internal/js"
 	"slices"
 
 	"github.com/arborlog/arbor/session"
@@ -241,15 +242,6 @@ func messagesOf(es []session.Projected, from, to int) []session.ContextMessage {
 // branch's leaf (SPEC §6.4).
 func contextOf(path []*session.Entry) []session.ContextMessage {
 	return session.ProjectPath(path).Context().Messages
-}
-
-// jsTruthy is JavaScript's truthiness for a JSON value.
-func jsTruthy(v jsontext.Value) bool {
-	switch string(v) {
-	case "", "null", "false", "0", `""`, "-0":
-		return false
-	}
-	return true
 }
 
 // cutPoint is pi's CutPointResult.
@@ -595,7 +587,7 @@ func (o *fileOps) add(tool string, arguments jsontext.Value) {
 // addDetails adds a previous summary's file lists, unless an extension made it
 // (fromHook), whose details need not be file lists.
 func (o *fileOps) addDetails(c compactionFields) {
-	if jsTruthy(c.FromHook) || len(c.Details) == 0 {
+	if js.Truthy(c.FromHook) || len(c.Details) == 0 {
 		return
 	}
 	var d struct {

@@ -3,8 +3,8 @@ package session
 import (
 	"bytes"
 	"fmt"
+	"github.com/arborlog/arbor/internal/js"
 	"math"
-	"strconv"
 	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -231,7 +231,7 @@ func (ctx *Context) add(e *Entry) {
 			Summary jsontext.Value `json:"summary"`
 			FromID  jsontext.Value `json:"fromId"`
 		}
-		if unmarshal(e.raw, &v) != nil || !truthy(v.Summary) {
+		if unmarshal(e.raw, &v) != nil || !js.Truthy(v.Summary) {
 			return
 		}
 		ctx.Messages = append(ctx.Messages, ContextMessage{Role: RoleBranchSummary, Entry: e, Raw: buildObject(omitEmpty([]member{
@@ -250,17 +250,6 @@ func (e *Entry) messageRaw() []byte {
 }
 
 // truthy is JavaScript's truthiness for a JSON value.
-func truthy(v jsontext.Value) bool {
-	switch v.Kind() {
-	case 0, 'n', 'f':
-		return false
-	case '"':
-		return len(v) > 2 // any escape decodes to at least one character
-	case '0':
-		return jsNumber(v) != "0"
-	}
-	return true
-}
 
 func omitEmpty(ms []member) []member {
 	out := ms[:0]
@@ -295,7 +284,7 @@ func ForModel(msgs []ContextMessage) []jsontext.Value {
 			if err != nil {
 				continue
 			}
-			if v, _ := find(ms, "excludeFromContext"); truthy(v) {
+			if v, _ := find(ms, "excludeFromContext"); js.Truthy(v) {
 				continue
 			}
 			out = append(out, userText(bashText(ms), m.Raw))
@@ -359,17 +348,17 @@ func bashText(ms []member) string {
 	field := func(name string) jsontext.Value { v, _ := find(ms, name); return v }
 	var b strings.Builder
 	fmt.Fprintf(&b, "Ran `%s`\n", jsTemplate(field("command")))
-	if out := field("output"); truthy(out) {
+	if out := field("output"); js.Truthy(out) {
 		fmt.Fprintf(&b, "```\n%s\n```", jsTemplate(out))
 	} else {
 		b.WriteString("(no output)")
 	}
-	if truthy(field("cancelled")) {
+	if js.Truthy(field("cancelled")) {
 		b.WriteString("\n\n(command cancelled)")
 	} else if code := field("exitCode"); len(code) > 0 && code.Kind() != 'n' && !(code.Kind() == '0' && jsNumber(code) == "0") {
 		fmt.Fprintf(&b, "\n\nCommand exited with code %s", jsTemplate(code))
 	}
-	if truthy(field("truncated")) && truthy(field("fullOutputPath")) {
+	if js.Truthy(field("truncated")) && js.Truthy(field("fullOutputPath")) {
 		fmt.Fprintf(&b, "\n\n[Output truncated. Full output: %s]", jsTemplate(field("fullOutputPath")))
 	}
 	return b.String()
@@ -408,25 +397,5 @@ func jsNumber(v jsontext.Value) string {
 	if unmarshal(v, &f) != nil {
 		return string(v)
 	}
-	switch {
-	case f == 0:
-		return "0" // String(-0) is "0"
-	case math.IsInf(f, 0):
-		if f > 0 {
-			return "Infinity"
-		}
-		return "-Infinity"
-	}
-	if a := math.Abs(f); a >= 1e21 || a < 1e-6 {
-		// Exponent form, as JavaScript writes it: 1e+21, 1.5e-7.
-		s := strconv.FormatFloat(f, 'e', -1, 64)
-		mant, exp, _ := strings.Cut(s, "e")
-		if exp[0] == '+' || exp[0] == '-' {
-			sign := exp[:1]
-			exp = strings.TrimLeft(exp[1:], "0")
-			return mant + "e" + sign + exp
-		}
-		return s
-	}
-	return strconv.FormatFloat(f, 'f', -1, 64)
+	return js.Number(f)
 }

@@ -53,20 +53,20 @@ func (e *Entry) setBuilt(raw []byte) {
 // the role is the first member, a plain string, and not repeated (so no later
 // member overrides it, as JSON.parse would let it). Otherwise it reports false
 // and the caller decodes the message in full.
-func plainRole(raw []byte) (string, bool) {
+func plainRole(raw []byte) (role string, stamped, ok bool) {
 	i := jsonscan.SkipSpace(raw, 0)
 	if i >= len(raw) || raw[i] != '{' {
-		return "", false
+		return "", false, false
 	}
 	s := lineScan{plain: true}
 	end, ok := s.scanMessage(raw, i)
 	if !ok || !s.plain || jsonscan.SkipSpace(raw, end) != len(raw) {
-		return "", false
+		return "", false, false
 	}
 	rest, ok := expect(raw[i:], `{"role":"`)
 	if !ok {
-		return "", false
+		return "", false, false
 	}
-	role, _, ok := simpleString(rest)
-	return role, ok && role != ""
+	role, _, ok = simpleString(rest)
+	return role, s.stamped, ok && role != ""
 }

@@ -1,6 +1,10 @@
 package session
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/go-json-experiment/json/jsontext"
+)
 
 // TestQuoted: the fast path writes what the general encoder writes.
 func TestQuoted(t *testing.T) {
@@ -51,14 +55,16 @@ func TestParseMessageFastPath(t *testing.T) {
 		`{"role":"user"}`, `{"role":"user","role":"bash"}`, `{"role":"u\"x"}`, `{"role":""}`, `{"role":1}`,
 		`{"role":"user",}`, `{"role":"user"} x`, `{"role":"user","content":"\x"}`, `{"role":"user","content":"a` + "\x01" + `"}`,
 		`[{"role":"user"}]`, `{"content":{"role":"inner"}}`,
+		`{"role":"user","timestamp":1}`, `{"role":"user","content":{"timestamp":1}}`, `{"role":"user","content":"\"timestamp\":1"}`,
 	} {
-		fast, fastOK := plainRole([]byte(raw))
+		fast, stamped, fastOK := plainRole([]byte(raw))
 		var v struct {
-			Role *string `json:"role"`
+			Role      *string        `json:"role"`
+			Timestamp jsontext.Value `json:"timestamp"`
 		}
 		slowOK := validJSON([]byte(raw)) && unmarshal([]byte(raw), &v) == nil && v.Role != nil && *v.Role != ""
-		if fastOK && (!slowOK || fast != *v.Role) {
-			t.Errorf("%s: fast path read %q, full decode %v", raw, fast, v.Role)
+		if fastOK && (!slowOK || fast != *v.Role || stamped != (len(v.Timestamp) > 0)) {
+			t.Errorf("%s: fast path read %q (timestamp %v), full decode %v (%s)", raw, fast, stamped, v.Role, v.Timestamp)
 		}
 		m, err := ParseMessage([]byte(raw))
 		if (err == nil) != slowOK || (err == nil && m.Role != *v.Role) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/arborlog/arbor/internal/js"
 	"runtime"
 	"slices"
 	"strings"
@@ -439,7 +440,7 @@ func (l *Log) replay(n *node) {
 		}
 		if target, ok := jsonString(v.TargetID); ok {
 			label := ""
-			if truthy(v.Label) {
+			if js.Truthy(v.Label) {
 				label = jsTemplate(v.Label)
 			}
 			l.setLabel(target, label, e.Timestamp)

@@ -33,17 +33,28 @@ func KnownRole(role string) bool {
 // Message is one message as the JSON it was read or built as. Fields arbor does
 // not know survive every read, copy and write unchanged.
 type Message struct {
-	Role string
-	raw  []byte
+	Role  string
+	raw   []byte
+	stamp int8 // whether the object has a "timestamp" member, when the fast scan saw it (stampUnknown otherwise)
 }
+
+const (
+	stampUnknown int8 = iota
+	stampPresent
+	stampAbsent
+)
 
 // ErrNoRole is returned for a message without a string role.
 var ErrNoRole = errors.New("session: message has no role")
 
 // ParseMessage checks that raw is a JSON object with a string role and keeps it as it is.
 func ParseMessage(raw []byte) (Message, error) {
-	if role, ok := plainRole(raw); ok {
-		return Message{Role: role, raw: raw}, nil
+	if role, stamped, ok := plainRole(raw); ok {
+		m := Message{Role: role, raw: raw, stamp: stampAbsent}
+		if stamped {
+			m.stamp = stampPresent
+		}
+		return m, nil
 	}
 	if !validJSON(raw) {
 		return Message{}, errors.New("session: message is not valid JSON")
@@ -65,11 +76,16 @@ func ParseMessage(raw []byte) (Message, error) {
 // (milliseconds since the epoch, as pi writes it) added at its end when it has
 // none; the message's other bytes stay as they are.
 func (m Message) WithTimestamp(ms int64) Message {
-	var v struct {
-		Timestamp jsontext.Value `json:"timestamp"`
-	}
-	if err := unmarshal(m.raw, &v); err == nil && len(v.Timestamp) > 0 {
+	switch m.stamp {
+	case stampPresent:
 		return m
+	case stampUnknown:
+		var v struct {
+			Timestamp jsontext.Value `json:"timestamp"`
+		}
+		if err := unmarshal(m.raw, &v); err == nil && len(v.Timestamp) > 0 {
+			return m
+		}
 	}
 	end := strings.LastIndexByte(string(m.raw), '}')
 	if end < 0 {
@@ -78,7 +94,7 @@ func (m Message) WithTimestamp(ms int64) Message {
 	raw := make([]byte, 0, len(m.raw)+32)
 	raw = append(raw, m.raw[:end]...)
 	raw = append(raw, fmt.Sprintf(",\"timestamp\":%d}", ms)...)
-	return Message{Role: m.Role, raw: raw}
+	return Message{Role: m.Role, raw: raw, stamp: stampPresent}
 }
 
 // NewMessage encodes v (a MessageData, a map or any struct) as a message.

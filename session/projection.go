@@ -1,6 +1,7 @@
 package session
 
 import (
+	"github.com/arborlog/arbor/internal/js"
 	"github.com/go-json-experiment/json/jsontext"
 )
 
@@ -228,7 +229,7 @@ func appendEntryMessages(dst []ContextMessage, e *Entry) []ContextMessage {
 		}
 		return append(dst, ContextMessage{Role: e.role, Entry: e, Raw: raw})
 	case TypeCompaction:
-		if sm := e.rawValue("systemMessage"); truthy(sm) {
+		if sm := e.rawValue("systemMessage"); js.Truthy(sm) {
 			dst = append(dst, ContextMessage{Role: RoleSystem, Entry: e, Raw: sm})
 		}
 		m, _ := e.AsMessage()
@@ -327,7 +328,7 @@ func (e *Entry) UsageRecord() (key string, u Usage, ok bool) {
 	}
 	field := func(name string) jsontext.Value { v, _ := find(ms, name); return v }
 	uv := field("usage")
-	if !truthy(uv) || uv.Kind() != '{' {
+	if !js.Truthy(uv) || uv.Kind() != '{' {
 		return "", Usage{}, false
 	}
 	switch {

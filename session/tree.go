@@ -2,10 +2,9 @@ package session
 
 import (
 	"bytes"
+	"github.com/arborlog/arbor/internal/js"
 	"math"
 	"slices"
-	"strings"
-	"time"
 )
 
 // TreeNode is one entry of the tree with its children and label (pi's getTree).
@@ -124,141 +123,12 @@ func sortByTime(ns []*node) {
 	}
 }
 
-// jsTime is new Date(ts).getTime() (V8's) for ECMAScript's date-time string
-// format: what toISOString writes and its shorter forms (date-only forms are
-// UTC, a date-time without an offset is local time), with a lower-case t or z,
-// a space for the T, an offset without its colon, any number of fraction
-// digits, 24:00, and days past the month's end rolling over as V8 lets them.
-// Other strings, which V8 reads with legacy heuristics, give NaN.
+// jsTime is new Date(ts).getTime(), NaN where JavaScript gives NaN.
 func jsTime(ts string) float64 {
-	// The usual form, 2026-11-29T19:00:03.461Z, through the library.
-	if len(ts) >= 20 && ts[4] == '-' && ts[7] == '-' && ts[10] == 'T' && ts[13] == ':' && ts[16] == ':' &&
-		ts[len(ts)-1] == 'Z' && !strings.Contains(ts, ",") {
-		if t, err := time.Parse(time.RFC3339Nano, ts); err == nil {
-			return float64(t.UnixMilli())
-		}
+	if ms, ok := js.Date(ts); ok {
+		return float64(ms)
 	}
-	p := dateParser{s: ts}
-	year, ok := p.year()
-	if !ok {
-		return math.NaN()
-	}
-	month, day := 1, 1
-	if p.eat('-') {
-		if month, ok = p.digits(2); !ok || month < 1 || month > 12 {
-			return math.NaN()
-		}
-		if p.eat('-') {
-			if day, ok = p.digits(2); !ok || day < 1 || day > 31 {
-				return math.NaN()
-			}
-		}
-	}
-	if p.done() {
-		return float64(time.Date(year, time.Month(month), day, 0, 0, 0, 0, time.UTC).UnixMilli())
-	}
-	if !p.eat('T') && !p.eat('t') && !p.eat(' ') {
-		return math.NaN()
-	}
-	hour, ok1 := p.digits(2)
-	colon := p.eat(':')
-	minute, ok2 := p.digits(2)
-	if !ok1 || !colon || !ok2 || hour > 24 || minute > 59 {
-		return math.NaN()
-	}
-	sec, ms := 0, 0
-	if p.eat(':') {
-		if sec, ok = p.digits(2); !ok || sec > 59 {
-			return math.NaN()
-		}
-		if p.eat('.') {
-			n := 0
-			for ; p.i < len(p.s) && p.s[p.i] >= '0' && p.s[p.i] <= '9'; n++ {
-				if n < 3 {
-					ms = ms*10 + int(p.s[p.i]-'0')
-				}
-				p.i++
-			}
-			if n == 0 {
-				return math.NaN()
-			}
-			for ; n < 3; n++ {
-				ms *= 10
-			}
-		}
-	}
-	if hour == 24 && (minute != 0 || sec != 0 || ms != 0) {
-		return math.NaN()
-	}
-	loc := time.Local
-	switch {
-	case p.eat('Z') || p.eat('z'):
-		loc = time.UTC
-	case p.i < len(p.s) && (p.s[p.i] == '+' || p.s[p.i] == '-'):
-		sign := 1
-		if p.s[p.i] == '-' {
-			sign = -1
-		}
-		p.i++
-		oh, ok1 := p.digits(2)
-		p.eat(':')
-		om, ok2 := p.digits(2)
-		if !ok1 || !ok2 || oh > 23 || om > 59 {
-			return math.NaN()
-		}
-		loc = time.FixedZone("", sign*(oh*3600+om*60))
-	}
-	if !p.done() {
-		return math.NaN()
-	}
-	return float64(time.Date(year, time.Month(month), day, hour, minute, sec, ms*int(time.Millisecond), loc).UnixMilli())
-}
-
-type dateParser struct {
-	s string
-	i int
-}
-
-func (p *dateParser) done() bool { return p.i == len(p.s) }
-
-func (p *dateParser) eat(c byte) bool {
-	if p.i < len(p.s) && p.s[p.i] == c {
-		p.i++
-		return true
-	}
-	return false
-}
-
-func (p *dateParser) digits(n int) (int, bool) {
-	if p.i+n > len(p.s) {
-		return 0, false
-	}
-	v := 0
-	for _, c := range []byte(p.s[p.i : p.i+n]) {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		v = v*10 + int(c-'0')
-	}
-	p.i += n
-	return v, true
-}
-
-// year reads YYYY or an expanded ±YYYYYY year (-000000 is not a year).
-func (p *dateParser) year() (int, bool) {
-	if p.i < len(p.s) && (p.s[p.i] == '+' || p.s[p.i] == '-') {
-		neg := p.s[p.i] == '-'
-		p.i++
-		y, ok := p.digits(6)
-		if !ok || (neg && y == 0) {
-			return 0, false
-		}
-		if neg {
-			y = -y
-		}
-		return y, true
-	}
-	return p.digits(4)
+	return math.NaN()
 }
 
 // WriteJSON writes the node as {"entry":…,"children":[…],"label":…,"labelTimestamp":…}.

@@ -149,6 +149,8 @@ type lineScan struct {
 	// content says what the last "content" of the last message object holds:
 	// contentMissing, contentNull or contentValue.
 	content int8
+	// stamped: the last message object has a "timestamp" member.
+	stamped bool
 }
 
 // What a message's content is, as the line scan saw it.
@@ -289,6 +291,9 @@ func (s *lineScan) scanMessage(b []byte, i int) (int, bool) {
 		name := b[start+1 : i-1]
 		isRole := string(name) == "role"
 		isContent := string(name) == "content"
+		if string(name) == "timestamp" {
+			s.stamped = true
+		}
 		if isRole {
 			if roles++; roles > 1 {
 				s.plain = false

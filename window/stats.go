@@ -26,9 +26,16 @@ type Stats struct {
 	EntryCount     int    `json:"entryCount"`     // entries in the file, on every branch, arbor's markers not counted
 	PathEntryCount int    `json:"pathEntryCount"` // entries from the root to the cursor's leaf, markers not counted
 
+	// The breakdowns split the tokens of the rendered messages; each, plus
+	// BeyondMessages, adds up to EstimatedUsed.
 	RoleTokens       RoleTokens       `json:"roleTokens"`
 	ResolutionTokens ResolutionTokens `json:"resolutionTokens"`
 	PhaseTokens      PhaseTokens      `json:"phaseTokens"`
+	// BeyondMessages is what the provider counted beyond arbor's estimate of
+	// the messages (the system prompt, the tool schemas, the estimate's own
+	// error): EstimatedUsed less the messages' tokens. 0 when every message
+	// was estimated; negative when the provider counted fewer.
+	BeyondMessages int `json:"beyondMessages"`
 
 	CompactionTokens    int `json:"compactionTokens"`    // the compaction summary in the context
 	CompactedEntryCount int `json:"compactedEntryCount"` // path entries a compaction or the cursor left out
@@ -212,6 +219,7 @@ func Measure(l *session.Log, c *session.Cursor, o StatsOptions) Stats {
 	if id, tokens, ok := anchor(res, path, invalidated); ok {
 		s.UsageAnchor, s.EstimatedUsed = id, tokens
 	}
+	s.BeyondMessages = s.EstimatedUsed - sum
 	s.EstimatedRemaining = max(0, s.PromptBudget-s.EstimatedUsed)
 	s.UtilizationPercent = 100
 	if s.PromptBudget > 0 {

@@ -80,6 +80,10 @@ func TestStatsAgreeWithTheFile(t *testing.T) {
 			if role != res || res != ph || (name != "dangling.jsonl" && role != sum) {
 				t.Errorf("by role %d, by resolution %d, by phase %d, messages %d", role, res, ph, sum)
 			}
+			// Each breakdown, with what the provider counted beyond the messages, makes the tokens used.
+			if role+s.BeyondMessages != s.EstimatedUsed {
+				t.Errorf("by role %d + beyond the messages %d = %d, want estimatedUsed %d", role, s.BeyondMessages, role+s.BeyondMessages, s.EstimatedUsed)
+			}
 			// pi's estimate: the last good assistant's usage plus what came after.
 			var want int
 			var anchor string

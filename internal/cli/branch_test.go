@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/arborlog/arbor/internal/treeview"
 	"github.com/arborlog/arbor/session/jsonl"
 	"github.com/google/go-cmp/cmp"
 )
@@ -141,9 +142,9 @@ func TestBranch(t *testing.T) {
 					t.Fatal(err)
 				}
 				for _, c := range l.Cursors() {
-					want := map[string]string{"main": "66ff1152", "review": "c07e5a13", "44558891": "72a0b8e4"}[cursorName(c)]
+					want := map[string]string{"main": "66ff1152", "review": "c07e5a13", "44558891": "72a0b8e4"}[treeview.CursorName(c)]
 					if c.Leaf != want {
-						t.Errorf("cursor %s at %q, want %q", cursorName(c), c.Leaf, want)
+						t.Errorf("cursor %s at %q, want %q", treeview.CursorName(c), c.Leaf, want)
 					}
 				}
 			},

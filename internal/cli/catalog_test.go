@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/arborlog/arbor/internal/termtext"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -91,7 +92,7 @@ func TestLsHidesEmptyAndShowsNames(t *testing.T) {
 		t.Errorf("ls --empty does not show the header-only session:\n%s", r.out)
 	}
 	for _, line := range strings.Split(strings.TrimSpace(r.out), "\n") {
-		if textWidth(line) > 100 {
+		if termtext.Width(line) > 100 {
 			t.Errorf("line wider than the 100 columns of a non-terminal: %q", line)
 		}
 	}

@@ -251,9 +251,9 @@ func printPlan(ios *IO, p *compaction.Plan) {
 	if p.MovedFrom != "" {
 		ios.Printf(" (moved back from %s to keep a tool result with its call)", p.MovedFrom)
 	}
-	ios.Printf("\ntokens before   %d\nsummarize       %d messages", p.TokensBefore, len(p.MessagesToSummarize))
+	ios.Printf("\ntokens before   %d\nsummarize       %s", p.TokensBefore, count(len(p.MessagesToSummarize), "message"))
 	if p.IsSplitTurn {
-		ios.Printf(", plus the first %d messages of the turn that is cut", len(p.TurnPrefixMessages))
+		ios.Printf(", plus the first %s of the turn that is cut", count(len(p.TurnPrefixMessages), "message"))
 	}
 	ios.Printf("\n")
 	if p.PreviousSummary != nil {
@@ -350,7 +350,7 @@ func runCompactUndo(o *compactOptions) error {
 	}
 	o.io.Printf("undid compaction %s: leaf moved from %s to %s\n", res.Compaction, res.From, orNone(idOrEmpty(res.To)))
 	if res.Left > 0 {
-		o.io.Printf("%d entries after the compaction stay in the tree; 'arbor branch %s %s' returns to them\n", res.Left, o.arg, res.From)
+		o.io.Printf("%s after the compaction stay in the tree; 'arbor branch %s %s' returns to them\n", count(res.Left, "entry"), o.arg, res.From)
 	}
 	return nil
 }

@@ -275,7 +275,7 @@ func printTranscript(w interface{ WriteString(string) (int, error) }, ctx sessio
 	if ctx.Model != nil {
 		model = valueText(ctx.Model.Provider) + "/" + valueText(ctx.Model.ModelID)
 	}
-	w.WriteString(sprintf("%d messages · thinking %s · model %s\n", len(ctx.Messages), valueText(ctx.ThinkingLevel), model))
+	w.WriteString(sprintf("%s · thinking %s · model %s\n", count(len(ctx.Messages), "message"), valueText(ctx.ThinkingLevel), model))
 }
 
 // valueText is a stored JSON value as a person reads it: a string decoded,

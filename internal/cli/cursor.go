@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/arborlog/arbor/internal/treeview"
 	"github.com/arborlog/arbor/session"
 	"github.com/spf13/cobra"
 )
@@ -128,7 +129,7 @@ session's leaf use it from now on, and a reopen restores it.`,
 			if g.JSON {
 				return ios.JSON(info)
 			}
-			ios.Printf("cursor %s is active, at %s\n", cursorName(info), orNone(info.Leaf))
+			ios.Printf("cursor %s is active, at %s\n", treeview.CursorName(info), orNone(info.Leaf))
 			return nil
 		},
 	}

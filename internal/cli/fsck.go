@@ -173,7 +173,7 @@ func printFsck(ios *IO, r *FsckReport) {
 	case !r.OK:
 		state = "damaged"
 	}
-	ios.Printf("%s: %s (format version %d, %s, %s)\n", r.Path, state, r.Version, fsckCount(r.Lines, "line"), fsckCount(r.Entries, "entry"))
+	ios.Printf("%s: %s (format version %d, %s, %s)\n", r.Path, state, r.Version, count(r.Lines, "line"), count(r.Entries, "entry"))
 	if r.ReadOnly {
 		ios.Printf("  format version %d is newer than this arbor writes: it opens read-only\n", r.Version)
 	}
@@ -240,14 +240,4 @@ func joinInts(ns []int) string {
 		return strings.Join(parts[:shown], ", ") + fmt.Sprintf(" and %d more (--json lists them all)", rest)
 	}
 	return strings.Join(parts, ", ")
-}
-
-func fsckCount(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	if strings.HasSuffix(noun, "y") {
-		return fmt.Sprintf("%d %sies", n, strings.TrimSuffix(noun, "y"))
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -42,7 +42,7 @@ session in scope again.`,
 			if g.JSON {
 				return ios.JSON(st)
 			}
-			ios.Printf("%d sessions in %s; read %d files (%s) in %s\n", st.Sessions, g.scope(), st.FilesRead, sizeString(st.BytesRead), time.Since(start).Round(time.Millisecond))
+			ios.Printf("%s in %s; read %s (%s) in %s\n", count(st.Sessions, "session"), g.scope(), count(st.FilesRead, "file"), sizeString(st.BytesRead), time.Since(start).Round(time.Millisecond))
 			return nil
 		},
 	}

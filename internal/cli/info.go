@@ -122,7 +122,7 @@ func damageSummary(r *session.Report) string {
 		add("%d parent loops cut", len(r.Cycles))
 	}
 	if len(r.Orphans) > 0 {
-		add("%d entries with unknown parents", len(r.Orphans))
+		add("%s with unknown parents", count(len(r.Orphans), "entry"))
 	}
 	return s + " (run 'arbor fsck' for details)"
 }

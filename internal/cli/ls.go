@@ -85,7 +85,7 @@ func printList(ios *IO, infos []catalog.Info, project bool, now time.Time) {
 	projW := 0
 	if project {
 		for _, in := range infos {
-			projW = max(projW, min(28, textWidth(termtext.Line(shortPath(in.Cwd, home)))))
+			projW = max(projW, min(28, termtext.Width(termtext.Line(shortPath(in.Cwd, home)))))
 		}
 	}
 	ids := make([]string, len(infos))
@@ -95,11 +95,11 @@ func printList(ios *IO, infos []catalog.Info, project bool, now time.Time) {
 	short := shortIDs(ids)
 	idW := 8
 	for _, s := range short {
-		idW = max(idW, textWidth(termtext.Line(s)))
+		idW = max(idW, termtext.Width(termtext.Line(s)))
 	}
 	for i, in := range infos {
 		var b strings.Builder
-		fprintf(&b, "%-*s %10s %5d  ", idW, short[i], age(in.Modified.Time(), now), in.MessageCount)
+		fprintf(&b, "%-*s %10s %5d  ", idW, short[i], catalog.Age(in.Modified.Time(), now), in.MessageCount)
 		if project {
 			b.WriteString(pad(cut(termtext.Line(shortPath(in.Cwd, home)), projW), projW))
 			b.WriteString("  ")
@@ -112,7 +112,7 @@ func printList(ios *IO, infos []catalog.Info, project bool, now time.Time) {
 		if in.Archived {
 			title = "[archived] " + title
 		}
-		rest := ios.Width() - textWidth(b.String())
+		rest := ios.Width() - termtext.Width(b.String())
 		b.WriteString(cut(title, max(rest, 10)))
 		fmt.Fprintln(w, b.String())
 	}
@@ -154,27 +154,6 @@ func commonPrefix(a, b string) int {
 	return n
 }
 
-// age is how long ago t was: 45s, 12m, 3h, 5d, 7w, then the date.
-func age(t, now time.Time) string {
-	if t.IsZero() {
-		return "?"
-	}
-	d := now.Sub(t)
-	switch {
-	case d < time.Minute:
-		return fmt.Sprintf("%ds", max(int(d.Seconds()), 0))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm", int(d.Minutes()))
-	case d < 24*time.Hour:
-		return fmt.Sprintf("%dh", int(d.Hours()))
-	case d < 14*24*time.Hour:
-		return fmt.Sprintf("%dd", int(d.Hours()/24))
-	case d < 120*24*time.Hour:
-		return fmt.Sprintf("%dw", int(d.Hours()/24/7))
-	}
-	return t.Local().Format("2006-01-02")
-}
-
 func shortPath(p, home string) string {
 	if home != "" && (p == home || strings.HasPrefix(p, home+string(filepath.Separator))) {
 		return "~" + p[len(home):]
@@ -184,22 +163,14 @@ func shortPath(p, home string) string {
 
 // cut shortens s to n columns, ending it with … when it was longer.
 func cut(s string, n int) string {
-	if textWidth(s) <= n {
+	if termtext.Width(s) <= n {
 		return s
 	}
-	w := 0
-	for i, r := range s {
-		rw := runeWidth(r)
-		if w+rw > n-1 {
-			return s[:i] + "…"
-		}
-		w += rw
-	}
-	return s
+	return termtext.Truncate(s, n-1) + "…"
 }
 
 func pad(s string, n int) string {
-	if d := n - textWidth(s); d > 0 {
+	if d := n - termtext.Width(s); d > 0 {
 		return s + strings.Repeat(" ", d)
 	}
 	return s

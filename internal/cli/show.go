@@ -8,6 +8,7 @@ import (
 
 	"github.com/arborlog/arbor/compaction"
 	"github.com/arborlog/arbor/internal/termtext"
+	"github.com/arborlog/arbor/internal/treeview"
 	"github.com/arborlog/arbor/session"
 	"github.com/spf13/cobra"
 )
@@ -98,13 +99,13 @@ func runShow(ios *IO, g *Global, l *session.Log, e *session.Entry) error {
 		fprintf(out, "rolls forward compaction %s\n", cov.Previous.ID)
 	}
 	if len(cov.Kept) > 0 {
-		fprintf(out, "keeps %d entries from %s\n", len(cov.Kept), cov.FirstKeptEntryID)
+		fprintf(out, "keeps %s from %s\n", count(len(cov.Kept), "entry"), cov.FirstKeptEntryID)
 	} else {
 		fprintf(out, "keeps nothing before it (first kept entry %s is not on its branch)\n", orNone(cov.FirstKeptEntryID))
 	}
-	fprintf(out, "replaced %d entries:\n", len(cov.Replaced))
+	fprintf(out, "replaced %s:\n", count(len(cov.Replaced), "entry"))
 	for _, x := range cov.Replaced {
-		fprintf(out, "  %s  %s\n", x.ID, truncateWidth(termtext.Line(entryPreview(x)), max(20, ios.Width()-12)))
+		fprintf(out, "  %s  %s\n", x.ID, termtext.Truncate(termtext.Line(entryPreview(x)), max(20, ios.Width()-12)))
 	}
 	fmt.Fprintf(out, "\nsummary:\n%s\n", termtext.Block(cov.Summary))
 	return nil
@@ -113,17 +114,17 @@ func runShow(ios *IO, g *Global, l *session.Log, e *session.Entry) error {
 // entryPreview is one line saying what an entry holds.
 func entryPreview(e *session.Entry) string {
 	if e.Type == session.TypeMessage {
-		d, ok := messageData(e)
+		d, ok := treeview.MessageData(e)
 		if !ok {
 			return "message (unreadable)"
 		}
 		switch d.Role {
 		case session.RoleAssistant:
-			text := contentText(d.Content)
+			text := treeview.ContentText(d.Content)
 			var calls []string
 			for _, b := range d.Content.Blocks {
 				if b.Type == "toolCall" {
-					calls = append(calls, parseCall(b).String())
+					calls = append(calls, treeview.ParseCall(b).String())
 				}
 			}
 			return strings.TrimSpace("assistant: " + strings.TrimSpace(text+" "+strings.Join(calls, " ")))
@@ -132,11 +133,11 @@ func entryPreview(e *session.Entry) string {
 			if d.IsError {
 				s += " (error)"
 			}
-			return s + ": " + contentText(d.Content)
+			return s + ": " + treeview.ContentText(d.Content)
 		case session.RoleBashExecution:
-			return "bash: " + flat(d.Command)
+			return "bash: " + treeview.Flat(d.Command)
 		}
-		return d.Role + ": " + contentText(d.Content)
+		return d.Role + ": " + treeview.ContentText(d.Content)
 	}
 	var f struct {
 		CustomType string          `json:"customType"`
@@ -146,9 +147,9 @@ func entryPreview(e *session.Entry) string {
 	_ = e.Decode(&f)
 	switch e.Type {
 	case session.TypeCustomMessage:
-		return "custom_message " + f.CustomType + ": " + contentText(f.Content)
+		return "custom_message " + f.CustomType + ": " + treeview.ContentText(f.Content)
 	case session.TypeBranchSummary, session.TypeCompaction:
-		return e.Type + ": " + flat(strings.TrimPrefix(f.Summary, compaction.BranchSummaryPreamble))
+		return e.Type + ": " + treeview.Flat(strings.TrimPrefix(f.Summary, compaction.BranchSummaryPreamble))
 	case session.TypeCustom:
 		return "custom " + f.CustomType
 	}

@@ -101,21 +101,29 @@ func runStats(o *statsOptions) error {
 		{"window", fmt.Sprintf("%s − reserve %s = prompt budget %s", thousands(s.ContextWindow), thousands(s.CompletionReserve), thousands(s.PromptBudget))},
 		{"used", used},
 		{"remaining", thousands(s.EstimatedRemaining)},
-		{"counts", fmt.Sprintf("%s in context · %s on the path · %s in the file", countNoun(s.MessageCount, "message"), countNoun(s.PathEntryCount, "entry"), countNoun(s.EntryCount, "entry"))},
+		{"counts", fmt.Sprintf("%s in context · %s on the path · %s in the file", count(s.MessageCount, "message"), count(s.PathEntryCount, "entry"), count(s.EntryCount, "entry"))},
 		{"by role", fmt.Sprintf("user %s · assistant %s · tool %s · system %s", thousands(s.RoleTokens.User), thousands(s.RoleTokens.Assistant), thousands(s.RoleTokens.Tool), thousands(s.RoleTokens.System))},
 		{"by resolution", fmt.Sprintf("full %s · outlined %s · summarized %s · pinned %s", thousands(s.ResolutionTokens.Full), thousands(s.ResolutionTokens.Outlined), thousands(s.ResolutionTokens.Summarized), thousands(s.ResolutionTokens.Pinned))},
 		{"by phase", fmt.Sprintf("exploration %s · execution %s · verification %s · conclusion %s · unclassified %s", thousands(s.PhaseTokens.Exploration), thousands(s.PhaseTokens.Execution), thousands(s.PhaseTokens.Verification), thousands(s.PhaseTokens.Conclusion), thousands(s.PhaseTokens.Unclassified))},
-		{"compaction", fmt.Sprintf("summary %s tokens · %s compacted", thousands(s.CompactionTokens), countNoun(s.CompactedEntryCount, "entry"))},
+		{"beyond", fmt.Sprintf("%s counted by the provider beyond the messages (system prompt, tool schemas); with each breakdown above it makes the tokens used", signedThousands(s.BeyondMessages))},
+		{"compaction", fmt.Sprintf("summary %s tokens · %s compacted", thousands(s.CompactionTokens), count(s.CompactedEntryCount, "entry"))},
 		{"API usage", fmt.Sprintf("%s · input %s · output %s · cache read %s · cache write %s · total %s · $%.4f",
-			countNoun(s.APIUsage.Requests, "request"), thousands(int(s.APIUsage.Input)), thousands(int(s.APIUsage.Output)), thousands(int(s.APIUsage.CacheRead)), thousands(int(s.APIUsage.CacheWrite)), thousands(int(s.APIUsage.TotalTokens)), s.APIUsage.Cost)},
+			count(s.APIUsage.Requests, "request"), thousands(int(s.APIUsage.Input)), thousands(int(s.APIUsage.Output)), thousands(int(s.APIUsage.CacheRead)), thousands(int(s.APIUsage.CacheWrite)), thousands(int(s.APIUsage.TotalTokens)), s.APIUsage.Cost)},
 	}
 	if s.Redactions > 0 {
-		rows = append(rows, [2]string{"redacted", countNoun(s.Redactions, "secret") + " removed from tool output"})
+		rows = append(rows, [2]string{"redacted", count(s.Redactions, "secret") + " removed from tool output"})
 	}
 	for _, r := range rows {
 		fprintf(w, "%-14s %s\n", r[0], r[1])
 	}
 	return nil
+}
+
+func signedThousands(n int) string {
+	if n < 0 {
+		return "−" + thousands(-n)
+	}
+	return thousands(n)
 }
 
 // statusBar is the seed's one-line status:
@@ -137,7 +145,7 @@ func statusBar(s window.Stats, color bool) string {
 		bar = "\x1b[" + code + "m" + bar + "\x1b[0m"
 	}
 	return fmt.Sprintf("%s %s/%s tokens (%s%%) │ %s remaining │ %s", bar, kTokens(s.EstimatedUsed), kTokens(s.PromptBudget),
-		strings.TrimSuffix(strings.TrimSuffix(fmt.Sprintf("%.1f", s.UtilizationPercent), "0"), "."), kTokens(s.EstimatedRemaining), countNoun(s.MessageCount, "message"))
+		strings.TrimSuffix(strings.TrimSuffix(fmt.Sprintf("%.1f", s.UtilizationPercent), "0"), "."), kTokens(s.EstimatedRemaining), count(s.MessageCount, "message"))
 }
 
 // short prints a token count as 950, 12.3k or 1.2M.
@@ -169,7 +177,8 @@ func thousands(n int) string {
 	return b.String()
 }
 
-func countNoun(n int, word string) string {
+// count writes "1 line", "2 lines", "3 entries", "12,000 messages".
+func count(n int, word string) string {
 	if n == 1 {
 		return "1 " + word
 	}

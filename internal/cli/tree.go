@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 
+	"github.com/arborlog/arbor/internal/treeview"
 	"github.com/arborlog/arbor/session"
 	"github.com/spf13/cobra"
 )
@@ -46,13 +47,13 @@ roots in file order and children by timestamp, as pi's getTree() does.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			o.arg = args[0]
-			if _, err := parseTreeFilter(o.filter); err != nil {
-				return err
+			if _, err := treeview.ParseFilter(o.filter); err != nil {
+				return usagef("%s", err)
 			}
 			return runTree(o)
 		},
 	}
-	cmd.Flags().StringVar(&o.filter, "filter", string(filterDefault), "what to show: default, no-tools, user, labeled or all")
+	cmd.Flags().StringVar(&o.filter, "filter", string(treeview.FilterDefault), "what to show: default, no-tools, user, labeled or all")
 	cmd.Flags().StringVar(&o.cursor, "cursor", "", "mark this cursor's path and leaf (id or name)")
 	return cmd
 }
@@ -62,7 +63,7 @@ func runTree(o *treeOptions) error {
 	if err != nil {
 		return err
 	}
-	filter, _ := parseTreeFilter(o.filter)
+	filter, _ := treeview.ParseFilter(o.filter)
 	leaf, cursor := l.Leaf(), l.Active()
 	if o.cursor != "" {
 		c, err := cursorOrErr(l, path, o.cursor)
@@ -82,27 +83,27 @@ func runTree(o *treeOptions) error {
 		return err
 	}
 	width, color := o.io.Width(), o.io.Color()
-	v := newTreeView(roots, l, leaf, filter, width)
-	v.each(func(ln line) {
-		w.WriteString(ln.render(width, color))
+	v := treeview.New(roots, l, leaf, filter, width)
+	v.Each(func(ln treeview.Line) {
+		w.WriteString(render(ln, width, color))
 		w.WriteByte('\n')
 	})
-	var foot line
+	var foot treeview.Line
 	switch {
-	case v.total == 0:
-		foot.add(muted, "no entries yet")
+	case v.Total == 0:
+		foot.Add(treeview.Muted, "no entries yet")
 	case leaf == nil:
-		foot.add(muted, fmt.Sprintf("cursor %s has no leaf (before the first entry)", cursorLabel(l, cursor)))
+		foot.Add(treeview.Muted, fmt.Sprintf("cursor %s has no leaf (before the first entry)", cursorLabel(l, cursor)))
 	default:
-		foot.add(muted, fmt.Sprintf("› leaf %s (cursor %s)", leaf.ID, cursorLabel(l, cursor)))
+		foot.Add(treeview.Muted, fmt.Sprintf("› leaf %s (cursor %s)", leaf.ID, cursorLabel(l, cursor)))
 	}
-	if v.total > 0 {
-		foot.add(muted, fmt.Sprintf(" · %d of %d entries shown", v.shown, v.total))
-		if filter != filterAll && v.shown < v.total {
-			foot.add(muted, ", --filter all shows the rest")
+	if v.Total > 0 {
+		foot.Add(treeview.Muted, fmt.Sprintf(" · %d of %d entries shown", v.Shown, v.Total))
+		if filter != treeview.FilterAll && v.Shown < v.Total {
+			foot.Add(treeview.Muted, ", --filter all shows the rest")
 		}
 	}
-	w.WriteString(foot.render(width, color) + "\n")
+	w.WriteString(render(foot, width, color) + "\n")
 	return nil
 }
 
@@ -110,7 +111,7 @@ func runTree(o *treeOptions) error {
 func cursorLabel(l *session.Log, id string) string {
 	for _, c := range l.Cursors() {
 		if c.ID == id {
-			return cursorName(c)
+			return treeview.CursorName(c)
 		}
 	}
 	return id

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"github.com/arborlog/arbor/internal/termtext"
+	"github.com/arborlog/arbor/internal/treeview"
 	"os"
 	"path/filepath"
 	"strings"
@@ -113,7 +115,10 @@ func TestTreeJSONKeepsEveryEntry(t *testing.T) {
 }
 
 func TestLineRender(t *testing.T) {
-	ln := line{{dim, "abc  "}, {accent, "user: "}, {plain, "héllo wörld 漢字"}}
+	var ln treeview.Line
+	ln.Add(treeview.Dim, "abc  ")
+	ln.Add(treeview.Accent, "user: ")
+	ln.Add(treeview.Plain, "héllo wörld 漢字")
 	cases := []struct {
 		width int
 		color bool
@@ -128,16 +133,16 @@ func TestLineRender(t *testing.T) {
 		{0, true, "\x1b[2mabc  \x1b[0m\x1b[36muser: \x1b[0mhéllo wörld 漢字"},
 	}
 	// Text from a file cannot carry escape sequences or reorder the line.
-	evil := line{{plain, "a\x1b[2Jb\u202Ec\x07"}}
-	if got, want := evil.render(0, true), `a\x1b[2Jb\u202ec\a`; got != want {
+	evil := treeview.Line{{Style: treeview.Plain, Text: "a\x1b[2Jb\u202Ec\x07"}}
+	if got, want := render(evil, 0, true), `a\x1b[2Jb\u202ec\a`; got != want {
 		t.Errorf("render kept control characters: %q, want %q", got, want)
 	}
 	for _, tc := range cases {
-		if diff := cmp.Diff(tc.want, ln.render(tc.width, tc.color)); diff != "" {
+		if diff := cmp.Diff(tc.want, render(ln, tc.width, tc.color)); diff != "" {
 			t.Errorf("render(%d, %v) (-want +got):\n%s", tc.width, tc.color, diff)
 		}
 		if tc.width > 0 && !tc.color {
-			if w := textWidth(ln.render(tc.width, false)); w > tc.width {
+			if w := termtext.Width(render(ln, tc.width, false)); w > tc.width {
 				t.Errorf("render(%d) is %d columns wide", tc.width, w)
 			}
 		}

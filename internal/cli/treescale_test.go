@@ -9,15 +9,17 @@ import (
 	"testing"
 
 	"github.com/arborlog/arbor/internal/sessiongen"
+	"github.com/arborlog/arbor/internal/termtext"
+	"github.com/arborlog/arbor/internal/treeview"
 	"github.com/arborlog/arbor/session"
 )
 
 // drawTree draws l as 'arbor tree' does (default filter) at width columns.
 func drawTree(w io.Writer, l *session.Log, width int) {
 	bw := bufio.NewWriter(w)
-	v := newTreeView(l.Tree(), l, l.Leaf(), filterDefault, width)
-	v.each(func(ln line) {
-		bw.WriteString(ln.render(width, false))
+	v := treeview.New(l.Tree(), l, l.Leaf(), treeview.FilterDefault, width)
+	v.Each(func(ln treeview.Line) {
+		bw.WriteString(render(ln, width, false))
 		bw.WriteByte('\n')
 	})
 	bw.Flush()
@@ -51,7 +53,7 @@ func TestTreeLargeMessageCost(t *testing.T) {
 		t.Fatalf("%d rows, want 4:\n%s", len(rows), out.String())
 	}
 	big := rows[2]
-	if !strings.Contains(big, "user: ") || !strings.HasSuffix(big, "…") || textWidth(big) != 100 {
+	if !strings.Contains(big, "user: ") || !strings.HasSuffix(big, "…") || termtext.Width(big) != 100 {
 		t.Errorf("row of the large message is not its text cut at 100 columns: %q", big)
 	}
 	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > size/16 {

@@ -22,6 +22,7 @@ package termtext
 
 import (
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -106,4 +107,42 @@ func writeHex(b *strings.Builder, prefix string, v uint32, digits int) {
 	for shift := 4 * (digits - 1); shift >= 0; shift -= 4 {
 		b.WriteByte(hex[v>>uint(shift)&0xf])
 	}
+}
+
+// Width is the number of terminal columns s takes (s as printed, so after
+// Line or Block).
+func Width(s string) int {
+	w := 0
+	for _, r := range s {
+		w += runeWidth(r)
+	}
+	return w
+}
+
+// Truncate returns the longest prefix of s that fits in width columns.
+func Truncate(s string, width int) string {
+	w := 0
+	for i, r := range s {
+		if w+runeWidth(r) > width {
+			return s[:i]
+		}
+		w += runeWidth(r)
+	}
+	return s
+}
+
+// runeWidth is the number of terminal columns r takes: 0 for combining marks
+// and format characters, 2 for East Asian wide and emoji, 1 otherwise.
+func runeWidth(r rune) int {
+	switch {
+	case r == 0 || unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Me, r) || unicode.Is(unicode.Cf, r):
+		return 0
+	case r >= 0x1100 && r <= 0x115F, r >= 0x2E80 && r <= 0x303E, r >= 0x3041 && r <= 0x33FF,
+		r >= 0x3400 && r <= 0x4DBF, r >= 0x4E00 && r <= 0x9FFF, r >= 0xA000 && r <= 0xA4CF,
+		r >= 0xAC00 && r <= 0xD7A3, r >= 0xF900 && r <= 0xFAFF, r >= 0xFE30 && r <= 0xFE4F,
+		r >= 0xFF00 && r <= 0xFF60, r >= 0xFFE0 && r <= 0xFFE6, r >= 0x1F300 && r <= 0x1F64F,
+		r >= 0x1F900 && r <= 0x1F9FF, r >= 0x20000 && r <= 0x3FFFD:
+		return 2
+	}
+	return 1
 }

@@ -12,9 +12,11 @@
 //     of its own lines landed, so theirs are never mistaken for its own. A
 //     tail without its newline is read again for a moment (a write in flight),
 //     then ended in place with a newline: never moved, never cut, never glued.
-//   - An id is acknowledged only after the store has checked that the path
-//     still names the file it wrote to; a file renamed over the session is
-//     reported, and nothing more is written through that session.
+//   - An id is acknowledged only after the store has checked that the file it
+//     wrote to is still linked (its link count, from the descriptor) and,
+//     then or at least every millisecond, that the path still names it; a
+//     file renamed over the session is reported, and nothing more is written
+//     through that session.
 //   - Durability policy: Always fsyncs after every entry, Turn (the default)
 //     after every assistant message, every compaction and on close, Never
 //     leaves it to the operating system.

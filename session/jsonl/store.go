@@ -69,14 +69,15 @@ type store struct {
 	policy Durability
 	lock   *writerLock
 
-	f       File
-	ident   fs.FileInfo // f's identity (device and inode), taken at its first check
-	size    int64       // [0, size) of the file is accounted for: read, or written by this store
-	own     []span      // this store's lines past size, in file order, with others' bytes before them
-	created bool        // the file exists with a header
-	defer_  bool        // hold entries until the first user or assistant message
-	header  []byte
-	pending []*session.Entry
+	f File
+	// pathChecked is when the path last named f (checkPath).
+	pathChecked time.Time
+	size        int64  // [0, size) of the file is accounted for: read, or written by this store
+	own         []span // this store's lines past size, in file order, with others' bytes before them
+	created     bool   // the file exists with a header
+	defer_      bool   // hold entries until the first user or assistant message
+	header      []byte
+	pending     []*session.Entry
 
 	repair   repair
 	snapshot []*session.Entry // entries to write when the repair rewrites the file
@@ -206,22 +207,33 @@ func (s *store) Write(e *session.Entry) error {
 func (s *store) appendLines(lines [][]byte, sync bool) error {
 	first := len(s.own)
 	mark := s.size
+	var one int64 // the bytes of a single whole line, placed by the size read after it
 	for _, ln := range lines {
 		buf := append(append(s.buf[:0], ln...), '\n')
 		if cap(buf) <= 64<<10 {
 			s.buf = buf
 		}
 		n, err := s.f.Write(buf)
-		if n > 0 {
-			s.wrote(int64(n))
-		}
 		if err == nil && n < len(buf) {
 			err = io.ErrShortWrite
+		}
+		switch {
+		case n > 0 && len(lines) == 1 && err == nil:
+			one = int64(n)
+		case n > 0:
+			s.wrote(int64(n))
 		}
 		if err != nil {
 			s.undo(mark, first, n > 0)
 			return fmt.Errorf("append to %s: %w (the entry was not kept; free space or fix the disk, then retry)", s.path, err)
 		}
+	}
+	st, err := s.f.Stat()
+	if err != nil {
+		return fmt.Errorf("stat %s: %w (the entry may be in the file but was not acknowledged)", s.path, err)
+	}
+	if one > 0 {
+		s.landed(one, st.Size())
 	}
 	if sync {
 		if err := s.f.Sync(); err != nil {
@@ -229,7 +241,19 @@ func (s *store) appendLines(lines [][]byte, sync bool) error {
 			return fmt.Errorf("fsync %s: %w (the entry was not kept)", s.path, err)
 		}
 	}
-	return s.checkPath()
+	return s.checkPath(st)
+}
+
+// landed records a line of n bytes this store has just written, given the
+// file's size right after: when the file grew by exactly n it ends the file;
+// otherwise another program appended too, and the descriptor's offset says
+// where the line is (wrote).
+func (s *store) landed(n, size int64) {
+	if len(s.own) == 0 && size == s.size+n {
+		s.size = size
+		return
+	}
+	s.wrote(n)
 }
 
 // wrote records that the last write put n bytes at the descriptor's offset.
@@ -287,18 +311,22 @@ func contiguous(ss []span) bool {
 	return true
 }
 
+// pathEvery is how often a file with one link is compared with its path: a
+// file renamed over or removed has no link left, which every check sees from
+// the descriptor alone (fstat); one renamed away keeps its link, and what was
+// written is still in it, so the path itself is looked at only this often.
+const pathEvery = time.Millisecond
+
 // checkPath fails when the path no longer names the open file (it was
 // renamed over or removed): what was written went to a file nobody will read.
-func (s *store) checkPath() error {
-	if s.ident == nil {
-		mine, err := s.f.Stat()
-		if err != nil {
-			return fmt.Errorf("stat %s: %w", s.path, err)
-		}
-		s.ident = mine
+// It runs after every write, before the entry is acknowledged.
+func (s *store) checkPath(mine fs.FileInfo) error {
+	if links(mine) == 1 && time.Since(s.pathChecked) < pathEvery {
+		return nil
 	}
 	now, err := s.fs.Stat(s.path)
-	if err == nil && os.SameFile(s.ident, now) {
+	if err == nil && os.SameFile(mine, now) {
+		s.pathChecked = time.Now()
 		return nil
 	}
 	how := "was replaced by another file (an editor, sed -i or a sync tool renamed a new file over it)"
@@ -387,7 +415,7 @@ func (s *store) openNew(dir string) error {
 		s.repair = repairNone
 		s.repairs = append(s.repairs, fmt.Sprintf("wrote a session header to %s, which was empty", s.path))
 	}
-	s.f, s.size, s.ident = f, st.Size(), st
+	s.f, s.size = f, st.Size()
 	return nil
 }
 
@@ -520,7 +548,7 @@ func (s *store) rewrite() error {
 	}
 	s.f.Close()
 	s.lock.release()
-	s.f, s.lock, s.own, s.snapshot, s.ident = nf, nl, nil, nil, nil
+	s.f, s.lock, s.own, s.snapshot, s.pathChecked = nf, nl, nil, nil, time.Time{}
 	s.size = int64(b.Len()) // what was carried over is read as others' lines
 	s.repairs = append(s.repairs, fmt.Sprintf("kept the original of %s as %s and rewrote it with a version %d header", s.path, bak, session.CurrentVersion))
 	return nil

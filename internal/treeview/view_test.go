@@ -1,4 +1,4 @@
-package cli
+package treeview
 
 import (
 	"os"
@@ -18,11 +18,11 @@ func checkTreeView(t interface {
 	Helper()
 	Fatalf(string, ...any)
 	Errorf(string, ...any)
-}, l *session.Log, filter treeFilter) {
+}, l *session.Log, filter Filter) {
 	t.Helper()
 	roots := l.Tree()
 	leaf := l.Leaf()
-	v := newTreeView(roots, l, leaf, filter, 60)
+	v := New(roots, l, leaf, filter, 60)
 
 	parent := map[*session.TreeNode]*session.TreeNode{}
 	var all []*session.TreeNode
@@ -36,26 +36,23 @@ func checkTreeView(t interface {
 			stack = append(stack, c)
 		}
 	}
-	if v.total != l.Len() || len(all) != l.Len() {
-		t.Fatalf("view counts %d entries, tree %d, log %d", v.total, len(all), l.Len())
+	if v.Total != l.Len() || len(all) != l.Len() {
+		t.Fatalf("view counts %d entries, tree %d, log %d", v.Total, len(all), l.Len())
 	}
-	if filter == filterAll && v.shown != v.total {
-		t.Errorf("--filter all shows %d of %d entries", v.shown, v.total)
+	if filter == FilterAll && v.Shown != v.Total {
+		t.Errorf("--filter all shows %d of %d entries", v.Shown, v.Total)
 	}
-	lines := v.lines()
-	if len(lines) != v.shown {
-		t.Fatalf("%d rows for %d shown entries", len(lines), v.shown)
+	lines := v.Lines()
+	if len(lines) != v.Shown {
+		t.Fatalf("%d rows for %d shown entries", len(lines), v.Shown)
 	}
 	seen := map[string]bool{}
 	for _, ln := range lines {
-		id := strings.TrimSpace(ln[1].text)
+		id := strings.TrimSpace(ln[1].Text)
 		if seen[id] {
 			t.Errorf("entry %s drawn twice", id)
 		}
 		seen[id] = true
-		if w := textWidth(ln.render(60, false)); w > 60 {
-			t.Errorf("row of %s is %d columns at width 60", id, w)
-		}
 	}
 
 	// The expected parent of a shown entry: walk up the real tree.
@@ -86,6 +83,7 @@ func checkTreeView(t interface {
 			t.Errorf("entry %s hangs from %v, want its nearest shown ancestor %v", n.Entry.ID, idOfNode(got), idOfNode(want))
 		}
 	}
+	checkFolds(t, v, lines, hangsFrom)
 	if leaf != nil {
 		var want *session.TreeNode
 		for _, n := range all {
@@ -100,6 +98,58 @@ func checkTreeView(t interface {
 		}
 		if v.leafMark != want {
 			t.Errorf("leaf %s marked on %v, want %v", leaf.ID, idOfNode(v.leafMark), idOfNode(want))
+		}
+	}
+}
+
+// checkFolds: Rows draws what Lines does, and folding an entry (a few of
+// them, each alone) leaves out exactly the entries hanging below it, the
+// others drawn as before.
+func checkFolds(t interface {
+	Helper()
+	Errorf(string, ...any)
+}, v *View, lines []Line, hangsFrom map[*session.TreeNode]*session.TreeNode) {
+	t.Helper()
+	rows := v.Rows(nil)
+	if len(rows) != len(lines) {
+		t.Errorf("Rows has %d rows, Lines %d", len(rows), len(lines))
+		return
+	}
+	for i, r := range rows {
+		if id := strings.TrimSpace(lines[i][1].Text); r.Node.Entry.ID != id || lines[i][2].Text != r.Prefix {
+			t.Errorf("row %d is %s %q, its line %s %q", i, r.Node.Entry.ID, r.Prefix, id, lines[i][2].Text)
+		}
+	}
+	folds := 0
+	for _, f := range rows {
+		if f.Kids == 0 || folds == 8 {
+			continue
+		}
+		folds++
+		below := func(n *session.TreeNode) bool {
+			for a := hangsFrom[n]; a != nil; a = hangsFrom[a] {
+				if a == f.Node {
+					return true
+				}
+			}
+			return false
+		}
+		var want []Row
+		for _, r := range rows {
+			if !below(r.Node) {
+				want = append(want, r)
+			}
+		}
+		got := v.Rows(func(n *session.TreeNode) bool { return n == f.Node })
+		if len(got) != len(want) {
+			t.Errorf("folding %s: %d rows, want %d", f.Node.Entry.ID, len(got), len(want))
+			continue
+		}
+		for i := range got {
+			if got[i].Node != want[i].Node || got[i].Prefix != want[i].Prefix || got[i].Kids != want[i].Kids {
+				t.Errorf("folding %s: row %d is %s %q, want %s %q", f.Node.Entry.ID, i, got[i].Node.Entry.ID, got[i].Prefix, want[i].Node.Entry.ID, want[i].Prefix)
+				break
+			}
 		}
 	}
 }
@@ -178,15 +228,20 @@ func TestTreeViewProperties(t *testing.T) {
 				}
 			}
 		}
-		for _, f := range treeFilters {
+		for _, f := range Filters {
 			checkTreeView(t, l, f)
 		}
 	})
 }
 
+const (
+	example  = "../../examples/refactor.jsonl"
+	piCorpus = "../../testdata/pi"
+)
+
 // FuzzTreeView draws whatever loads: no panic, and the same invariants.
 func FuzzTreeView(f *testing.F) {
-	for _, p := range []string{example, "testdata/tree/cursors.jsonl", "testdata/tree/roots.jsonl", "testdata/tree/marker-parent.jsonl",
+	for _, p := range []string{example, "../cli/testdata/tree/cursors.jsonl", "../cli/testdata/tree/roots.jsonl", "../cli/testdata/tree/marker-parent.jsonl",
 		"../../testdata/pi/sessions/dmg-cycle.jsonl", "../../testdata/pi/sessions/dmg-dup-ids.jsonl", "../../testdata/pi/sessions/v3-edges.jsonl"} {
 		b, err := os.ReadFile(p)
 		if err != nil {
@@ -196,14 +251,14 @@ func FuzzTreeView(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		l := session.Load(data)
-		for _, filter := range treeFilters {
+		for _, filter := range Filters {
 			checkTreeView(t, l, filter)
 		}
 	})
 }
 
 // BenchmarkTreeView draws a 1 MB pi session (106 entries, large tool results)
-// as `arbor tree` does, from the loaded log to the rendered rows.
+// as `arbor tree` does, from the loaded log to the described rows.
 func BenchmarkTreeView(b *testing.B) {
 	data, err := os.ReadFile("../../testdata/pi/sessions/big-1mb.jsonl")
 	if err != nil {
@@ -213,10 +268,8 @@ func BenchmarkTreeView(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for b.Loop() {
-		v := newTreeView(l.Tree(), l, l.Leaf(), filterDefault, 100)
-		for _, ln := range v.lines() {
-			_ = ln.render(100, false)
-		}
+		v := New(l.Tree(), l, l.Leaf(), FilterDefault, 100)
+		v.Each(func(Line) {})
 	}
 }
 
@@ -233,8 +286,18 @@ func TestTreeViewCorpus(t *testing.T) {
 			t.Fatal(err)
 		}
 		l := session.Load(data)
-		for _, filter := range treeFilters {
+		for _, filter := range Filters {
 			t.Run(filepath.Base(f)+"/"+string(filter), func(t *testing.T) { checkTreeView(t, l, filter) })
 		}
 	}
+}
+
+// TestFlat: Flat is strings.Fields joined by single spaces, whatever the text.
+func TestFlat(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		s := rapid.StringOf(rapid.SampledFrom([]rune{'a', 'é', ' ', '\n', '\t', '\u00a0', '\u2028', '\u3000', 'x'})).Draw(t, "s")
+		if got, want := Flat(s), strings.Join(strings.Fields(s), " "); got != want {
+			t.Fatalf("Flat(%q) = %q, want %q", s, got, want)
+		}
+	})
 }

@@ -1,4 +1,4 @@
-package cli
+package treeview
 
 import (
 	"unicode/utf8"

@@ -1,4 +1,4 @@
-package cli
+package treeview
 
 import (
 	"encoding/json"
@@ -14,42 +14,45 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 )
 
-// treeFilter names the entries a tree view shows, after pi's tree selector.
-type treeFilter string
+// Filter names the entries a tree view shows, after pi's tree selector.
+type Filter string
 
 const (
-	filterDefault treeFilter = "default" // hides bookkeeping entries and tool-call-only assistant messages
-	filterNoTools treeFilter = "no-tools"
-	filterUser    treeFilter = "user"
-	filterLabeled treeFilter = "labeled"
-	filterAll     treeFilter = "all"
+	FilterDefault Filter = "default" // hides bookkeeping entries and tool-call-only assistant messages
+	FilterNoTools Filter = "no-tools"
+	FilterUser    Filter = "user"
+	FilterLabeled Filter = "labeled"
+	FilterAll     Filter = "all"
 )
 
-var treeFilters = []treeFilter{filterDefault, filterNoTools, filterUser, filterLabeled, filterAll}
+// Filters lists every filter, in the order a user cycles through them.
+var Filters = []Filter{FilterDefault, FilterNoTools, FilterUser, FilterLabeled, FilterAll}
 
-func parseTreeFilter(s string) (treeFilter, error) {
-	for _, f := range treeFilters {
+// ParseFilter returns the filter named s; the error lists the names.
+func ParseFilter(s string) (Filter, error) {
+	for _, f := range Filters {
 		if string(f) == s {
 			return f, nil
 		}
 	}
-	names := make([]string, len(treeFilters))
-	for i, f := range treeFilters {
+	names := make([]string, len(Filters))
+	for i, f := range Filters {
 		names[i] = string(f)
 	}
-	return "", usagef("--filter must be one of %s, not %q", strings.Join(names, ", "), s)
+	return "", fmt.Errorf("--filter must be one of %s, not %q", strings.Join(names, ", "), s)
 }
 
-// treeView is what `arbor tree` draws: the session's tree reduced to the
-// entries a filter keeps, each attached to its nearest visible ancestor.
+// View is what `arbor tree` and the browser's tree draw: the session's tree
+// reduced to the entries a filter keeps, each attached to its nearest visible
+// ancestor.
 //
 // It holds one small row per visible entry and no decoded message: what an
 // entry says is worked out once, as the tree is walked, and kept only as far
 // as the width shows it, so a session of a million entries or one of a 50 MB
 // message is drawn in memory and time proportional to what is printed.
-type treeView struct {
+type View struct {
 	log      *session.Log
-	filter   treeFilter
+	filter   Filter
 	width    int            // rows are cut to this many columns; 0: not cut
 	leaf     *session.Entry // the leaf whose path is marked; nil before the first entry
 	onPath   map[*session.Entry]bool
@@ -59,12 +62,13 @@ type treeView struct {
 	home     string                         // shown as ~ in paths
 	rows     []viewRow                      // the visible entries, in display order
 	topKids  int32                          // rows at the top level
-	shown    int
-	total    int
-	leafMark *session.TreeNode // the visible entry that stands for the leaf
+	Shown    int                            // entries the filter keeps
+	Total    int                            // entries in the session
+	leafMark *session.TreeNode              // the visible entry that stands for the leaf
 }
 
-type toolCall struct {
+// ToolCall is a tool call as the tree names it ("[read: a.go:1-20]").
+type ToolCall struct {
 	name string
 	args map[string]any
 	raw  []byte // the arguments as written, for tools shown as JSON
@@ -75,7 +79,7 @@ type viewRow struct {
 	n      *session.TreeNode
 	parent int32 // row this one hangs from: its nearest visible ancestor that is not a marker; -1 at the top
 	kids   int32 // rows hanging from this one
-	desc   line  // what the entry says (a tool result's is made when drawn, once every call is known)
+	desc   Line  // what the entry says (a tool result's is made when drawn, once every call is known)
 	result *resultView
 }
 
@@ -85,13 +89,13 @@ type resultView struct {
 	isError          bool
 }
 
-// newTreeView selects and orders the visible entries of roots. Branches that
+// New selects and orders the visible entries of roots. Branches that
 // hold the leaf come first, as in pi's tree selector. Markers are transparent:
 // the children of a marker hang from the marker's nearest visible ancestor
 // that is not a marker (SPEC §6.2), even when the marker itself is shown.
 // Texts are kept as far as a row of width columns shows them (0: whole).
-func newTreeView(roots []*session.TreeNode, l *session.Log, leaf *session.Entry, filter treeFilter, width int) *treeView {
-	v := &treeView{
+func New(roots []*session.TreeNode, l *session.Log, leaf *session.Entry, filter Filter, width int) *View {
+	v := &View{
 		log:    l,
 		filter: filter,
 		width:  width,
@@ -115,7 +119,7 @@ func newTreeView(roots []*session.TreeNode, l *session.Log, leaf *session.Entry,
 	for _, c := range cs {
 		v.names[c.ID] = c.Name
 		if c.Leaf != "" && len(cs) > 1 {
-			cursorsAt[c.Leaf] = append(cursorsAt[c.Leaf], cursorName(c))
+			cursorsAt[c.Leaf] = append(cursorsAt[c.Leaf], CursorName(c))
 		}
 	}
 	type item struct {
@@ -153,12 +157,12 @@ func newTreeView(roots []*session.TreeNode, l *session.Log, leaf *session.Entry,
 		it := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		e := it.n.Entry
-		v.total++
+		v.Total++
 		m, _ := v.message(e)
 		v.noteCalls(m)
 		anc, vis := it.anc, it.vis
 		if v.visibleMsg(it.n, m) {
-			v.shown++
+			v.Shown++
 			if it.anc < 0 {
 				v.topKids++
 			} else {
@@ -190,7 +194,7 @@ func newTreeView(roots []*session.TreeNode, l *session.Log, leaf *session.Entry,
 	return v
 }
 
-func cursorName(c session.CursorInfo) string {
+func CursorName(c session.CursorInfo) string {
 	if c.Name != "" {
 		return c.Name
 	}
@@ -199,19 +203,19 @@ func cursorName(c session.CursorInfo) string {
 
 // noteCalls remembers the tool calls of an assistant message, so the results
 // that answer them can be shown as the call they answer.
-func (v *treeView) noteCalls(m *msgView) {
+func (v *View) noteCalls(m *msgView) {
 	if m == nil || m.Role != session.RoleAssistant {
 		return
 	}
 	for _, b := range m.content.Blocks {
 		if b.Type == "toolCall" && b.ID != "" {
-			v.calls[b.ID] = v.callText(parseCall(b))
+			v.calls[b.ID] = v.callText(ParseCall(b))
 		}
 	}
 }
 
-// messageData decodes the whole message of a message entry.
-func messageData(e *session.Entry) (session.MessageData, bool) {
+// MessageData decodes the whole message of a message entry.
+func MessageData(e *session.Entry) (session.MessageData, bool) {
 	m, err := e.Message()
 	if err != nil {
 		return session.MessageData{}, false
@@ -243,7 +247,7 @@ type msgHead struct {
 }
 
 // message decodes a message entry; ok is false when it is not a message or is unreadable.
-func (v *treeView) message(e *session.Entry) (*msgView, bool) {
+func (v *View) message(e *session.Entry) (*msgView, bool) {
 	if e.Type != session.TypeMessage {
 		return nil, false
 	}
@@ -279,21 +283,21 @@ func (v *treeView) message(e *session.Entry) (*msgView, bool) {
 }
 
 // visible applies the filter to one entry.
-func (v *treeView) visible(n *session.TreeNode) bool {
+func (v *View) visible(n *session.TreeNode) bool {
 	m, _ := v.message(n.Entry)
 	return v.visibleMsg(n, m)
 }
 
 // visibleMsg is visible with the entry's message already decoded (nil when it
 // has none or it is unreadable).
-func (v *treeView) visibleMsg(n *session.TreeNode, m *msgView) bool {
+func (v *View) visibleMsg(n *session.TreeNode, m *msgView) bool {
 	e := n.Entry
 	switch v.filter {
-	case filterAll:
+	case FilterAll:
 		return true
-	case filterLabeled:
+	case FilterLabeled:
 		return n.Label != ""
-	case filterUser:
+	case FilterUser:
 		return e.Role() == session.RoleUser
 	}
 	switch e.Type {
@@ -301,7 +305,7 @@ func (v *treeView) visibleMsg(n *session.TreeNode, m *msgView) bool {
 		session.TypeContextEdit, session.TypeUsage: // as pi 1.6.0 hides them (usage entries even more: everywhere but --filter all)
 		return false
 	}
-	if v.filter == filterNoTools && e.Role() == session.RoleToolResult {
+	if v.filter == FilterNoTools && e.Role() == session.RoleToolResult {
 		return false
 	}
 	if e.Role() == session.RoleAssistant && (v.leaf == nil || e.ID != v.leaf.ID) {
@@ -330,121 +334,74 @@ func failed(stopReason string) bool {
 	return stopReason != "" && stopReason != "stop" && stopReason != "toolUse"
 }
 
-// style is how a span of a line is coloured on a terminal.
-type style int
+// Style is how a Span of a Line is coloured on a terminal.
+type Style int
 
+// The styles of a row's spans.
 const (
-	plain style = iota
-	dim
-	accent
-	success
-	warning
-	muted
-	failure
-	special
+	Plain Style = iota
+	Dim
+	Accent
+	Success
+	Warning
+	Muted
+	Failure
+	Special
 )
 
-var ansi = map[style]string{dim: "\x1b[2m", accent: "\x1b[36m", success: "\x1b[32m", warning: "\x1b[33m", muted: "\x1b[90m", failure: "\x1b[31m", special: "\x1b[35m"}
-
-type span struct {
-	style style
-	text  string
+// Span is a run of a row drawn in one style.
+type Span struct {
+	Style Style
+	Text  string // as the session has it: front ends print it through internal/termtext
 }
 
-// line is one printed row, kept as styled spans so it can be cut to the
-// terminal's width before colour codes are added.
-type line []span
+// Line is one row, kept as styled spans so a front end can cut it to its width
+// before it adds colour.
+type Line []Span
 
-func (ln *line) add(s style, text string) { *ln = append(*ln, span{s, text}) }
+// Add appends a span.
+func (ln *Line) Add(s Style, text string) { *ln = append(*ln, Span{s, text}) }
 
-// render cuts the line to width display columns (marking a cut with "…") and
-// colours it when color is set.
-func (ln line) render(width int, color bool) string {
-	var b strings.Builder
-	total := 0
-	for _, s := range ln {
-		total += textWidth(termtext.Line(s.text))
-	}
-	budget := -1
-	if width > 0 && total > width {
-		budget = width - 1
-	}
-	for _, s := range ln {
-		text := termtext.Line(s.text)
-		cut := false
-		if budget >= 0 {
-			if textWidth(text) > budget {
-				text = truncateWidth(text, budget)
-				cut = true
-			}
-			budget -= textWidth(text)
-		}
-		if color && s.style != plain && text != "" {
-			b.WriteString(ansi[s.style] + text + "\x1b[0m")
-		} else {
-			b.WriteString(text)
-		}
-		if cut {
-			b.WriteString("…")
-			break
-		}
-	}
-	return b.String()
+// Row is one visible entry in drawing order: the node, the box-drawing prefix
+// that hangs it from its parent, and how many visible entries hang from it.
+type Row struct {
+	Node   *session.TreeNode
+	Prefix string
+	Kids   int   // visible children (folded or not)
+	i      int32 // its row in View.rows
 }
 
-// runeWidth is the number of terminal columns r takes: 0 for combining marks
-// and format characters, 2 for East Asian wide and emoji, 1 otherwise.
-func runeWidth(r rune) int {
-	switch {
-	case r == 0 || unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Me, r) || unicode.Is(unicode.Cf, r):
-		return 0
-	case r >= 0x1100 && r <= 0x115F, r >= 0x2E80 && r <= 0x303E, r >= 0x3041 && r <= 0x33FF,
-		r >= 0x3400 && r <= 0x4DBF, r >= 0x4E00 && r <= 0x9FFF, r >= 0xA000 && r <= 0xA4CF,
-		r >= 0xAC00 && r <= 0xD7A3, r >= 0xF900 && r <= 0xFAFF, r >= 0xFE30 && r <= 0xFE4F,
-		r >= 0xFF00 && r <= 0xFF60, r >= 0xFFE0 && r <= 0xFFE6, r >= 0x1F300 && r <= 0x1F64F,
-		r >= 0x1F900 && r <= 0x1F9FF, r >= 0x20000 && r <= 0x3FFFD:
-		return 2
-	}
-	return 1
-}
-
-func textWidth(s string) int {
-	w := 0
-	for _, r := range s {
-		w += runeWidth(r)
-	}
-	return w
-}
-
-// truncateWidth returns the longest prefix of s that fits in width columns.
-func truncateWidth(s string, width int) string {
-	w := 0
-	for i, r := range s {
-		if w+runeWidth(r) > width {
-			return s[:i]
-		}
-		w += runeWidth(r)
-	}
-	return s
-}
-
-// lines draws the view: one row per visible entry, with box-drawing branches.
-// A chain without branches stays in one column; a branch point indents its
-// children under ├─ and └─.
-func (v *treeView) lines() []line {
-	var out []line
-	v.each(func(ln line) { out = append(out, ln) })
+// Lines draws the whole view, one Line per visible entry (as Each, kept).
+func (v *View) Lines() []Line {
+	var out []Line
+	v.Each(func(ln Line) { out = append(out, ln) })
 	return out
 }
 
-// each draws the rows one at a time, in order, as lines does.
-func (v *treeView) each(draw func(line)) {
+// Each draws the rows one at a time, in order, with box-drawing branches. A
+// chain without branches stays in one column; a branch point indents its
+// children under ├─ and └─. Only one row is held at a time.
+func (v *View) Each(draw func(Line)) {
+	v.walk(nil, func(r Row) { draw(v.Line(r)) })
+}
+
+// Rows lists the visible entries in drawing order, as Each draws them. The
+// entries below a node for which folded returns true are left out.
+func (v *View) Rows(folded func(*session.TreeNode) bool) []Row {
+	out := make([]Row, 0, len(v.rows))
+	v.walk(folded, func(r Row) { out = append(out, r) })
+	return out
+}
+
+// walk visits the rows in order with their prefixes, skipping the rows below
+// a folded one.
+func (v *View) walk(folded func(*session.TreeNode) bool, visit func(Row)) {
 	// conts[i] is what the rows below row i are indented by; seen[i] counts
-	// the rows drawn so far that hang from row i.
+	// the rows so far that hang from row i.
 	conts := make([]string, len(v.rows))
 	seen := make([]int32, len(v.rows))
 	topSeen := 0
-	for i := range v.rows {
+	for i := 0; i < len(v.rows); i++ {
 		r := &v.rows[i]
 		kids, nth, cont := v.topKids, int32(topSeen), ""
 		if r.parent < 0 {
@@ -462,56 +419,92 @@ func (v *treeView) each(draw func(line)) {
 			self, cont = v.indent(cont, "├─ "), v.indent(cont, "│  ")
 		}
 		conts[i] = cont
-		draw(v.row(r, self))
+		visit(Row{Node: r.n, Prefix: self, Kids: int(r.kids), i: int32(i)})
+		if folded != nil && r.kids > 0 && folded(r.n) {
+			// Rows come in drawing order, so the rows below this one follow
+			// it, and they are exactly those that hang from it or from them.
+			for top := int32(i); i+1 < len(v.rows) && v.rows[i+1].parent >= top; {
+				i++
+			}
+		}
 	}
+}
+
+// OnPath reports whether e is on the path from the root to the leaf.
+func (v *View) OnPath(e *session.Entry) bool { return v.onPath[e] }
+
+// LeafMark is the visible entry that stands for the leaf (the leaf, or the
+// nearest shown entry above a hidden leaf); nil before the first entry.
+func (v *View) LeafMark() *session.TreeNode { return v.leafMark }
+
+// Says is what a row's entry says, as its Line shows it after the marks.
+func (v *View) Says(r Row) Line {
+	var ln Line
+	v.said(&ln, &v.rows[r.i])
+	return ln
+}
+
+// Describe is what any entry of the session says, visible or not, as a row
+// would show it after the marks.
+func (v *View) Describe(e *session.Entry) Line {
+	var ln Line
+	m, _ := v.message(e)
+	if m != nil && m.Role == session.RoleToolResult {
+		v.describeResult(&ln, &resultView{callID: m.ToolCallID, toolName: m.ToolName, isError: m.IsError})
+	} else {
+		v.describe(&ln, e, m)
+	}
+	return ln
 }
 
 // indent adds one level to an indentation. A row is cut at the width, so an
 // indentation that already reaches past it shows the same however deep it
 // goes: it stops growing there, and a tree branching at every entry costs no
 // more than a chain.
-func (v *treeView) indent(cont, level string) string {
+func (v *View) indent(cont, level string) string {
 	if v.width > 0 && len(cont) > 3*(v.width+3) { // each column of an indentation is at most 3 bytes
 		return cont
 	}
 	return cont + level
 }
 
-// row is one entry's line: leaf mark, id, branch lines, active-path bullet,
+// Line is one row drawn: leaf mark, id, branch lines, active-path bullet,
 // cursor names, label, then what the entry says.
-func (v *treeView) row(r *viewRow, prefix string) line {
-	n := r.n
-	ln := make(line, 0, 5+len(r.desc))
+func (v *View) Line(row Row) Line {
+	r := &v.rows[row.i]
+	n, prefix := r.n, row.Prefix
+	ln := make(Line, 0, 5+len(r.desc))
 	if n == v.leafMark {
-		ln.add(accent, "› ")
+		ln.Add(Accent, "› ")
 	} else {
-		ln.add(plain, "  ")
+		ln.Add(Plain, "  ")
 	}
-	ln.add(dim, n.Entry.ID+"  ")
-	ln.add(dim, prefix)
+	ln.Add(Dim, n.Entry.ID+"  ")
+	ln.Add(Dim, prefix)
 	if v.onPath[n.Entry] {
-		ln.add(accent, "• ")
+		ln.Add(Accent, "• ")
 	}
 	for _, c := range v.tags[n] {
-		ln.add(special, "@"+c+" ")
+		ln.Add(Special, "@"+c+" ")
 	}
 	if n.Label != "" {
-		ln.add(warning, "["+n.Label+"] ")
+		ln.Add(Warning, "["+n.Label+"] ")
 	}
-	if r.result != nil {
-		v.describeResult(&ln, r.result)
-	} else {
-		ln = append(ln, r.desc...)
-	}
+	v.said(&ln, r)
 	return ln
 }
 
-// branchSummaryPreamble opens every branch summary pi writes; the tree shows
-// what follows it.
-const branchSummaryPreamble = "The user explored a different conversation branch before returning here.\nSummary of that exploration:\n\n"
+// said adds what a row's entry says.
+func (v *View) said(ln *Line, r *viewRow) {
+	if r.result != nil {
+		v.describeResult(ln, r.result)
+	} else {
+		*ln = append(*ln, r.desc...)
+	}
+}
 
 // describe adds what an entry says, in the words pi's tree selector uses.
-func (v *treeView) describe(ln *line, e *session.Entry, m *msgView) {
+func (v *View) describe(ln *Line, e *session.Entry, m *msgView) {
 	var f struct {
 		CustomType    string          `json:"customType"`
 		Content       session.Content `json:"content"`
@@ -534,58 +527,58 @@ func (v *treeView) describe(ln *line, e *session.Entry, m *msgView) {
 	case session.TypeMessage:
 		v.describeMessage(ln, m)
 	case session.TypeCustomMessage:
-		ln.add(special, "["+f.CustomType+"]: ")
-		ln.add(plain, v.flatText(contentPrefix(f.Content)))
+		ln.Add(Special, "["+f.CustomType+"]: ")
+		ln.Add(Plain, v.flatText(contentPrefix(f.Content)))
 	case session.TypeCompaction:
-		ln.add(special, fmt.Sprintf("[compaction: %dk tokens]", int(f.TokensBefore/1000+0.5)))
+		ln.Add(Special, fmt.Sprintf("[compaction: %dk tokens]", int(f.TokensBefore/1000+0.5)))
 		// What it covers, so a user sees what the summary stands for ('arbor show' lists it).
 		if cov, err := compaction.Covers(v.log, e.ID); err == nil {
 			kept := "keeps nothing before it"
 			if len(cov.Kept) > 0 {
 				kept = "keeps from " + cov.FirstKeptEntryID
 			}
-			ln.add(muted, fmt.Sprintf(" replaces %d entries, %s", len(cov.Replaced), kept))
+			ln.Add(Muted, fmt.Sprintf(" replaces %d entries, %s", len(cov.Replaced), kept))
 		}
 	case session.TypeBranchSummary:
-		ln.add(warning, "[branch summary]: ")
-		ln.add(plain, v.flat(strings.TrimPrefix(f.Summary, branchSummaryPreamble)))
+		ln.Add(Warning, "[branch summary]: ")
+		ln.Add(Plain, v.flat(strings.TrimPrefix(f.Summary, compaction.BranchSummaryPreamble)))
 	case session.TypeModelChange:
-		ln.add(muted, "[model: "+f.ModelID+"]")
+		ln.Add(Muted, "[model: "+f.ModelID+"]")
 	case session.TypeThinkingLevelChange:
-		ln.add(muted, "[thinking: "+f.ThinkingLevel+"]")
+		ln.Add(Muted, "[thinking: "+f.ThinkingLevel+"]")
 	case session.TypeCustom:
 		if e.IsMarker() {
-			ln.add(muted, v.markerText(e))
+			ln.Add(Muted, v.markerText(e))
 		} else {
-			ln.add(muted, "[custom: "+f.CustomType+"]")
+			ln.Add(Muted, "[custom: "+f.CustomType+"]")
 		}
 	case session.TypeLabel:
 		if f.Label == nil || *f.Label == "" {
-			ln.add(muted, "[label: (cleared)]")
+			ln.Add(Muted, "[label: (cleared)]")
 		} else {
-			ln.add(muted, "[label: "+*f.Label+"]")
+			ln.Add(Muted, "[label: "+*f.Label+"]")
 		}
 	case session.TypeSessionInfo:
 		if f.Name == nil || strings.TrimSpace(*f.Name) == "" {
-			ln.add(muted, "[title: (cleared)]")
+			ln.Add(Muted, "[title: (cleared)]")
 		} else {
-			ln.add(muted, "[title: "+strings.TrimSpace(*f.Name)+"]")
+			ln.Add(Muted, "[title: "+strings.TrimSpace(*f.Name)+"]")
 		}
 	case session.TypeContextEdit:
 		if f.Replacement == nil {
-			ln.add(muted, "[edit: omit "+f.TargetID+"]")
+			ln.Add(Muted, "[edit: omit "+f.TargetID+"]")
 		} else {
-			ln.add(muted, "[edit: replace "+f.TargetID+"]")
+			ln.Add(Muted, "[edit: replace "+f.TargetID+"]")
 		}
 	case session.TypeUsage:
-		ln.add(muted, "[usage: "+f.Kind+" "+f.Provider+"/"+f.Model+"]")
+		ln.Add(Muted, "[usage: "+f.Kind+" "+f.Provider+"/"+f.Model+"]")
 	default:
-		ln.add(muted, "["+e.Type+"]")
+		ln.Add(Muted, "["+e.Type+"]")
 	}
 }
 
 // markerText says what one of arbor's markers records (SPEC §6.2, §6.3).
-func (v *treeView) markerText(e *session.Entry) string {
+func (v *View) markerText(e *session.Entry) string {
 	var m struct {
 		Data struct {
 			Name   *string `json:"name"`
@@ -623,71 +616,71 @@ func (v *treeView) markerText(e *session.Entry) string {
 	return s + "]"
 }
 
-func (v *treeView) describeMessage(ln *line, d *msgView) {
+func (v *View) describeMessage(ln *Line, d *msgView) {
 	if d == nil {
-		ln.add(failure, "[unreadable message]")
+		ln.Add(Failure, "[unreadable message]")
 		return
 	}
 	switch d.Role {
 	case session.RoleUser:
-		ln.add(accent, "user: ")
+		ln.Add(Accent, "user: ")
 		if d.text != nil {
 			t := v.flatText(d.text)
 			if t == "" && d.image() {
 				t = "[image]"
 			}
-			ln.add(plain, t)
+			ln.Add(Plain, t)
 			break
 		}
-		ln.add(plain, v.contentText(d.content))
+		ln.Add(Plain, v.contentText(d.content))
 	case session.RoleAssistant:
-		ln.add(success, "assistant: ")
+		ln.Add(Success, "assistant: ")
 		switch text := v.contentText(d.content); {
 		case text != "":
-			ln.add(plain, text)
+			ln.Add(Plain, text)
 		case d.StopReason == "aborted":
-			ln.add(muted, "(aborted)")
+			ln.Add(Muted, "(aborted)")
 		case d.ErrorMessage != "":
-			ln.add(failure, v.flat(d.ErrorMessage))
+			ln.Add(Failure, v.flat(d.ErrorMessage))
 		default:
-			ln.add(muted, v.callsText(d))
+			ln.Add(Muted, v.callsText(d))
 		}
 	case session.RoleToolResult:
 		v.describeResult(ln, &resultView{callID: d.ToolCallID, toolName: d.ToolName, isError: d.IsError})
 	case session.RoleBashExecution:
-		ln.add(muted, "[bash]: "+v.flat(d.Command))
+		ln.Add(Muted, "[bash]: "+v.flat(d.Command))
 	default:
-		ln.add(muted, "["+d.Role+"]")
+		ln.Add(Muted, "["+d.Role+"]")
 	}
 }
 
 // describeResult shows a tool result as the call it answers.
-func (v *treeView) describeResult(ln *line, r *resultView) {
-	s := muted
+func (v *View) describeResult(ln *Line, r *resultView) {
+	s := Muted
 	if r.isError {
-		s = failure
+		s = Failure
 	}
 	if c, ok := v.calls[r.callID]; ok {
-		ln.add(s, c)
+		ln.Add(s, c)
 	} else {
 		name := r.toolName
 		if name == "" {
 			name = "tool"
 		}
-		ln.add(s, "["+name+"]")
+		ln.Add(s, "["+name+"]")
 	}
 	if r.isError {
-		ln.add(failure, " (error)")
+		ln.Add(Failure, " (error)")
 	}
 }
 
 // callsText names the tool calls of an assistant message without text (shown
 // only when it is the leaf, or with --filter all).
-func (v *treeView) callsText(d *msgView) string {
+func (v *View) callsText(d *msgView) string {
 	var names []string
 	for _, b := range d.content.Blocks {
 		if b.Type == "toolCall" {
-			names = append(names, v.callText(parseCall(b)))
+			names = append(names, v.callText(ParseCall(b)))
 		}
 	}
 	if len(names) == 0 {
@@ -697,7 +690,7 @@ func (v *treeView) callsText(d *msgView) string {
 }
 
 // contentText is a message's text on one line; an image-only message says so.
-func (v *treeView) contentText(c session.Content) string {
+func (v *View) contentText(c session.Content) string {
 	if t := v.flatText(contentPrefix(c)); t != "" {
 		return t
 	}
@@ -748,55 +741,86 @@ func contentPrefix(c session.Content) prefixFunc {
 	}
 }
 
-// flat is flat(s) as far as a row shows it.
-func (v *treeView) flat(s string) string { return v.flatText(stringPrefix(s)) }
+// flat is Flat(s) as far as a row shows it.
+func (v *View) flat(s string) string { return v.flatText(stringPrefix(s)) }
 
 // flatText is flat of the whole text, or, when a row of v.width columns cannot
 // show all of that, flat of a prefix that is wider than the row, which render
 // cuts at the same place. The prefix doubles until it is wide enough, so a 50
 // MB message costs a few hundred bytes and a text of zero-width characters
 // costs no more than flat of the whole of it.
-func (v *treeView) flatText(text prefixFunc) string {
+func (v *View) flatText(text prefixFunc) string {
 	if v.width <= 0 {
 		s, _ := text(-1)
-		return flat(s)
+		return Flat(s)
 	}
 	for n := 4 * (v.width + 3); ; n *= 2 {
 		s, whole := text(n)
-		f := flat(s)
+		f := Flat(s)
 		if whole {
 			return f
 		}
 		// A printed character is never narrower than the character itself.
-		if textWidth(f) >= v.width+3 {
+		if termtext.Width(f) >= v.width+3 {
 			return strings.Clone(f) // not a window on the whole text, which can then go
 		}
 	}
 }
 
-// contentText is a message's whole text on one line; an image-only message says so.
-func contentText(c session.Content) string { return (&treeView{}).contentText(c) }
+// ContentText is a message's whole text on one line; an image-only message says so.
+func ContentText(c session.Content) string { return (&View{}).contentText(c) }
 
-// flat puts text on one line: runs of white space become one space.
-func flat(s string) string { return strings.Join(strings.Fields(s), " ") }
+// Flat puts text on one line: runs of white space become one space.
+// It is strings.Join(strings.Fields(s), " ") in one pass, and s itself when
+// it is already flat.
+func Flat(s string) string {
+	if isFlat(s) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for f := range strings.FieldsSeq(s) {
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(f)
+	}
+	return b.String()
+}
 
-func parseCall(b session.Block) toolCall {
-	c := toolCall{name: b.Name, raw: b.Arguments}
+// isFlat reports whether s has no white space but single spaces between words.
+func isFlat(s string) bool {
+	space := true // at the start, a space would be leading
+	for _, r := range s {
+		if unicode.IsSpace(r) {
+			if r != ' ' || space {
+				return false
+			}
+			space = true
+		} else {
+			space = false
+		}
+	}
+	return !space || s == ""
+}
+
+func ParseCall(b session.Block) ToolCall {
+	c := ToolCall{name: b.Name, raw: b.Arguments}
 	_ = json.Unmarshal(b.Arguments, &c.args)
 	return c
 }
 
 // callText is c.String() with the home folder looked up once per view.
-func (v *treeView) callText(c toolCall) string { return c.show(v.home) }
+func (v *View) callText(c ToolCall) string { return c.show(v.home) }
 
 // String shows a tool call the way pi's tree selector does.
-func (c toolCall) String() string {
+func (c ToolCall) String() string {
 	home, _ := os.UserHomeDir()
 	return c.show(home)
 }
 
 // show is String with the home folder given.
-func (c toolCall) show(home string) string {
+func (c ToolCall) show(home string) string {
 	name, args := c.name, c.args
 	str := func(keys ...string) string {
 		for _, k := range keys {
@@ -831,7 +855,7 @@ func (c toolCall) show(home string) string {
 	case "write", "edit":
 		return "[" + name + ": " + path("path", "file_path") + "]"
 	case "bash":
-		cmd := flat(str("command"))
+		cmd := Flat(str("command"))
 		if r := []rune(cmd); len(r) > 50 {
 			cmd = string(r[:50]) + "..."
 		}
@@ -855,7 +879,7 @@ func (c toolCall) show(home string) string {
 		}
 		return "[ls: " + p + "]"
 	}
-	s := flat(string(c.raw))
+	s := Flat(string(c.raw))
 	if s == "" {
 		s = "{}"
 	}

@@ -1,0 +1,20 @@
+// Package tui is arbor's terminal interface (bubbletea v2): the session picker,
+// the tree view and the browser that joins them (`arbor browse`). The chat of
+// the interactive agent is built on the same models: Picker chooses a session
+// and hands it to a callback (`/resume`, `arbor -r`), Tree moves a cursor's
+// leaf and hands back what it did (`/tree`).
+//
+// Promises:
+//   - Nothing blocks the interface: listing, indexing, full-text search,
+//     loading a session and every write run as commands in the background;
+//     the view shows a spinner (and the indexer's progress) meanwhile.
+//   - Text from a session (names, messages, paths, ids, labels) reaches the
+//     screen only through clean, which escapes control characters, ESC, C1,
+//     bidirectional controls and line separators.
+//   - Writes go through the same libraries as the commands: a rename appends a
+//     session_info (jsonl), delete and restore are the catalog's trash, a
+//     branch moves the active cursor through the jsonl store, with a branch
+//     summary from compaction when asked.
+//   - Colours follow the terminal's background (light or dark); NO_COLOR and
+//     terminals without colour get none (bubbletea's colour profile).
+package tui

@@ -1,0 +1,158 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/arborlog/arbor/catalog"
+	"github.com/arborlog/arbor/compaction"
+	"github.com/arborlog/arbor/session"
+	"github.com/arborlog/arbor/session/jsonl"
+)
+
+// store runs the catalog and the session files for the views, from the
+// commands bubbletea runs in the background. A Catalog is for one goroutine,
+// so every use of it holds mu; the indexer's progress is kept where the view
+// can read it while a listing runs.
+type store struct {
+	mu            sync.Mutex
+	cat           *catalog.Catalog
+	done, total   atomic.Int64
+	indexing      atomic.Bool
+	summarizer    compaction.Summarizer
+	contextWindow int
+}
+
+func newStore(cat *catalog.Catalog, summarizer compaction.Summarizer) *store {
+	s := &store{cat: cat, summarizer: summarizer}
+	if cat == nil {
+		return s // a tree alone needs no catalog
+	}
+	cat.Progress = func(done, total int) {
+		s.done.Store(int64(done))
+		s.total.Store(int64(total))
+		s.indexing.Store(done < total)
+	}
+	return s
+}
+
+// progress is the indexer's "read n of N files", when it is reading.
+func (s *store) progress() (done, total int, ok bool) {
+	if !s.indexing.Load() {
+		return 0, 0, false
+	}
+	return int(s.done.Load()), int(s.total.Load()), true
+}
+
+func (s *store) list(scope catalog.Scope) ([]catalog.Info, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	defer s.indexing.Store(false)
+	return s.cat.List(scope, catalog.ListOptions{})
+}
+
+func (s *store) search(scope catalog.Scope, q catalog.Query, limit int) ([]catalog.Hit, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	defer s.indexing.Store(false)
+	return s.cat.Search(scope, q, catalog.SearchOptions{Limit: limit})
+}
+
+func (s *store) remove(path string) (catalog.Trashed, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cat.Remove(path)
+}
+
+func (s *store) restore(id string) (catalog.Trashed, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cat.Restore(id)
+}
+
+// edit opens a session for writing (its writer lock), runs f and closes it,
+// as the commands do.
+func edit(path string, f func(s *jsonl.Session) error) error {
+	s, err := jsonl.Open(path)
+	if err != nil {
+		return err
+	}
+	err = f(s)
+	if cerr := s.Close(); cerr != nil && err == nil {
+		err = fmt.Errorf("close %s: %w", path, cerr)
+	}
+	return err
+}
+
+// rename gives the session at path a name (a session_info entry, as pi's /name).
+func rename(path, name string) error {
+	return edit(path, func(s *jsonl.Session) error {
+		_, err := s.SetName(name)
+		return err
+	})
+}
+
+// readSession loads a session without a lock and without writing.
+func readSession(path string) (*session.Log, error) {
+	l, err := jsonl.Read(path)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if l.Report().NoHeader && l.Len() == 0 {
+		return nil, fmt.Errorf("%s is not a session file: no line of it parses as a session entry ('arbor fsck' shows the damage)", path)
+	}
+	return l, nil
+}
+
+// Summary says whether moving the leaf summarizes the branch left behind.
+type Summary int
+
+const (
+	NoSummary      Summary = iota // just move the leaf
+	Summarize                     // a branch_summary of what is left behind, at the target
+	SummarizeAsked                // the same, with the user's instructions
+)
+
+// errMarker refuses to move the leaf onto one of arbor's markers.
+var errMarker = errors.New("that entry is an arbor marker, not part of the conversation; pick another")
+
+// branch moves the active cursor's leaf of the session at path to target, as
+// `arbor branch` does, and returns the new leaf's id (the branch_summary's
+// when one was written).
+func (s *store) branch(path, target string, sum Summary, instructions string) (string, error) {
+	leaf := target
+	err := edit(path, func(f *jsonl.Session) error {
+		e := f.Entry(target)
+		if e == nil {
+			return fmt.Errorf("no entry %s in %s (the file changed?)", target, path)
+		}
+		if e.IsMarker() {
+			return errMarker
+		}
+		c := f.Cursor("")
+		if sum == NoSummary {
+			return c.BranchTo(target)
+		}
+		m, err := compaction.BranchWithSummary(context.Background(), f.Log, target, compaction.BranchOptions{
+			Summarizer: s.summarizer, Instructions: instructions, ContextWindow: s.contextWindow, Cursor: c.ID()})
+		if err != nil {
+			return fmt.Errorf("summarize the branch left behind in %s: %w; nothing was written", path, err)
+		}
+		if m.Summary != nil {
+			leaf = m.Summary.ID
+		}
+		return nil
+	})
+	return leaf, err
+}
+
+// label sets (or, when empty, clears) an entry's label.
+func setLabel(path, target, label string) error {
+	return edit(path, func(f *jsonl.Session) error {
+		_, err := f.Cursor("").SetLabel(target, label)
+		return err
+	})
+}
