@@ -58,6 +58,15 @@ func TestServeEveryMethod(t *testing.T) {
 	if !strings.Contains(fmt.Sprint(tree["tree"]), "label:start") {
 		t.Errorf("getTree after label: %v", tree)
 	}
+	ft := call("getTree", map[string]any{"filter": "user"})
+	rows := ft["rows"].([]any)
+	if len(rows) != 2 || !strings.Contains(rows[0].(map[string]any)["text"].(string), "what colour") || ft["total"].(float64) <= 2 {
+		t.Errorf("getTree{filter:user} %v", ft)
+	}
+	if rows := call("getTree", map[string]any{"filter": "labeled"})["rows"].([]any); len(rows) != 1 || rows[0].(map[string]any)["entryId"] != user {
+		t.Errorf("getTree{filter:labeled} %v", rows)
+	}
+	errorOf(t, first(c.call("getTree", map[string]any{"filter": "bogus"})), -32602)
 	if r := call("pin", map[string]any{"entryId": assistant}); r["level"] != "pinned" && r["level"] != "pin" {
 		t.Errorf("pin %v", r)
 	}

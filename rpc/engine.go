@@ -13,6 +13,7 @@ import (
 	"github.com/arborlog/arbor/agent"
 	"github.com/arborlog/arbor/catalog"
 	"github.com/arborlog/arbor/compaction"
+	"github.com/arborlog/arbor/internal/treeview"
 	"github.com/arborlog/arbor/session"
 	"github.com/arborlog/arbor/store"
 	"github.com/arborlog/arbor/window"
@@ -931,4 +932,39 @@ func missing(err error) error {
 		return badParams("path", "%v", err)
 	}
 	return err
+}
+
+// TreeRow is one entry a tree filter keeps, in drawing order.
+type TreeRow struct {
+	EntryID string `json:"entryId"`
+	Type    string `json:"type"`
+	Prefix  string `json:"prefix"` // the box-drawing that hangs it from its visible parent
+	Text    string `json:"text"`   // what it says, as 'arbor tree' writes it
+	OnPath  bool   `json:"onPath"` // on the active path
+	Kids    int    `json:"children"`
+}
+
+// FilteredTree is the tree reduced by one of pi's tree filters (default,
+// no-tools, user, labeled, all), as 'arbor tree' and the browser draw it.
+func (e *Engine) FilteredTree(filter string) ([]TreeRow, int, int, error) {
+	f, err := treeview.ParseFilter(filter)
+	if err != nil {
+		return nil, 0, 0, badParams("filter", "%v", err)
+	}
+	rows := []TreeRow{}
+	var shown, total int
+	err = e.view(func(l *session.Log) error {
+		v := treeview.New(l.Tree(), l, l.Leaf(), f, 0)
+		for _, r := range v.Rows(nil) {
+			var text strings.Builder
+			for _, s := range v.Says(r) {
+				text.WriteString(s.Text)
+			}
+			rows = append(rows, TreeRow{EntryID: r.Node.Entry.ID, Type: r.Node.Entry.Type, Prefix: r.Prefix,
+				Text: text.String(), OnPath: v.OnPath(r.Node.Entry), Kids: r.Kids})
+		}
+		shown, total = v.Shown, v.Total
+		return nil
+	})
+	return rows, shown, total, err
 }

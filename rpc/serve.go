@@ -123,8 +123,14 @@ type (
 		Entries []json.RawMessage `json:"entries"`
 		LeafID  string            `json:"leafId"`
 	}
+	TreeParams struct {
+		Filter string `json:"filter,omitempty"`
+	}
 	TreeResult struct {
-		Tree   json.RawMessage `json:"tree"`
+		Tree   json.RawMessage `json:"tree,omitempty"`
+		Rows   []TreeRow       `json:"rows,omitempty"`
+		Shown  int             `json:"shown,omitempty"`
+		Total  int             `json:"total,omitempty"`
 		LeafID string          `json:"leafId"`
 	}
 	BranchToParams struct {
@@ -443,7 +449,15 @@ func (s *server) table() []method {
 			}
 			return EntriesResult{Entries: es, LeafID: leaf}, rpcError(err)
 		}},
-		{"getTree", "The session's tree (pi's getTree nodes) and the active leaf.", func(context.Context) (TreeResult, error) {
+		{"getTree", "The session's tree and the active leaf: pi's getTree nodes, or with filter (default, no-tools, user, labeled, all) the rows that filter keeps, as 'arbor tree' draws them.", func(_ context.Context, p TreeParams) (TreeResult, error) {
+			if p.Filter != "" {
+				rows, shown, total, err := e.FilteredTree(p.Filter)
+				if err != nil {
+					return TreeResult{}, rpcError(err)
+				}
+				_, leaf, err := e.Tree()
+				return TreeResult{Rows: rows, Shown: shown, Total: total, LeafID: leaf}, rpcError(err)
+			}
 			t, leaf, err := e.Tree()
 			return TreeResult{Tree: t, LeafID: leaf}, rpcError(err)
 		}},
