@@ -442,3 +442,9 @@ func (m modelSummarizer) SummarizeMetered(ctx context.Context, r compaction.Requ
 	u.Cost = m.a.Model.Prices.cost(u)
 	return text, u, nil
 }
+
+// Compact summarizes the older part of the active branch now (pi's manual
+// compaction), with the agent's summarizer.
+func (a *Agent) Compact(ctx context.Context) error {
+	return a.compact(ctx, "manual", false)
+}

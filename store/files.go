@@ -61,7 +61,7 @@ func (f *Files) Create(cwd, where string, o Options) (Session, error) {
 // Open opens the session file at ref for writing.
 func (f *Files) Open(ref string, o Options) (Session, error) {
 	if _, err := os.Stat(ref); errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%s: no such session file; check the path, or run 'arbor ls' to see sessions", ref)
+		return nil, noSuchFile(ref)
 	}
 	s, err := jsonl.Open(ref, fileOptions(o)...)
 	if err != nil {
@@ -70,11 +70,20 @@ func (f *Files) Open(ref string, o Options) (Session, error) {
 	return FileSession{s}, nil
 }
 
+// noSuchFile says ref does not exist; it matches fs.ErrNotExist.
+type noSuchFile string
+
+func (e noSuchFile) Error() string {
+	return string(e) + ": no such session file; check the path, or run 'arbor ls' to see sessions"
+}
+
+func (noSuchFile) Unwrap() error { return fs.ErrNotExist }
+
 // Read loads the session file at ref.
 func (f *Files) Read(ref string) (*session.Log, error) {
 	l, err := jsonl.Read(ref)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%s: no such session file; check the path, or run 'arbor ls' to see sessions", ref)
+		return nil, noSuchFile(ref)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", ref, err)

@@ -46,7 +46,7 @@ func TestAgentUsage(t *testing.T) {
 		{nil, "", "arbor: no terminal: run the agent with -p \"prompt\" (or pipe the prompt into arbor -p)\n"},
 		{[]string{"-p", "-r", "hi"}, "", "arbor: --resume picks a session interactively, which print mode cannot do; use --continue, or --session <id> (ids from 'arbor ls')\n"},
 		{[]string{"-p"}, "", "arbor: no prompt: give it as an argument (arbor -p \"prompt\") or on stdin\n"},
-		{[]string{"-p", "--mode", "xml", "hi"}, "", "arbor: --mode must be text or json, not \"xml\"\n"},
+		{[]string{"-p", "--mode", "xml", "hi"}, "", "arbor: --mode must be text, json or rpc, not \"xml\"\n"},
 		{[]string{"-p", "--session-id", "nope", "hi"}, "", "arbor: --session-id must be a UUID, not \"nope\"\n"},
 		{[]string{"-p", "--tools", "read,rm", "--model", "m", "--base-url", "http://127.0.0.1:9/v1", "hi"}, "", "arbor: --tools: unknown tool \"rm\": the tools are read, bash, edit, write, ls, grep, find\n"},
 		{[]string{"-p", "--context-window", "0", "hi"}, "", "arbor: --context-window must be a number of tokens above 0\n"},

@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -21,12 +22,14 @@ import (
 	"github.com/arborlog/arbor/agent"
 	"github.com/arborlog/arbor/catalog"
 	"github.com/arborlog/arbor/redact"
+	"github.com/arborlog/arbor/rpc"
 	"github.com/arborlog/arbor/session"
 	"github.com/arborlog/arbor/session/jsonl"
 	"github.com/arborlog/arbor/window"
 	"github.com/arborlog/arbor/window/blob"
 	"github.com/google/uuid"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"golang.org/x/term"
 )
 
@@ -52,6 +55,8 @@ type agentOptions struct {
 	tools                                         string
 
 	args []string
+
+	models func() []string // the configuration's model names, once factory has run
 }
 
 const agentHelp = `
@@ -60,6 +65,8 @@ Running the agent:
   arbor -p "prompt"          run the agent on a prompt and print its answer
   echo prompt | arbor -p     the prompt on stdin
   --mode json                print one JSON event per line instead (pi's event names)
+  arbor --mode rpc           pi's RPC mode: commands as JSON lines on stdin, responses
+                             and events on stdout (arbor serve speaks JSON-RPC 2.0)
 
 A new session is written to $ARBOR_DIR/sessions/<folder>/ when the first
 prompt is sent; -c continues the latest one of this folder, --session opens
@@ -89,7 +96,7 @@ func addAgentFlags(root *cobra.Command, ios *IO, g *Global) {
 	o := &agentOptions{io: ios, g: g}
 	f := root.Flags()
 	f.BoolVarP(&o.print, "print", "p", false, "run the prompt (arguments or stdin) and print the answer")
-	f.StringVar(&o.mode, "mode", "text", "print mode output: text or json (one event per line)")
+	f.StringVar(&o.mode, "mode", "text", "print mode output: text or json (one event per line); rpc speaks pi's RPC protocol on stdin/stdout")
 	f.BoolVarP(&o.cont, "continue", "c", false, "continue the most recent session of this folder")
 	f.BoolVarP(&o.resume, "resume", "r", false, "pick a session to resume (interactive only)")
 	f.StringVar(&o.session, "session", "", "open this session (path, id or name); a path that does not exist is created")
@@ -98,17 +105,8 @@ func addAgentFlags(root *cobra.Command, ios *IO, g *Global) {
 	f.BoolVar(&o.noSession, "ephemeral", false, "the same as --no-session")
 	f.StringVarP(&o.name, "name", "n", "", "name the session")
 	f.StringVar(&o.fork, "fork", "", "start a new session in this folder from a copy of this one (path, id or name)")
-	f.StringVar(&o.provider, "provider", "", "openai or anthropic (or a provider named in the configuration)")
-	f.StringVar(&o.baseURL, "base-url", "", "the provider's endpoint (default: "+"$ARBOR_MODEL_BASE_URL)")
-	f.StringVar(&o.model, "model", "", "the model (default: $ARBOR_MODEL)")
-	f.StringVar(&o.apiKeyEnv, "api-key-env", "", "the environment variable that holds the API key (default: ARBOR_API_KEY)")
-	f.IntVar(&o.contextWindow, "context-window", 0, "the model's context window in tokens (enables budgeting and automatic compaction)")
-	f.IntVar(&o.reserve, "reserve", 0, "tokens kept free for the reply (default 16384)")
-	f.StringVar(&o.systemPrompt, "system-prompt", "", "replace the system prompt")
-	f.StringVar(&o.appendSystemPrompt, "append-system-prompt", "", "add to the system prompt")
-	f.StringVar(&o.thinking, "thinking", "", "thinking level: off, minimal, low, medium, high, xhigh")
 	f.StringVar(&o.export, "export", "", "export this session to HTML instead of running the agent: arbor --export <session> [out] (as 'arbor export')")
-	f.StringVar(&o.tools, "tools", "", "comma-separated tools: "+strings.Join(agent.ToolNames, ", ")+" (default: "+strings.Join(agent.DefaultTools, ",")+")")
+	modelFlags(f, o)
 	root.Args = cobra.ArbitraryArgs
 	root.Long += agentHelp
 	root.RunE = func(c *cobra.Command, args []string) error {
@@ -126,6 +124,20 @@ func addAgentFlags(root *cobra.Command, ios *IO, g *Global) {
 		o.args = args
 		return runAgent(c, o)
 	}
+}
+
+// modelFlags are the flags that choose the model and tools, for -p, --mode rpc and serve.
+func modelFlags(f *pflag.FlagSet, o *agentOptions) {
+	f.StringVar(&o.provider, "provider", "", "openai or anthropic (or a provider named in the configuration)")
+	f.StringVar(&o.baseURL, "base-url", "", "the provider's endpoint (default: "+"$ARBOR_MODEL_BASE_URL)")
+	f.StringVar(&o.model, "model", "", "the model (default: $ARBOR_MODEL)")
+	f.StringVar(&o.apiKeyEnv, "api-key-env", "", "the environment variable that holds the API key (default: ARBOR_API_KEY)")
+	f.IntVar(&o.contextWindow, "context-window", 0, "the model's context window in tokens (enables budgeting and automatic compaction)")
+	f.IntVar(&o.reserve, "reserve", 0, "tokens kept free for the reply (default 16384)")
+	f.StringVar(&o.systemPrompt, "system-prompt", "", "replace the system prompt")
+	f.StringVar(&o.appendSystemPrompt, "append-system-prompt", "", "add to the system prompt")
+	f.StringVar(&o.thinking, "thinking", "", "thinking level: off, minimal, low, medium, high, xhigh")
+	f.StringVar(&o.tools, "tools", "", "comma-separated tools: "+strings.Join(agent.ToolNames, ", ")+" (default: "+strings.Join(agent.DefaultTools, ",")+")")
 }
 
 // exclusive are the flags that choose a session; at most one may be given.
@@ -148,8 +160,8 @@ func (o *agentOptions) check(c *cobra.Command) error {
 	if len(set) > 1 {
 		return usagef("%s and %s cannot be used together", set[0], set[1])
 	}
-	if o.mode != "text" && o.mode != "json" {
-		return usagef("--mode must be text or json, not %q", o.mode)
+	if o.mode != "text" && o.mode != "json" && o.mode != "rpc" {
+		return usagef("--mode must be text, json or rpc, not %q", o.mode)
 	}
 	if o.sessionID != "" {
 		if _, err := uuid.Parse(o.sessionID); err != nil {
@@ -173,6 +185,28 @@ func stdinIsTerminal(in io.Reader) bool {
 func runAgent(c *cobra.Command, o *agentOptions) error {
 	if err := o.check(c); err != nil {
 		return err
+	}
+	if o.mode == "rpc" {
+		if len(o.args) > 0 || o.print {
+			return usagef("--mode rpc takes its prompts as commands on stdin, not -p or arguments")
+		}
+		if o.noSession || o.resume || o.fork != "" || o.sessionID != "" {
+			return usagef("--mode rpc opens a session with --session or --continue (or switch_session); --no-session, --resume, --fork and --session-id are not supported with it")
+		}
+		cfg, closeStore, err := o.rpcConfig(c)
+		if err != nil {
+			return err
+		}
+		defer closeStore()
+		cfg.Start = o.session
+		if o.cont {
+			latest, err := cfg.Store.Latest(cfg.Scope)
+			if err != nil && !errors.Is(err, catalog.ErrNotFound) {
+				return err
+			}
+			cfg.Start = latest.Path
+		}
+		return rpc.Pi(cfg, o.io.In, o.io.Out)
 	}
 	if !o.print {
 		if len(o.args) > 0 {
@@ -201,32 +235,15 @@ func runAgent(c *cobra.Command, o *agentOptions) error {
 		return usagef(`no prompt: give it as an argument (arbor -p "prompt") or on stdin`)
 	}
 
-	cfgPath := configPath()
-	cfg, err := agent.LoadConfig(cfgPath)
+	mk, err := o.factory(c)
 	if err != nil {
 		return err
-	}
-	res, err := cfg.Resolve(agent.Settings{Provider: o.provider, BaseURL: o.baseURL, Model: o.model, APIKeyEnv: o.apiKeyEnv,
-		Thinking: o.thinking, ContextWindow: o.contextWindow, Reserve: o.reserve, ConfigPath: cfgPath})
-	if err != nil {
-		return err
-	}
-	toolNames := agent.DefaultTools
-	if len(cfg.Tools) > 0 {
-		toolNames = cfg.Tools
-	}
-	if c.Flags().Changed("tools") {
-		toolNames = strings.Split(o.tools, ",")
-	}
-	tools, err := agent.Tools(toolNames)
-	if err != nil {
-		return usagef("--tools: %v", err)
-	}
-	red, err := redact.New(cfg.Redact.Patterns)
-	if err != nil {
-		return fmt.Errorf("%s: %w", cfgPath, err)
 	}
 	cwd, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	a, err := mk("")
 	if err != nil {
 		return err
 	}
@@ -236,13 +253,7 @@ func runAgent(c *cobra.Command, o *agentOptions) error {
 		return err
 	}
 	defer s.close()
-
-	a := &agent.Agent{
-		Log: s.log, Flush: s.flush, Provider: res.Provider, Model: res.Model, Thinking: res.Thinking,
-		System: systemPrompt(o, cfg, tools, cwd), Tools: tools, Redactor: red, Blobs: s.blobs,
-		Env:            &agent.ToolEnv{Cwd: cwd, BashTimeout: time.Duration(cfg.BashTimeoutSeconds * float64(time.Second))},
-		MaxResultBytes: cfg.MaxResultBytes, Compaction: cfg.CompactionSettings(),
-	}
+	a.Log, a.Flush, a.Blobs = s.log, s.flush, s.blobs
 	if o.mode == "json" {
 		var mu sync.Mutex
 		a.Emit = func(e agent.Event) {
@@ -287,6 +298,64 @@ func runAgent(c *cobra.Command, o *agentOptions) error {
 		}
 	}
 	return nil
+}
+
+// factory reads the configuration and returns what builds the agent for a
+// model ("" for the one the flags and configuration choose): provider, tools,
+// system prompt, redaction. The caller sets its Log and Flush.
+func (o *agentOptions) factory(c *cobra.Command) (func(model string) (*agent.Agent, error), error) {
+	home := catalog.Home()
+	cfgPath := configPath()
+	cfg, err := agent.LoadConfig(cfgPath)
+	if err != nil {
+		return nil, err
+	}
+	toolNames := agent.DefaultTools
+	if len(cfg.Tools) > 0 {
+		toolNames = cfg.Tools
+	}
+	if c.Flags().Changed("tools") {
+		toolNames = strings.Split(o.tools, ",")
+	}
+	tools, err := agent.Tools(toolNames)
+	if err != nil {
+		return nil, usagef("--tools: %v", err)
+	}
+	red, err := redact.New(cfg.Redact.Patterns)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", cfgPath, err)
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		return nil, err
+	}
+	settings := agent.Settings{Provider: o.provider, BaseURL: o.baseURL, Model: o.model, APIKeyEnv: o.apiKeyEnv,
+		Thinking: o.thinking, ContextWindow: o.contextWindow, Reserve: o.reserve, ConfigPath: cfgPath}
+	o.models = func() []string {
+		var names []string
+		for name := range cfg.Models {
+			names = append(names, name)
+		}
+		slices.Sort(names)
+		return names
+	}
+	return func(model string) (*agent.Agent, error) {
+		st := settings
+		if model != "" {
+			st.Model = model
+		}
+		res, err := cfg.Resolve(st)
+		if err != nil {
+			return nil, err
+		}
+		return &agent.Agent{
+			Provider: res.Provider, Model: res.Model, Thinking: res.Thinking,
+			System: systemPrompt(o, cfg, tools, cwd), Tools: tools, Redactor: red,
+			Blobs:          blob.Store{Dir: filepath.Join(home, "blobs")},
+			Env:            &agent.ToolEnv{Cwd: cwd, BashTimeout: time.Duration(cfg.BashTimeoutSeconds * float64(time.Second))},
+			MaxResultBytes: cfg.MaxResultBytes, Compaction: cfg.CompactionSettings(),
+		}, nil
+	}, nil
 }
 
 // interruptible returns a context cancelled by the first SIGINT or SIGTERM;

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"github.com/arborlog/arbor/agent"
 	"github.com/arborlog/arbor/redact"
+	"github.com/arborlog/arbor/session"
 	"io"
 	"io/fs"
 	"os"
@@ -124,38 +125,10 @@ func runExport(o *exportOptions, f export.Format) error {
 			return err
 		}
 	}
-	write := func(w io.Writer) error {
-		var err error
-		switch f {
-		case export.FormatHTML:
-			err = export.HTML(w, l, opts)
-		case export.FormatMarkdown:
-			err = export.Markdown(w, l, opts)
-		case export.FormatJSONL:
-			err = export.JSONL(w, l, opts)
-		}
-		if errors.Is(err, export.ErrEmpty) {
-			return fmt.Errorf("%s has no entries yet: nothing to export", path)
-		}
-		if err != nil {
-			return fmt.Errorf("export %s: %w", path, err)
-		}
-		return nil
-	}
 	if o.out == "-" {
-		return write(o.io.Out)
+		return exportWrite(o.io.Out, l, path, f, opts)
 	}
-	out := o.out
-	if out == "" {
-		out = export.DefaultName(path, f)
-		if f == export.FormatJSONL {
-			out = outBase(path) + ".export.jsonl"
-		}
-		if sameDir(out, abs) {
-			return fmt.Errorf("the current folder holds %s: name the output file (arbor export %s <out>) to write next to the session", path, o.arg)
-		}
-	}
-	n, err := writeNew(out, abs, o.force, write)
+	out, n, err := exportFile(l, path, o.out, f, opts, o.force, o.arg)
 	if err != nil {
 		return err
 	}
@@ -164,6 +137,48 @@ func runExport(o *exportOptions, f export.Format) error {
 	}
 	o.io.Printf("%s\n", out)
 	return nil
+}
+
+// exportWrite writes the session l (read from path) in format f to w.
+func exportWrite(w io.Writer, l *session.Log, path string, f export.Format, opts export.Options) error {
+	var err error
+	switch f {
+	case export.FormatHTML:
+		err = export.HTML(w, l, opts)
+	case export.FormatMarkdown:
+		err = export.Markdown(w, l, opts)
+	case export.FormatJSONL:
+		err = export.JSONL(w, l, opts)
+	}
+	if errors.Is(err, export.ErrEmpty) {
+		return fmt.Errorf("%s has no entries yet: nothing to export", path)
+	}
+	if err != nil {
+		return fmt.Errorf("export %s: %w", path, err)
+	}
+	return nil
+}
+
+// exportFile writes the session l (read from path, given as arg) in format f
+// to the new file out ("" for the default name in the current folder) and
+// returns its name and size. It never overwrites the session, nor another
+// file unless force.
+func exportFile(l *session.Log, path, out string, f export.Format, opts export.Options, force bool, arg string) (string, int, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", 0, err
+	}
+	if out == "" {
+		out = export.DefaultName(path, f)
+		if f == export.FormatJSONL {
+			out = outBase(path) + ".export.jsonl"
+		}
+		if sameDir(out, abs) {
+			return "", 0, fmt.Errorf("the current folder holds %s: name the output file (arbor export %s <out>) to write next to the session", path, arg)
+		}
+	}
+	n, err := writeNew(out, abs, force, func(w io.Writer) error { return exportWrite(w, l, path, f, opts) })
+	return out, n, err
 }
 
 func outBase(path string) string {

@@ -68,6 +68,7 @@ type writable struct {
 	repairs func() []string
 	close   func() error
 	flush   func() error
+	store   store.Session // the session, when it came from a store
 }
 
 // Path names the session: its file, or its id in the database.
@@ -92,7 +93,7 @@ func fromFile(s *jsonl.Session) *writable {
 }
 
 func fromStore(s store.Session) *writable {
-	return &writable{Log: s.Log(), ref: s.Ref(), close: s.Close, flush: s.Flush}
+	return &writable{Log: s.Log(), ref: s.Ref(), close: s.Close, flush: s.Flush, store: s}
 }
 
 // readDB reads a session from the database.
@@ -126,6 +127,27 @@ func (g *Global) openDB(db *pgstore.Store, arg string, o store.Options, create b
 		return nil, err
 	}
 	return fromStore(s), nil
+}
+
+// forkSession starts the session holding the branch of l (read from ref)
+// that ends at leaf, open for writing, in the chosen store.
+func (g *Global) forkSession(ref string, l *session.Log, leaf string) (store.Session, error) {
+	db, err := g.database()
+	if err != nil {
+		return nil, err
+	}
+	if db != nil {
+		w, err := g.forkDB(db, l, ref, leaf)
+		if err != nil {
+			return nil, err
+		}
+		return w.store, nil
+	}
+	s, err := jsonl.BranchFrom(ref, l, leaf)
+	if err != nil {
+		return nil, err
+	}
+	return store.FileSession{Session: s}, nil
 }
 
 // forkDB writes the branch of l ending at leaf as a new session in the database.

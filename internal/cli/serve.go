@@ -1,0 +1,113 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+
+	"github.com/arborlog/arbor/export"
+	"github.com/arborlog/arbor/internal/termtext"
+
+	"github.com/spf13/cobra"
+
+	"github.com/arborlog/arbor/rpc"
+	"github.com/arborlog/arbor/session"
+)
+
+var _ = register(newCmdServe)
+
+func newCmdServe(ios *IO, g *Global) *cobra.Command {
+	o := &agentOptions{io: ios, g: g}
+	var listen string
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Drive sessions and the agent over JSON-RPC 2.0 on stdin/stdout",
+		Long: `Speak JSON-RPC 2.0 on stdin and stdout, one JSON value a line, with rho's
+method names and result shapes (prompt, abort, clear, compact, getState,
+getMessages, setModel, getSessionStats, listSessions, resumeSession,
+newSession, fork, listBranches, switchBranch, listModels, listTools) and
+arbor's own (getEntries, getTree, branchTo, label, setSessionName, pin,
+unpin, setResolution, compactUndo, search, exportHtml, fsck, rm, restore).
+docs/openrpc.json describes every method; docs/rpc.md has an example.
+
+The server starts on a new session (written with its first prompt) and sends
+a "ready" notification; while a prompt runs it streams agent/start,
+message/delta, reasoning/delta, tool/call, tool/result, usage and agent/end.
+abort and prompt{steer:true} are served while a prompt runs; other methods
+that touch the session answer -32603 with data.reason "busy".
+
+resumeSession{path, readOnly:true} follows a session another program writes:
+getEntries{since} then returns what was appended after the entry since.
+A session another writer holds is refused with the holder named.
+
+With --listen unix:PATH (or tcp:127.0.0.1:PORT, loopback only: the protocol
+has no authentication) it serves several clients at once, each on its own
+session, until Ctrl-C.
+
+The model flags are those of arbor -p.`,
+		Example: `  echo '{"jsonrpc":"2.0","id":1,"method":"listSessions"}' | arbor serve`,
+		Args:    cobra.NoArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			cfg, closeStore, err := o.rpcConfig(c)
+			if err != nil {
+				return err
+			}
+			defer closeStore()
+			if listen == "" {
+				return rpc.Serve(cfg, o.io.In, nopCloser{o.io.Out})
+			}
+			ctx, stop := interruptible(context.Background())
+			defer stop()
+			err = rpc.Listen(ctx, cfg, listen, func(a net.Addr) {
+				fmt.Fprintf(o.io.ErrOut, "listening on %s:%s\n", a.Network(), termtext.Line(a.String()))
+			})
+			var re *rpc.Error
+			if errors.As(err, &re) && re.Kind == rpc.BadParams {
+				return usagef("%s", re.Msg)
+			}
+			return err
+		},
+	}
+	modelFlags(cmd.Flags(), o)
+	cmd.Flags().StringVar(&listen, "listen", "", "serve several clients on unix:PATH or tcp:127.0.0.1:PORT (each its own session) until Ctrl-C")
+	return cmd
+}
+
+// exportHTML writes the session's page to the new file out ("" for the
+// default name in the current folder), as arbor export does.
+func exportHTML(l *session.Log, ref, out string) (string, error) {
+	abs, err := filepath.Abs(ref)
+	if err != nil {
+		return "", err
+	}
+	p, _, err := exportFile(l, ref, out, export.FormatHTML, export.Options{Source: abs}, false, ref)
+	return p, err
+}
+
+type nopCloser struct{ io.Writer }
+
+func (nopCloser) Close() error { return nil }
+
+// rpcConfig is what arbor serve and arbor --mode rpc give the engine: the
+// store, the project and the agent built from the flags.
+func (o *agentOptions) rpcConfig(c *cobra.Command) (rpc.Config, func(), error) {
+	mk, err := o.factory(c)
+	if err != nil {
+		return rpc.Config{}, nil, err
+	}
+	st, err := o.g.sessions(o.io)
+	if err != nil {
+		return rpc.Config{}, nil, err
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		return rpc.Config{}, nil, err
+	}
+	return rpc.Config{Store: st, Scope: o.g.scope(), Cwd: cwd, Where: o.g.SessionDir, NewAgent: mk, Models: o.models,
+			Fork: o.g.forkSession, Export: exportHTML},
+		func() { _ = st.Close() }, nil
+}

@@ -1,0 +1,970 @@
+package rpc
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+	"sync"
+
+	"github.com/arborlog/arbor/agent"
+	"github.com/arborlog/arbor/catalog"
+	"github.com/arborlog/arbor/compaction"
+	"github.com/arborlog/arbor/internal/treeview"
+	"github.com/arborlog/arbor/session"
+	"github.com/arborlog/arbor/store"
+	"github.com/arborlog/arbor/window"
+)
+
+// Kind says what went wrong with an operation, so each protocol can map it to
+// its own error.
+type Kind int
+
+const (
+	Internal  Kind = iota // the session or the provider failed
+	BadParams             // the request named something that does not exist or gave a bad value
+	Busy                  // a prompt is running
+)
+
+// Error is an operation's failure: its kind, a one-line message and what was
+// wrong (the parameter or the id).
+type Error struct {
+	Kind Kind
+	Msg  string
+	What string
+}
+
+func (e *Error) Error() string { return e.Msg }
+
+func badParams(what, format string, args ...any) error {
+	return &Error{Kind: BadParams, What: what, Msg: fmt.Sprintf(format, args...)}
+}
+
+var errBusy = &Error{Kind: Busy, What: "prompt", Msg: "a prompt is running: abort it or wait for agent/end"}
+
+// Config is what an Engine needs from the command that starts it.
+type Config struct {
+	Store store.Store
+	Scope catalog.Scope // where listSessions and resumeSession look
+	Cwd   string
+	Where string // the folder new sessions go in ("" for the project's default)
+	Start string // the session to open at start (path, id or name); "" for a new one
+	// NewAgent builds the agent for a session, with the model named (""
+	// for the configured one). Its Log, Flush and Emit are set by the Engine.
+	NewAgent func(model string) (*agent.Agent, error)
+	// Models lists the models the configuration names.
+	Models func() []string
+	// Fork starts the session holding the branch of l (read from ref) that
+	// ends at leaf, open for writing.
+	Fork func(ref string, l *session.Log, leaf string) (store.Session, error)
+	// Export writes the session's HTML page to the new file out ("" for the
+	// default name) and returns its name; nil when arbor has no exporter.
+	Export func(l *session.Log, ref, out string) (string, error)
+}
+
+// Engine holds one session and the agent that runs prompts on it.
+type Engine struct {
+	cfg  Config
+	emit func(agent.Event)
+
+	mu       sync.Mutex
+	sess     store.Session
+	follow   string // the ref of a session read without the lock (a follower)
+	log      *session.Log
+	model    string
+	ag       *agent.Agent
+	running  bool
+	cancel   context.CancelFunc
+	queue    []string
+	messages int   // context messages, kept up to date while a run appends
+	gen      int   // counts the prompts started, so a finished one does not end the next
+	agentErr error // why there is no agent (no model configured)
+}
+
+// New returns an Engine on the session cfg.Start names, or on a new session
+// (written with its first prompt). emit receives the agent's events (pi's
+// names) from any goroutine.
+func New(cfg Config, emit func(agent.Event)) (*Engine, error) {
+	e := &Engine{cfg: cfg, emit: emit}
+	if cfg.Start != "" {
+		if err := e.Resume(cfg.Start, false); err != nil {
+			return nil, err
+		}
+		return e, nil
+	}
+	if _, err := e.NewSession(); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// Close releases the session's writer lock.
+func (e *Engine) Close() error {
+	e.Abort()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.closeSession()
+}
+
+func (e *Engine) closeSession() error {
+	if e.sess == nil {
+		return nil
+	}
+	err := e.sess.Close()
+	e.sess = nil
+	return err
+}
+
+// idle locks the engine for an operation on the session; it fails while a
+// prompt runs. The caller unlocks e.mu.
+func (e *Engine) idle() error {
+	e.mu.Lock()
+	if e.running {
+		e.mu.Unlock()
+		return errBusy
+	}
+	return nil
+}
+
+// writable also refuses a session opened as a follower.
+func (e *Engine) writable() error {
+	if err := e.idle(); err != nil {
+		return err
+	}
+	if e.follow != "" {
+		e.mu.Unlock()
+		return &Error{Kind: BadParams, What: "session", Msg: "this session was opened to follow (readOnly): resume it without readOnly to write"}
+	}
+	return nil
+}
+
+// attach makes s the engine's session. Without a usable model the session
+// still opens (to list, read, navigate and follow); prompts then fail with
+// the reason.
+func (e *Engine) attach(s store.Session) error {
+	if err := e.closeSession(); err != nil {
+		_ = s.Close()
+		return err
+	}
+	e.sess, e.log, e.follow = s, s.Log(), ""
+	e.messages = len(e.log.Context().Messages)
+	a, err := e.cfg.NewAgent(e.model)
+	e.ag, e.agentErr = a, err
+	if err == nil {
+		a.Log, a.Flush = e.log, s.Flush
+		a.Emit = e.onEvent
+	}
+	return nil
+}
+
+func (e *Engine) onEvent(ev agent.Event) {
+	switch ev.Type {
+	case "message_end":
+		e.mu.Lock()
+		e.messages++
+		e.mu.Unlock()
+	case "agent_end":
+		// The run is over unless a steering message is queued: a client that
+		// waits for agent_end may send the next prompt at once. The run's
+		// goroutine touches the log no more.
+		e.mu.Lock()
+		if len(e.queue) == 0 && e.running {
+			e.running, e.cancel = false, nil
+			e.messages = len(e.log.Context().Messages)
+		}
+		e.mu.Unlock()
+	}
+	if e.emit != nil {
+		e.emit(ev)
+	}
+}
+
+// Ref names the current session (its file, or its id in a database).
+func (e *Engine) Ref() string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.ref()
+}
+
+func (e *Engine) ref() string {
+	if e.follow != "" {
+		return e.follow
+	}
+	return e.sess.Ref()
+}
+
+// NewSession starts a new session (written with its first prompt).
+func (e *Engine) NewSession() (string, error) {
+	e.mu.Lock()
+	running := e.running
+	e.mu.Unlock()
+	if running {
+		return "", errBusy
+	}
+	s, err := e.cfg.Store.Create(e.cfg.Cwd, e.cfg.Where, store.Options{})
+	if err != nil {
+		return "", err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if err := e.attach(s); err != nil {
+		return "", err
+	}
+	return s.Ref(), nil
+}
+
+// Resume opens the session named by ref (a path, id or name). readOnly opens
+// it to follow without taking the writer lock.
+func (e *Engine) Resume(ref string, readOnly bool) error {
+	if ref == "" {
+		return badParams("path", "give the session to resume (path, id or name)")
+	}
+	if err := e.idle(); err != nil {
+		return err
+	}
+	defer e.mu.Unlock()
+	r, err := e.cfg.Store.Resolve(ref, e.cfg.Scope)
+	if err != nil {
+		return badParams("path", "no session %q: %v (listSessions names them)", ref, err)
+	}
+	if readOnly {
+		l, err := e.cfg.Store.Read(r)
+		if err != nil {
+			return missing(err)
+		}
+		if err := e.closeSession(); err != nil {
+			return err
+		}
+		e.log, e.follow, e.ag = l, r, nil
+		e.messages = len(l.Context().Messages)
+		return nil
+	}
+	s, err := e.cfg.Store.Open(r, store.Options{})
+	if err != nil {
+		return missing(err)
+	}
+	return e.attach(s)
+}
+
+// Prompt runs message on the session and returns the last reply. It blocks
+// until the run ends; Abort stops it. started, if not nil, is called once the
+// prompt is accepted, before the run's first event.
+func (e *Engine) Prompt(ctx context.Context, message string, started func()) (*agent.Assistant, error) {
+	if strings.TrimSpace(message) == "" {
+		return nil, badParams("message", "the message is empty")
+	}
+	if err := e.writable(); err != nil {
+		return nil, err
+	}
+	if e.ag == nil {
+		e.mu.Unlock()
+		return nil, &Error{Kind: Internal, What: "model", Msg: fmt.Sprintf("no model to prompt: %v", e.agentErr)}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	e.running, e.cancel = true, cancel
+	e.gen++
+	gen := e.gen
+	a := e.ag
+	first := e.log.Len() == 0
+	e.mu.Unlock()
+	defer cancel()
+	if started != nil {
+		started()
+	}
+
+	var (
+		last *agent.Assistant
+		err  error
+	)
+	if first {
+		err = a.Prepare()
+	}
+	for err == nil {
+		last, err = a.Run(ctx, message)
+		if err != nil {
+			break
+		}
+		e.mu.Lock()
+		if len(e.queue) == 0 || e.gen != gen {
+			break
+		}
+		message, e.queue = e.queue[0], e.queue[1:]
+		e.mu.Unlock()
+	}
+	if err != nil {
+		e.mu.Lock()
+	}
+	if e.gen == gen {
+		e.running, e.cancel, e.queue = false, nil, nil
+		e.messages = len(e.log.Context().Messages)
+	}
+	e.mu.Unlock()
+	return last, err
+}
+
+// Steer queues a message for the running prompt: it is sent when the model
+// next stops, in the same run (agent/end comes after it). With no prompt
+// running it fails.
+func (e *Engine) Steer(message string) error {
+	if strings.TrimSpace(message) == "" {
+		return badParams("message", "the message is empty")
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if !e.running {
+		return badParams("steer", "no prompt is running to steer: send it without steer")
+	}
+	e.queue = append(e.queue, message)
+	return nil
+}
+
+// Abort stops the running prompt (the partial reply is kept) and drops the
+// messages queued for it; without one it does nothing.
+func (e *Engine) Abort() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.cancel != nil {
+		e.cancel()
+	}
+	e.queue = nil
+}
+
+// Running says whether a prompt runs.
+func (e *Engine) Running() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.running
+}
+
+// State is what getState reports.
+type State struct {
+	Model        string `json:"model"`
+	Provider     string `json:"provider"`
+	Cwd          string `json:"cwd"`
+	MessageCount int    `json:"messageCount"`
+	SessionFile  string `json:"sessionFile"`
+	SessionID    string `json:"sessionId"`
+	SessionName  string `json:"sessionName,omitempty"`
+	IsStreaming  bool   `json:"isStreaming"`
+	ReadOnly     bool   `json:"readOnly"`
+}
+
+// State reports the model, the session and whether a prompt runs; it is
+// served while a prompt runs.
+func (e *Engine) State() State {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	st := State{Cwd: e.cfg.Cwd, MessageCount: e.messages, SessionFile: e.ref(), IsStreaming: e.running, ReadOnly: e.follow != ""}
+	if e.ag != nil {
+		st.Model, st.Provider = e.ag.Model.ID, e.ag.Model.Provider
+	}
+	if !e.running {
+		st.SessionID, st.SessionName = e.log.Header().ID, e.log.Name()
+	}
+	return st
+}
+
+// view runs f on the session's log when no prompt is running (a follower's
+// log is read again first, so it sees what the writer appended since).
+func (e *Engine) view(f func(l *session.Log) error) error {
+	if err := e.idle(); err != nil {
+		return err
+	}
+	defer e.mu.Unlock()
+	if e.follow != "" {
+		l, err := e.cfg.Store.Read(e.follow)
+		if err != nil {
+			return err
+		}
+		e.log = l
+	}
+	return f(e.log)
+}
+
+// change runs f on the session's log when it may be written. What a client
+// asked for is written at once, even to a session that has no message yet
+// (which otherwise holds entries back until its first one).
+func (e *Engine) change(f func(l *session.Log) error) error {
+	if err := e.writable(); err != nil {
+		return err
+	}
+	defer e.mu.Unlock()
+	if err := f(e.log); err != nil {
+		return err
+	}
+	if e.log.Len() == 0 {
+		return nil
+	}
+	return e.sess.Flush()
+}
+
+// Messages returns the active branch's context messages (pi's objects).
+func (e *Engine) Messages() ([]json.RawMessage, error) {
+	var out []json.RawMessage
+	err := e.view(func(l *session.Log) error {
+		for _, m := range l.Context().Messages {
+			out = append(out, json.RawMessage(m.Raw))
+		}
+		return nil
+	})
+	return out, err
+}
+
+// Fitted returns the messages the model would be sent: the active cursor's
+// context at its resolutions (pins, outlines, summaries), as pi's objects.
+func (e *Engine) Fitted() ([]json.RawMessage, error) {
+	var out []json.RawMessage
+	err := e.view(func(l *session.Log) error {
+		r, err := window.Build(l.Context(), window.Options{Resolutions: l.Cursor("").Resolutions()})
+		if err != nil {
+			return err
+		}
+		for _, m := range r.Context().Messages {
+			out = append(out, json.RawMessage(m.Raw))
+		}
+		return nil
+	})
+	return out, err
+}
+
+// Entries returns the entries appended after the entry since ("" for all),
+// in file order, and the active leaf.
+func (e *Engine) Entries(since string) ([]json.RawMessage, string, error) {
+	var (
+		out  []json.RawMessage
+		leaf string
+	)
+	err := e.view(func(l *session.Log) error {
+		es := l.Entries()
+		start := 0
+		if since != "" {
+			start = -1
+			for i, en := range es {
+				if en.ID == since {
+					start = i + 1
+					break
+				}
+			}
+			if start < 0 {
+				return badParams("since", "no entry %q in this session", since)
+			}
+		}
+		for _, en := range es[start:] {
+			out = append(out, json.RawMessage(en.Raw()))
+		}
+		if lf := l.Leaf(); lf != nil {
+			leaf = lf.ID
+		}
+		return nil
+	})
+	return out, leaf, err
+}
+
+// Compact summarizes the older part of the active branch now and returns
+// the compaction entry.
+func (e *Engine) Compact(ctx context.Context) (*session.Entry, error) {
+	if err := e.writable(); err != nil {
+		return nil, err
+	}
+	if e.ag == nil {
+		e.mu.Unlock()
+		return nil, &Error{Kind: Internal, What: "model", Msg: fmt.Sprintf("no model to summarize with: %v", e.agentErr)}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	e.running, e.cancel = true, cancel
+	a := e.ag
+	e.mu.Unlock()
+	err := a.Compact(ctx)
+	cancel()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.running, e.cancel = false, nil
+	e.messages = len(e.log.Context().Messages)
+	if err != nil {
+		return nil, err
+	}
+	return e.log.Leaf(), nil
+}
+
+// ForkSession starts a new session, and makes it the engine's, from the
+// branch that ends at the parent of the user message entryID (at: at the
+// entry itself). It returns the text of that user message.
+func (e *Engine) ForkSession(entryID string, at bool) (string, error) {
+	if err := e.writable(); err != nil {
+		return "", err
+	}
+	defer e.mu.Unlock()
+	l := e.log
+	en := l.Entry(entryID)
+	if en == nil {
+		return "", badParams("entryId", "Entry not found: %s", entryID)
+	}
+	var text string
+	leaf := entryID
+	if !at {
+		if en.Role() != session.RoleUser {
+			return "", badParams("entryId", "Invalid entry ID for forking: %s is not a user message", entryID)
+		}
+		text = messageText(en)
+		leaf = en.ParentID
+	}
+	var (
+		s   store.Session
+		err error
+	)
+	if leaf == "" {
+		s, err = e.cfg.Store.Create(e.cfg.Cwd, e.cfg.Where, store.Options{Header: []session.HeaderOption{session.WithParent(e.ref())}})
+	} else {
+		s, err = e.cfg.Fork(e.ref(), l, leaf)
+	}
+	if err != nil {
+		return "", err
+	}
+	if l := s.Log(); l.Len() > 0 {
+		if err := s.Flush(); err != nil {
+			_ = s.Close()
+			return "", err
+		}
+	}
+	return text, e.attach(s)
+}
+
+// messageText is the text of a message entry's content.
+func messageText(en *session.Entry) string {
+	var m struct {
+		Content json.RawMessage `json:"content"`
+	}
+	if json.Unmarshal(en.MessageRaw(), &m) != nil {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(m.Content, &s) == nil {
+		return s
+	}
+	var blocks []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	_ = json.Unmarshal(m.Content, &blocks)
+	var parts []string
+	for _, b := range blocks {
+		if b.Type == "text" {
+			parts = append(parts, b.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// ForkMessage is a user message a session can be forked at.
+type ForkMessage struct {
+	EntryID string `json:"entryId"`
+	Text    string `json:"text"`
+}
+
+// ForkMessages lists the user messages of every branch, in file order (as
+// pi's getUserMessagesForForking does).
+func (e *Engine) ForkMessages() ([]ForkMessage, error) {
+	out := []ForkMessage{}
+	err := e.view(func(l *session.Log) error {
+		for _, en := range l.Entries() {
+			if en.Role() == session.RoleUser {
+				out = append(out, ForkMessage{EntryID: en.ID, Text: messageText(en)})
+			}
+		}
+		return nil
+	})
+	return out, err
+}
+
+// SetModel switches the model the next prompt uses and records it.
+func (e *Engine) SetModel(model string) (*agent.Agent, error) {
+	if model == "" {
+		return nil, badParams("model", "give the model")
+	}
+	var out *agent.Agent
+	err := e.change(func(l *session.Log) error {
+		a, err := e.cfg.NewAgent(model)
+		if err != nil {
+			return badParams("model", "%v", err)
+		}
+		a.Log, a.Flush, a.Emit = l, e.sess.Flush, e.onEvent
+		if l.Len() > 0 {
+			if err := a.Prepare(); err != nil {
+				return err
+			}
+		}
+		e.ag, e.agentErr, e.model, out = a, nil, model, a
+		return nil
+	})
+	return out, err
+}
+
+// Model is the current agent's model.
+func (e *Engine) Model() agent.Model {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.ag == nil {
+		return agent.Model{}
+	}
+	return e.ag.Model
+}
+
+// checkEntry fails with BadParams when id is not an entry of l.
+func checkEntry(l *session.Log, what, id string) error {
+	if id == "" {
+		return badParams(what, "give %s (an entry id)", what)
+	}
+	if l.Entry(id) == nil {
+		return badParams(what, "no entry %q in this session (getEntries lists them)", id)
+	}
+	return nil
+}
+
+// BranchTo moves the active leaf to entry id ("" for before the first entry),
+// with an optional summary of the branch left behind.
+func (e *Engine) BranchTo(id, summary string) (string, error) {
+	var leaf string
+	err := e.change(func(l *session.Log) error {
+		if id == "" {
+			if err := l.ResetLeaf(); err != nil {
+				return err
+			}
+		} else {
+			if err := checkEntry(l, "entryId", id); err != nil {
+				return err
+			}
+			if summary != "" {
+				en, err := l.BranchWithSummary(id, summary, nil, false)
+				if err != nil {
+					return err
+				}
+				leaf = en.ID
+			} else if err := l.BranchTo(id); err != nil {
+				return err
+			}
+		}
+		if lf := l.Leaf(); lf != nil {
+			leaf = lf.ID
+		}
+		e.messages = len(l.Context().Messages)
+		return nil
+	})
+	return leaf, err
+}
+
+// Label sets (or with "" clears) the label of entry id.
+func (e *Engine) Label(id, label string) error {
+	return e.change(func(l *session.Log) error {
+		if err := checkEntry(l, "entryId", id); err != nil {
+			return err
+		}
+		_, err := l.SetLabel(id, label)
+		return err
+	})
+}
+
+// SetName names the session.
+func (e *Engine) SetName(name string) error {
+	if strings.TrimSpace(name) == "" {
+		return badParams("name", "Session name cannot be empty")
+	}
+	return e.change(func(l *session.Log) error {
+		_, err := l.SetName(name)
+		return err
+	})
+}
+
+// Branches lists the session's cursors.
+func (e *Engine) Branches() ([]session.CursorInfo, error) {
+	var out []session.CursorInfo
+	err := e.view(func(l *session.Log) error {
+		out = l.Cursors()
+		return nil
+	})
+	return out, err
+}
+
+// Fork starts a new cursor at the active leaf (the active cursor does not change).
+func (e *Engine) Fork(name string) (string, error) {
+	var id string
+	err := e.change(func(l *session.Log) error {
+		var err error
+		id, err = l.Fork(name)
+		return err
+	})
+	return id, err
+}
+
+// SwitchBranch makes the cursor id (or name) the active one.
+func (e *Engine) SwitchBranch(id string) error {
+	return e.change(func(l *session.Log) error {
+		if err := l.Switch(id); id == "" || errors.Is(err, session.ErrNoCursor) {
+			return badParams("cursorId", "no cursor %q in this session (listBranches names them)", id)
+		} else if err != nil {
+			return err
+		}
+		e.messages = len(l.Context().Messages)
+		return nil
+	})
+}
+
+// Tree returns the session's tree as pi's getTree objects.
+func (e *Engine) Tree() (json.RawMessage, string, error) {
+	var (
+		out  json.RawMessage
+		leaf string
+	)
+	err := e.view(func(l *session.Log) error {
+		var b strings.Builder
+		b.WriteByte('[')
+		for i, n := range l.Tree() {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			var nb bytes.Buffer
+			n.WriteJSON(&nb)
+			b.Write(nb.Bytes())
+		}
+		b.WriteByte(']')
+		out = json.RawMessage(b.String())
+		if lf := l.Leaf(); lf != nil {
+			leaf = lf.ID
+		}
+		return nil
+	})
+	return out, leaf, err
+}
+
+// List returns the sessions in the engine's scope, newest first.
+func (e *Engine) List() ([]catalog.Info, error) {
+	return e.cfg.Store.List(e.cfg.Scope, catalog.ListOptions{})
+}
+
+// errorsAs is errors.As for the Engine's error.
+func asError(err error) (*Error, bool) {
+	var e *Error
+	ok := errors.As(err, &e)
+	return e, ok
+}
+
+// Resolve sets how entry id reaches the model on the active cursor: "pin"
+// (always in full), "unpin" (back to the default), "outline" or "summarize"
+// (text replaces it in the context).
+func (e *Engine) Resolve(id, level, text string) (string, error) {
+	var out string
+	err := e.change(func(l *session.Log) error {
+		if err := checkEntry(l, "entryId", id); err != nil {
+			return err
+		}
+		c := l.Cursor("")
+		var err error
+		switch level {
+		case "pin":
+			err = c.Pin(id)
+		case "unpin":
+			err = c.Unpin(id)
+		case "outline", "summarize":
+			if strings.TrimSpace(text) == "" {
+				return badParams("text", "give the text that stands for entry %s", id)
+			}
+			if level == "outline" {
+				err = c.Outline(id, text)
+			} else {
+				err = c.Summarize(id, text)
+			}
+		default:
+			return badParams("level", "level %q: want pin, unpin, outline or summarize", level)
+		}
+		if err != nil {
+			return badParams("entryId", "%s %s: %v", level, id, err)
+		}
+		r, _ := c.Resolution(id)
+		out = string(r.Level)
+		e.messages = len(l.Context().Messages)
+		return nil
+	})
+	return out, err
+}
+
+// CompactUndo moves the active leaf back to before the last compaction on its
+// branch (nothing is deleted).
+func (e *Engine) CompactUndo() (compaction.Undone, error) {
+	var u compaction.Undone
+	err := e.change(func(l *session.Log) error {
+		var err error
+		u, err = compaction.Undo(l, "")
+		if errors.Is(err, compaction.ErrNoCompaction) {
+			return badParams("session", "nothing to undo: no compaction on the current branch")
+		}
+		e.messages = len(l.Context().Messages)
+		return err
+	})
+	return u, err
+}
+
+// NameBranch names the cursor id ("" clears the name).
+func (e *Engine) NameBranch(id, name string) error {
+	return e.change(func(l *session.Log) error {
+		err := l.Cursor(id).Name(name)
+		if id == "" || errors.Is(err, session.ErrNoCursor) {
+			return badParams("cursorId", "no cursor %q in this session (listBranches names them)", id)
+		}
+		return err
+	})
+}
+
+// Search finds the entries of the sessions in scope that match q (pi's
+// session picker syntax; re:<pattern> for a regular expression).
+func (e *Engine) Search(q string, limit int) ([]catalog.Hit, error) {
+	query, err := catalog.ParseQuery(q)
+	if err != nil {
+		return nil, badParams("query", "%v", err)
+	}
+	return e.cfg.Store.Search(e.cfg.Scope, query, catalog.SearchOptions{Limit: limit})
+}
+
+// ExportHTML writes the session as one HTML page to the new file out ("" for
+// the default name in the working folder) and returns its name.
+func (e *Engine) ExportHTML(out string) (string, error) {
+	if e.cfg.Export == nil {
+		return "", &Error{Kind: Internal, What: "export", Msg: "this server has no HTML exporter"}
+	}
+	var path string
+	err := e.view(func(l *session.Log) error {
+		if l.Len() == 0 {
+			return badParams("session", "the session has no entries yet: nothing to export")
+		}
+		var err error
+		path, err = e.cfg.Export(l, e.ref(), out)
+		return err
+	})
+	return path, err
+}
+
+// files is the catalog of the file store; rm, restore and fsck work on
+// session files only.
+func (e *Engine) files(what string) (*catalog.Catalog, error) {
+	f, ok := e.cfg.Store.(*store.Files)
+	if !ok {
+		return nil, &Error{Kind: BadParams, What: "store", Msg: what + " works on session files; it does not apply to a database store"}
+	}
+	return f.Catalog(), nil
+}
+
+func (e *Engine) resolve(arg string) (string, error) {
+	if arg == "" {
+		return "", badParams("path", "give the session (path, id or name)")
+	}
+	ref, err := e.cfg.Store.Resolve(arg, e.cfg.Scope)
+	if err != nil {
+		return "", badParams("path", "no session %q: %v (listSessions names them)", arg, err)
+	}
+	return ref, nil
+}
+
+// Remove moves the session arg, with its sidecar files, to the trash
+// (Restore brings it back). The session being served cannot be removed.
+func (e *Engine) Remove(arg string) (catalog.Trashed, error) {
+	cat, err := e.files("rm")
+	if err != nil {
+		return catalog.Trashed{}, err
+	}
+	ref, err := e.resolve(arg)
+	if err != nil {
+		return catalog.Trashed{}, err
+	}
+	if ref == e.Ref() {
+		return catalog.Trashed{}, badParams("path", "%s is the session this server has open: newSession or resumeSession another first", ref)
+	}
+	return cat.Remove(ref)
+}
+
+// Restore puts a removed session back where it was; it never overwrites a file.
+func (e *Engine) Restore(arg string) (catalog.Trashed, error) {
+	cat, err := e.files("restore")
+	if err != nil {
+		return catalog.Trashed{}, err
+	}
+	if arg == "" {
+		return catalog.Trashed{}, badParams("path", "give the removed session (id, name or its path)")
+	}
+	t, err := cat.Restore(arg)
+	if errors.Is(err, catalog.ErrNotFound) {
+		return t, badParams("path", "%v", err)
+	}
+	return t, err
+}
+
+// FsckResult is what loading a session file found wrong with it.
+type FsckResult struct {
+	OK   bool   `json:"ok"`
+	Path string `json:"path"`
+	session.Report
+}
+
+// Fsck reads the session arg ("" for the one being served) and reports the
+// damage it found; it changes nothing.
+func (e *Engine) Fsck(arg string) (FsckResult, error) {
+	if _, err := e.files("fsck"); err != nil {
+		return FsckResult{}, err
+	}
+	ref := e.Ref()
+	if arg != "" {
+		var err error
+		if ref, err = e.resolve(arg); err != nil {
+			return FsckResult{}, err
+		}
+	}
+	l, err := e.cfg.Store.Read(ref)
+	if err != nil {
+		return FsckResult{}, missing(err)
+	}
+	r := l.Report()
+	return FsckResult{OK: r.Clean(), Path: ref, Report: r}, nil
+}
+
+// missing makes a session that does not exist a BadParams error naming it.
+func missing(err error) error {
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, catalog.ErrNotFound) {
+		return badParams("path", "%v", err)
+	}
+	return err
+}
+
+// TreeRow is one entry a tree filter keeps, in drawing order.
+type TreeRow struct {
+	EntryID string `json:"entryId"`
+	Type    string `json:"type"`
+	Prefix  string `json:"prefix"` // the box-drawing that hangs it from its visible parent
+	Text    string `json:"text"`   // what it says, as 'arbor tree' writes it
+	OnPath  bool   `json:"onPath"` // on the active path
+	Kids    int    `json:"children"`
+}
+
+// FilteredTree is the tree reduced by one of pi's tree filters (default,
+// no-tools, user, labeled, all), as 'arbor tree' and the browser draw it.
+func (e *Engine) FilteredTree(filter string) ([]TreeRow, int, int, error) {
+	f, err := treeview.ParseFilter(filter)
+	if err != nil {
+		return nil, 0, 0, badParams("filter", "%v", err)
+	}
+	rows := []TreeRow{}
+	var shown, total int
+	err = e.view(func(l *session.Log) error {
+		v := treeview.New(l.Tree(), l, l.Leaf(), f, 0)
+		for _, r := range v.Rows(nil) {
+			var text strings.Builder
+			for _, s := range v.Says(r) {
+				text.WriteString(s.Text)
+			}
+			rows = append(rows, TreeRow{EntryID: r.Node.Entry.ID, Type: r.Node.Entry.Type, Prefix: r.Prefix,
+				Text: text.String(), OnPath: v.OnPath(r.Node.Entry), Kids: r.Kids})
+		}
+		shown, total = v.Shown, v.Total
+		return nil
+	})
+	return rows, shown, total, err
+}

@@ -1,0 +1,104 @@
+package rpc
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/arborlog/arbor/agent"
+	"github.com/arborlog/arbor/catalog"
+	"github.com/arborlog/arbor/store"
+)
+
+// FuzzPiLines feeds pi's RPC mode arbitrary input: every line it writes is
+// JSON, and every command line that is not blank gets exactly one response.
+func FuzzPiLines(f *testing.F) {
+	for _, s := range []string{
+		`{"id":"1","type":"get_state"}`,
+		`{"id":1,"type":"get_entries","since":"x"}` + "\n" + `{"type":"set_session_name","name":"n"}`,
+		`{"type":"prompt","message":"hi"}` + "\r\n" + `not json`,
+		`{"id":{"a":[1]},"type":"fork","entryId":"\u2028"}`,
+		`[1,2]` + "\n" + `"str"` + "\n" + `null`,
+		`{"type":"get_tree"}{"type":"abort"}`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		home := t.TempDir()
+		st := store.OpenFiles(home)
+		defer st.Close()
+		cfg := Config{Store: st, Scope: catalog.Scope{Dir: home}, Cwd: home, Where: home,
+			NewAgent: func(string) (*agent.Agent, error) { return nil, errors.New("no model in this test") }}
+		var out bytes.Buffer
+		if err := Pi(cfg, strings.NewReader(in), &out); err != nil {
+			t.Fatal(err)
+		}
+		responses := 0
+		for _, l := range strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n") {
+			if l == "" {
+				continue
+			}
+			var m map[string]any
+			if err := json.Unmarshal([]byte(l), &m); err != nil {
+				t.Fatalf("output line %q is not JSON: %v", l, err)
+			}
+			if m["type"] == "response" {
+				responses++
+			}
+		}
+		commands := 0
+		for _, l := range strings.Split(in, "\n") {
+			if strings.TrimSpace(strings.TrimSuffix(l, "\r")) != "" {
+				commands++
+			}
+		}
+		if responses != commands {
+			t.Fatalf("%d command lines, %d responses:\n%s", commands, responses, out.String())
+		}
+	})
+}
+
+type nopWriteCloser struct{ *bytes.Buffer }
+
+func (nopWriteCloser) Close() error { return nil }
+
+// FuzzServeLines feeds arbor serve arbitrary input: it ends (every request
+// answered, none waited for in vain) and writes only JSON lines.
+func FuzzServeLines(f *testing.F) {
+	for _, s := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"getState"}`,
+		`{"jsonrpc":"2.0","id":null,"method":"getState"}` + "\n" + `{"jsonrpc":"2.0","method":"abort"}`,
+		`[{"jsonrpc":"2.0","id":1,"method":"listBranches"},{"jsonrpc":"2.0","method":"x"}]` + "\n" + `[]`,
+		`{"jsonrpc":"1.0","id":"a","method":"getTree"}` + "\n" + `{"id":2}` + "\n" + `nonsense`,
+		`{"jsonrpc":"2.0","id":3,"method":"setSessionName","params":{"name":"n"}}`,
+		`{"jsonrpc":"2.0","id":[1],"method":"getEntries","params":{"since":"x"}}`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		home := t.TempDir()
+		st := store.OpenFiles(home)
+		defer st.Close()
+		cfg := Config{Store: st, Scope: catalog.Scope{Dir: home}, Cwd: home, Where: home,
+			NewAgent: func(string) (*agent.Agent, error) { return nil, errors.New("no model in this test") }}
+		out := nopWriteCloser{&bytes.Buffer{}}
+		done := make(chan error, 1)
+		go func() { done <- Serve(cfg, strings.NewReader(in), out) }()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatal(err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("serve did not end on input %q", in)
+		}
+		for _, l := range strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n") {
+			if !json.Valid([]byte(l)) {
+				t.Fatalf("output line %q is not JSON", l)
+			}
+		}
+	})
+}

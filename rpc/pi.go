@@ -1,0 +1,408 @@
+package rpc
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+
+	"github.com/arborlog/arbor/agent"
+	"github.com/arborlog/arbor/session"
+)
+
+// piCommand is one command of pi's RPC mode (rpc-types.ts RpcCommand).
+type piCommand struct {
+	ID                json.RawMessage `json:"id,omitempty"`
+	Type              string          `json:"type"`
+	Message           string          `json:"message"`
+	StreamingBehavior string          `json:"streamingBehavior"`
+	Provider          string          `json:"provider"`
+	ModelID           string          `json:"modelId"`
+	SessionPath       string          `json:"sessionPath"`
+	EntryID           string          `json:"entryId"`
+	Since             *string         `json:"since"`
+	Name              string          `json:"name"`
+	OutputPath        string          `json:"outputPath"`
+}
+
+// piResponse is pi's RpcResponse.
+type piResponse struct {
+	ID      json.RawMessage `json:"id,omitempty"`
+	Type    string          `json:"type"`
+	Command string          `json:"command"`
+	Success bool            `json:"success"`
+	Data    any             `json:"data,omitempty"`
+	Error   string          `json:"error,omitempty"`
+}
+
+// piModel is the part of pi's Model object arbor knows.
+type piModel struct {
+	ID            string       `json:"id"`
+	Name          string       `json:"name"`
+	Provider      string       `json:"provider"`
+	ContextWindow int          `json:"contextWindow"`
+	MaxTokens     int          `json:"maxTokens"`
+	Cost          agent.Prices `json:"cost"`
+}
+
+func modelOf(m agent.Model) *piModel {
+	if m.ID == "" {
+		return nil
+	}
+	return &piModel{ID: m.ID, Name: m.ID, Provider: m.Provider, ContextWindow: m.Window, MaxTokens: m.MaxTokens, Cost: m.Prices}
+}
+
+type piServer struct {
+	e    *Engine
+	mu   sync.Mutex
+	out  *bufio.Writer
+	runs sync.WaitGroup
+}
+
+func (p *piServer) write(v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		b, _ = json.Marshal(piResponse{Type: "response", Command: "internal", Error: err.Error()})
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.out.Write(b)
+	p.out.WriteByte('\n')
+	p.out.Flush()
+}
+
+func ok(id json.RawMessage, command string, data any) piResponse {
+	return piResponse{ID: id, Type: "response", Command: command, Success: true, Data: data}
+}
+
+func fail(id json.RawMessage, command string, err error) piResponse {
+	return piResponse{ID: id, Type: "response", Command: command, Error: err.Error()}
+}
+
+// Pi speaks pi's RPC mode on r and w: a command a line in, responses and
+// events a line out, until r ends (a running prompt is then aborted).
+func Pi(cfg Config, r io.Reader, w io.Writer) error {
+	p := &piServer{out: bufio.NewWriter(w)}
+	e, err := New(cfg, func(ev agent.Event) { p.write(ev) })
+	if err != nil {
+		return err
+	}
+	p.e = e
+	br := bufio.NewReader(r)
+	for {
+		line, rerr := br.ReadString('\n')
+		line = strings.TrimSuffix(strings.TrimSuffix(line, "\n"), "\r")
+		if strings.TrimSpace(line) != "" {
+			p.handle(line)
+		}
+		if rerr != nil {
+			e.Abort()
+			p.runs.Wait()
+			cerr := e.Close()
+			if errors.Is(rerr, io.EOF) {
+				return cerr
+			}
+			return rerr
+		}
+	}
+}
+
+func (p *piServer) handle(line string) {
+	var c piCommand
+	if err := json.Unmarshal([]byte(line), &c); err != nil {
+		p.write(fail(nil, "parse", piErrf("Failed to parse command: %v", err)))
+		return
+	}
+	if c.Type == "prompt" {
+		p.prompt(c)
+		return
+	}
+	data, err := p.run(c)
+	if err != nil {
+		p.write(fail(c.ID, c.Type, err))
+		return
+	}
+	p.write(ok(c.ID, c.Type, data))
+}
+
+// prompt answers once the prompt is accepted; its events follow.
+func (p *piServer) prompt(c piCommand) {
+	if p.e.Running() {
+		if c.StreamingBehavior == "" {
+			p.write(fail(c.ID, "prompt", piErrf("Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') to queue the message.")))
+			return
+		}
+		if err := p.e.Steer(c.Message); err != nil {
+			p.write(fail(c.ID, "prompt", err))
+			return
+		}
+		p.write(ok(c.ID, "prompt", map[string]string{"disposition": "queued"}))
+		return
+	}
+	accepted := make(chan struct{})
+	p.runs.Add(1)
+	go func() {
+		defer p.runs.Done()
+		_, err := p.e.Prompt(context.Background(), c.Message, func() {
+			p.write(ok(c.ID, "prompt", map[string]string{"disposition": "started"}))
+			close(accepted)
+		})
+		select {
+		case <-accepted:
+			// pi 1.6.0's agent_settled: the session is idle again (its
+			// RpcClient's waitForIdle and promptAndWait wait for it).
+			p.write(map[string]any{"type": "agent_settled", "aborted": errors.Is(err, agent.ErrAborted)})
+		default:
+			p.write(fail(c.ID, "prompt", err))
+			close(accepted)
+		}
+	}()
+	// The next command is read once this one is answered, so a command sent
+	// after the prompt sees it running.
+	<-accepted
+}
+
+func (p *piServer) run(c piCommand) (any, error) {
+	e := p.e
+	switch c.Type {
+	case "steer", "follow_up":
+		if err := e.Steer(c.Message); err != nil {
+			return nil, err
+		}
+		return map[string]string{"disposition": "queued"}, nil
+	case "abort":
+		e.Abort()
+		return nil, nil
+	case "new_session":
+		if _, err := e.NewSession(); err != nil {
+			return nil, err
+		}
+		return map[string]bool{"cancelled": false}, nil
+	case "get_state":
+		return p.state(), nil
+	case "get_messages":
+		m, err := e.Messages()
+		if m == nil {
+			m = []json.RawMessage{}
+		}
+		return map[string]any{"messages": m}, err
+	case "set_model":
+		if _, err := e.SetModel(c.ModelID); err != nil {
+			return nil, piErrf("Model not found: %s/%s", c.Provider, c.ModelID)
+		}
+		m := e.Model()
+		if c.Provider != "" && c.Provider != m.Provider {
+			return nil, piErrf("Model not found: %s/%s", c.Provider, c.ModelID)
+		}
+		return modelOf(m), nil
+	case "get_available_models":
+		models := []*piModel{}
+		if m := modelOf(e.Model()); m != nil {
+			models = append(models, m)
+		}
+		return map[string]any{"models": models}, nil
+	case "get_available_thinking_levels":
+		return map[string]any{"levels": agent.ThinkingLevels}, nil
+	case "compact":
+		en, err := e.Compact(context.Background())
+		if err != nil {
+			return nil, err
+		}
+		var r struct {
+			Summary          string          `json:"summary"`
+			FirstKeptEntryID string          `json:"firstKeptEntryId"`
+			TokensBefore     float64         `json:"tokensBefore"`
+			Details          json.RawMessage `json:"details,omitempty"`
+		}
+		if err := en.Decode(&r); err != nil {
+			return nil, err
+		}
+		return r, nil
+	case "get_session_stats":
+		return p.stats()
+	case "export_html":
+		path, err := e.ExportHTML(c.OutputPath)
+		if err != nil {
+			return nil, err
+		}
+		return map[string]string{"path": path}, nil
+	case "switch_session":
+		if err := e.Resume(c.SessionPath, false); err != nil {
+			return nil, err
+		}
+		return map[string]bool{"cancelled": false}, nil
+	case "fork":
+		text, err := e.ForkSession(c.EntryID, false)
+		if err != nil {
+			return nil, err
+		}
+		return map[string]any{"text": text, "cancelled": false}, nil
+	case "clone":
+		var leaf string
+		if err := e.view(func(l *session.Log) error {
+			if lf := l.Leaf(); lf != nil {
+				leaf = lf.ID
+			}
+			return nil
+		}); err != nil {
+			return nil, err
+		}
+		if leaf == "" {
+			return nil, piErrf("Cannot clone session: no current entry selected")
+		}
+		if _, err := e.ForkSession(leaf, true); err != nil {
+			return nil, err
+		}
+		return map[string]bool{"cancelled": false}, nil
+	case "get_fork_messages":
+		m, err := e.ForkMessages()
+		return map[string]any{"messages": m}, err
+	case "get_entries":
+		since := ""
+		if c.Since != nil {
+			if since = *c.Since; since == "" {
+				return nil, piErrf("Entry not found: ")
+			}
+		}
+		es, leaf, err := e.Entries(since)
+		if err != nil {
+			if pe, ok := asError(err); ok && pe.What == "since" {
+				return nil, piErrf("Entry not found: %s", since)
+			}
+			return nil, err
+		}
+		if es == nil {
+			es = []json.RawMessage{}
+		}
+		return map[string]any{"entries": es, "leafId": nullable(leaf)}, nil
+	case "get_tree":
+		t, leaf, err := e.Tree()
+		return map[string]any{"tree": t, "leafId": nullable(leaf)}, err
+	case "get_last_assistant_text":
+		return p.lastText()
+	case "set_session_name":
+		if strings.TrimSpace(c.Name) == "" {
+			return nil, piErrf("Session name cannot be empty")
+		}
+		return nil, e.SetName(strings.TrimSpace(c.Name))
+	}
+	return nil, piErrf("Unknown command: %s", c.Type)
+}
+
+// piErr is an error with pi's own message, which starts with a capital.
+type piErr string
+
+func (e piErr) Error() string { return string(e) }
+
+func piErrf(format string, args ...any) error { return piErr(fmt.Sprintf(format, args...)) }
+
+func nullable(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// state is pi's RpcSessionState.
+func (p *piServer) state() map[string]any {
+	st := p.e.State()
+	out := map[string]any{
+		"thinkingLevel": "off", "isStreaming": st.IsStreaming, "isCompacting": false,
+		"steeringMode": "all", "followUpMode": "all", "sessionFile": st.SessionFile, "sessionId": st.SessionID,
+		"autoCompactionEnabled": true, "messageCount": st.MessageCount, "pendingMessageCount": 0,
+	}
+	if m := modelOf(p.e.Model()); m != nil {
+		out["model"] = m
+	}
+	if st.SessionName != "" {
+		out["sessionName"] = st.SessionName
+	}
+	p.e.mu.Lock()
+	if p.e.ag != nil {
+		out["thinkingLevel"] = p.e.ag.Thinking
+	}
+	out["pendingMessageCount"] = len(p.e.queue)
+	p.e.mu.Unlock()
+	return out
+}
+
+// stats is pi's SessionStats, over the active context.
+func (p *piServer) stats() (any, error) {
+	type tokens struct {
+		Input      float64 `json:"input"`
+		Output     float64 `json:"output"`
+		CacheRead  float64 `json:"cacheRead"`
+		CacheWrite float64 `json:"cacheWrite"`
+		Total      float64 `json:"total"`
+	}
+	var out struct {
+		SessionFile       string  `json:"sessionFile"`
+		SessionID         string  `json:"sessionId"`
+		UserMessages      int     `json:"userMessages"`
+		AssistantMessages int     `json:"assistantMessages"`
+		ToolCalls         int     `json:"toolCalls"`
+		ToolResults       int     `json:"toolResults"`
+		TotalMessages     int     `json:"totalMessages"`
+		Tokens            tokens  `json:"tokens"`
+		Cost              float64 `json:"cost"`
+	}
+	err := p.e.view(func(l *session.Log) error {
+		out.SessionFile, out.SessionID = p.e.ref(), l.Header().ID
+		for _, m := range l.Context().Messages {
+			out.TotalMessages++
+			switch m.Role {
+			case session.RoleUser:
+				out.UserMessages++
+			case session.RoleToolResult:
+				out.ToolResults++
+			case session.RoleAssistant:
+				out.AssistantMessages++
+				var a agent.Assistant
+				if json.Unmarshal(m.Raw, &a) != nil {
+					continue
+				}
+				out.ToolCalls += len(a.ToolCalls())
+				u := a.Usage
+				out.Tokens.Input += u.Input
+				out.Tokens.Output += u.Output
+				out.Tokens.CacheRead += u.CacheRead
+				out.Tokens.CacheWrite += u.CacheWrite
+				out.Tokens.Total += u.Input + u.Output + u.CacheRead + u.CacheWrite
+				out.Cost += u.Cost.Total
+			}
+		}
+		return nil
+	})
+	return out, err
+}
+
+// lastText is the text of the last assistant message that is not an empty
+// abort; pi omits the key when there is none.
+func (p *piServer) lastText() (any, error) {
+	out := map[string]string{}
+	err := p.e.view(func(l *session.Log) error {
+		ms := l.Context().Messages
+		for i := len(ms) - 1; i >= 0; i-- {
+			if ms[i].Role != session.RoleAssistant {
+				continue
+			}
+			var a agent.Assistant
+			if json.Unmarshal(ms[i].Raw, &a) != nil {
+				continue
+			}
+			if a.StopReason == agent.StopAborted && len(a.Content) == 0 {
+				continue
+			}
+			if t := a.Text(); t != "" {
+				out["text"] = t
+			}
+			return nil
+		}
+		return nil
+	})
+	return out, err
+}

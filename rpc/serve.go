@@ -1,0 +1,726 @@
+package rpc
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/creachadair/jrpc2"
+	"github.com/creachadair/jrpc2/channel"
+	"github.com/creachadair/jrpc2/handler"
+
+	"github.com/arborlog/arbor/agent"
+	"github.com/arborlog/arbor/catalog"
+	"github.com/arborlog/arbor/session"
+	"github.com/arborlog/arbor/session/jsonl"
+)
+
+// The parameters and results of arbor serve's methods (rho's shapes where rho
+// has the method). The OpenRPC document in docs/ is generated from them.
+type (
+	PromptParams struct {
+		Message string `json:"message"`
+		Steer   bool   `json:"steer,omitempty"`
+	}
+	PromptResult struct {
+		Reply  string `json:"reply"`
+		Queued bool   `json:"queued,omitempty"` // a steering message was queued for the running prompt
+	}
+	Empty          struct{}
+	MessagesResult struct {
+		Messages []json.RawMessage `json:"messages"`
+	}
+	ModelParams struct {
+		Model string `json:"model"`
+	}
+	ModelResult struct {
+		Model         string `json:"model"`
+		Provider      string `json:"provider"`
+		ContextWindow int    `json:"contextWindow"`
+	}
+	StatsResult struct {
+		MessageCount int        `json:"messageCount"`
+		EntryCount   int        `json:"entryCount"`
+		APIUsage     UsageTotal `json:"apiUsage"`
+	}
+	UsageTotal struct {
+		TotalInputTokens  float64 `json:"totalInputTokens"`
+		TotalOutputTokens float64 `json:"totalOutputTokens"`
+		TotalCachedTokens float64 `json:"totalCachedTokens"`
+		TotalTokens       float64 `json:"totalTokens"`
+		TotalCost         float64 `json:"totalCost"`
+		RequestCount      int     `json:"requestCount"`
+	}
+	SessionSummary struct {
+		Path       string `json:"path"`
+		MtimeSecs  int64  `json:"mtimeSecs"`
+		SizeKb     int64  `json:"sizeKb"`
+		EntryCount int    `json:"entryCount"`
+		ID         string `json:"id"`
+		Name       string `json:"name,omitempty"`
+	}
+	SessionsResult struct {
+		Sessions []SessionSummary `json:"sessions"`
+	}
+	ResumeParams struct {
+		Path     string `json:"path"`
+		ReadOnly bool   `json:"readOnly,omitempty"` // follow: read without the writer lock
+	}
+	ResumeResult struct {
+		Path       string `json:"path"`
+		Model      string `json:"model"`
+		Cwd        string `json:"cwd"`
+		EntryCount int    `json:"entryCount"`
+	}
+	NewSessionResult struct {
+		SessionID string `json:"sessionId"`
+		Path      string `json:"path"`
+	}
+	ForkParams struct {
+		Name string `json:"name,omitempty"`
+	}
+	CursorResult struct {
+		CursorID string `json:"cursorId"`
+	}
+	Branch struct {
+		CursorID string `json:"cursorId"`
+		Leaf     string `json:"leaf"`
+		Name     string `json:"name,omitempty"`
+		Active   bool   `json:"active"`
+	}
+	BranchesResult struct {
+		Branches []Branch `json:"branches"`
+	}
+	CursorParams struct {
+		CursorID string `json:"cursorId"`
+	}
+	NameBranchParams struct {
+		CursorID string `json:"cursorId"`
+		Name     string `json:"name"`
+	}
+	ModelsResult struct {
+		Models []string `json:"models"`
+	}
+	ToolsResult struct {
+		Tools []ToolInfo `json:"tools"`
+	}
+	ToolInfo struct {
+		Name        string `json:"name"`
+		Description string `json:"description"`
+	}
+	EntriesParams struct {
+		Since string `json:"since,omitempty"`
+	}
+	EntriesResult struct {
+		Entries []json.RawMessage `json:"entries"`
+		LeafID  string            `json:"leafId"`
+	}
+	TreeParams struct {
+		Filter string `json:"filter,omitempty"`
+	}
+	TreeResult struct {
+		Tree   json.RawMessage `json:"tree,omitempty"`
+		Rows   []TreeRow       `json:"rows,omitempty"`
+		Shown  int             `json:"shown,omitempty"`
+		Total  int             `json:"total,omitempty"`
+		LeafID string          `json:"leafId"`
+	}
+	BranchToParams struct {
+		EntryID string `json:"entryId"`
+		Summary string `json:"summary,omitempty"`
+	}
+	LeafResult struct {
+		LeafID string `json:"leafId"`
+	}
+	LabelParams struct {
+		EntryID string `json:"entryId"`
+		Label   string `json:"label"`
+	}
+	NameParams struct {
+		Name string `json:"name"`
+	}
+	ResolutionParams struct {
+		EntryID string `json:"entryId"`
+		Level   string `json:"level"` // pin, unpin, outline, summarize
+		Text    string `json:"text,omitempty"`
+	}
+	EntryParams struct {
+		EntryID string `json:"entryId"`
+	}
+	ResolutionResult struct {
+		EntryID string `json:"entryId"`
+		Level   string `json:"level"`
+	}
+	UndoResult struct {
+		Compaction string `json:"compaction"`
+		From       string `json:"from"`
+		To         string `json:"to"`
+		Left       int    `json:"left"`
+	}
+	SearchParams struct {
+		Query string `json:"query"`
+		Limit int    `json:"limit,omitempty"`
+	}
+	PathParams struct {
+		Path string `json:"path"`
+	}
+	FsckParams struct {
+		Path string `json:"path,omitempty"`
+	}
+	ExportParams struct {
+		OutputPath string `json:"outputPath,omitempty"`
+	}
+	PathResult struct {
+		Path string `json:"path"`
+	}
+	SearchResult struct {
+		Hits []catalog.Hit `json:"hits"`
+	}
+)
+
+// server is arbor serve's method table over one Engine.
+type server struct {
+	e    *Engine
+	srv  *jrpc2.Server
+	mu   sync.Mutex
+	iter int
+}
+
+// rpcError maps an operation's failure to a JSON-RPC error whose data names
+// what was wrong.
+func rpcError(err error) error {
+	if err == nil {
+		return nil
+	}
+	if e, ok := asError(err); ok {
+		code := jrpc2.InternalError
+		if e.Kind == BadParams {
+			code = jrpc2.InvalidParams
+		}
+		return jrpc2.Errorf(code, "%s", e.Msg).WithData(map[string]string{"field": e.What, "reason": reasonOf(e.Kind)})
+	}
+	var le *jsonl.LockError
+	if errors.As(err, &le) {
+		return jrpc2.Errorf(jrpc2.InternalError, "%s", err.Error()).WithData(map[string]any{"reason": "locked", "path": le.Path, "holder": le.Holder})
+	}
+	return jrpc2.Errorf(jrpc2.InternalError, "%s", err.Error()).WithData(map[string]string{"reason": "failed"})
+}
+
+func reasonOf(k Kind) string {
+	switch k {
+	case BadParams:
+		return "badParams"
+	case Busy:
+		return "busy"
+	}
+	return "failed"
+}
+
+func (s *server) notify(method string, params any) {
+	if s.srv != nil {
+		_ = s.srv.Notify(context.Background(), method, params)
+	}
+}
+
+// event turns the agent's events into rho's notifications.
+func (s *server) event(ev agent.Event) {
+	switch ev.Type {
+	case "agent_start":
+		s.notify("agent/start", Empty{})
+	case "message_update":
+		if d := ev.AssistantMessageEvent; d != nil {
+			switch d.Type {
+			case "text_delta":
+				s.notify("message/delta", map[string]string{"delta": d.Delta})
+			case "thinking_delta":
+				s.notify("reasoning/delta", map[string]string{"delta": d.Delta})
+			}
+		}
+	case "tool_execution_start":
+		s.notify("tool/call", map[string]any{"id": ev.ToolCallID, "name": ev.ToolName, "arguments": ev.Args})
+	case "tool_execution_end":
+		s.notify("tool/result", map[string]any{"id": ev.ToolCallID, "name": ev.ToolName, "is_error": ev.IsError != nil && *ev.IsError, "output": ev.Result})
+	case "message_end":
+		var m struct {
+			Role  string        `json:"role"`
+			Usage session.Usage `json:"usage"`
+		}
+		if json.Unmarshal(ev.Message, &m) == nil && m.Role == "assistant" {
+			s.mu.Lock()
+			s.iter++
+			it := s.iter
+			s.mu.Unlock()
+			s.notify("usage", map[string]any{"iteration": it, "usage": m.Usage})
+		}
+	case "compaction_start", "compaction_end":
+		s.notify("state/change", ev)
+	}
+}
+
+func (s *server) prompt(ctx context.Context, p PromptParams) (PromptResult, error) {
+	if p.Steer {
+		return PromptResult{Queued: true}, rpcError(s.e.Steer(p.Message))
+	}
+	s.mu.Lock()
+	s.iter = 0
+	s.mu.Unlock()
+	start := time.Now()
+	started := false
+	last, err := s.e.Prompt(context.WithoutCancel(ctx), p.Message, func() { started = true })
+	if err != nil {
+		if !started {
+			return PromptResult{}, rpcError(err)
+		}
+		s.notify("agent/error", map[string]any{"error": err.Error(), "aborted": errors.Is(err, agent.ErrAborted)})
+		return PromptResult{}, rpcError(err)
+	}
+	end := map[string]any{"reply": last.Text(), "usage": last.Usage, "toolCalls": len(last.ToolCalls()),
+		"durationMs": time.Since(start).Milliseconds(), "finishReason": last.StopReason}
+	s.mu.Lock()
+	end["iterations"] = s.iter
+	s.mu.Unlock()
+	s.notify("agent/end", end)
+	return PromptResult{Reply: last.Text()}, nil
+}
+
+func (s *server) stats(context.Context) (StatsResult, error) {
+	var out StatsResult
+	err := s.e.view(func(l *session.Log) error {
+		out.EntryCount = l.Len()
+		out.MessageCount = len(l.Context().Messages)
+		for _, en := range l.Entries() {
+			if en.Role() != session.RoleAssistant {
+				continue
+			}
+			var m struct {
+				Usage session.Usage `json:"usage"`
+			}
+			if json.Unmarshal(en.MessageRaw(), &m) != nil {
+				continue
+			}
+			u := &out.APIUsage
+			u.TotalInputTokens += m.Usage.Input
+			u.TotalOutputTokens += m.Usage.Output
+			u.TotalCachedTokens += m.Usage.CacheRead
+			u.TotalTokens += m.Usage.TotalTokens
+			u.TotalCost += m.Usage.Cost.Total
+			u.RequestCount++
+		}
+		return nil
+	})
+	return out, rpcError(err)
+}
+
+func (s *server) listSessions(context.Context) (SessionsResult, error) {
+	infos, err := s.e.List()
+	if err != nil {
+		return SessionsResult{}, rpcError(err)
+	}
+	out := SessionsResult{Sessions: []SessionSummary{}}
+	for _, in := range infos {
+		out.Sessions = append(out.Sessions, summary(in))
+	}
+	return out, nil
+}
+
+func summary(in catalog.Info) SessionSummary {
+	return SessionSummary{Path: in.Path, MtimeSecs: in.Modified.Time().Unix(), SizeKb: (in.SizeBytes + 1023) / 1024,
+		EntryCount: in.EntryCount, ID: in.ID, Name: in.Name}
+}
+
+func (s *server) resume(_ context.Context, p ResumeParams) (ResumeResult, error) {
+	if err := s.e.Resume(p.Path, p.ReadOnly); err != nil {
+		return ResumeResult{}, rpcError(err)
+	}
+	out := ResumeResult{Path: s.e.Ref(), Model: s.e.Model().ID}
+	err := s.e.view(func(l *session.Log) error {
+		out.Cwd, out.EntryCount = l.Header().Cwd, l.Len()
+		return nil
+	})
+	return out, rpcError(err)
+}
+
+func (s *server) branches(context.Context) (BranchesResult, error) {
+	cs, err := s.e.Branches()
+	out := BranchesResult{Branches: []Branch{}}
+	for _, c := range cs {
+		out.Branches = append(out.Branches, Branch{CursorID: c.ID, Leaf: c.Leaf, Name: c.Name, Active: c.Active})
+	}
+	return out, rpcError(err)
+}
+
+// method is one method of arbor serve: its name, what it does, and the
+// function that serves it, whose parameter and result types the OpenRPC
+// document is generated from.
+type method struct {
+	Name, Summary string
+	Fn            any
+}
+
+func (s *server) methods() handler.Map {
+	m := handler.Map{}
+	for _, d := range s.table() {
+		m[d.Name] = handler.New(d.Fn)
+	}
+	return m
+}
+
+func (s *server) table() []method {
+	e := s.e
+	return []method{
+		{"prompt", "Run a message on the session and answer with the last reply (rho). With steer, queue it for the running prompt instead.", s.prompt},
+		{"abort", "Stop the running prompt; its partial reply is kept.", func(context.Context) (Empty, error) {
+			e.Abort()
+			return Empty{}, nil
+		}},
+		{"clear", "Move the active leaf to before the first entry (rho's clear); the old tree stays on disk.", func(context.Context) (Empty, error) {
+			_, err := e.BranchTo("", "")
+			return Empty{}, rpcError(err)
+		}},
+		{"compact", "Summarize the older part of the active branch now.", func(ctx context.Context) (Empty, error) {
+			_, err := e.Compact(context.WithoutCancel(ctx))
+			return Empty{}, rpcError(err)
+		}},
+		{"getState", "The model, the project folder, the session and whether a prompt runs. Served while a prompt runs.", func(context.Context) (State, error) { return e.State(), nil }},
+		{"getMessages", "The messages the model would be sent: the active cursor's context at its resolutions.", func(context.Context) (MessagesResult, error) {
+			m, err := e.Fitted()
+			if m == nil {
+				m = []json.RawMessage{}
+			}
+			return MessagesResult{Messages: m}, rpcError(err)
+		}},
+		{"setModel", "Use another model of the configuration from the next prompt; an unknown model is -32602.", func(_ context.Context, p ModelParams) (ModelResult, error) {
+			a, err := e.SetModel(p.Model)
+			if err != nil {
+				return ModelResult{}, rpcError(err)
+			}
+			return ModelResult{Model: a.Model.ID, Provider: a.Model.Provider, ContextWindow: a.Model.Window}, nil
+		}},
+		{"getSessionStats", "Entry and message counts and the token and cost totals of the session's replies.", s.stats},
+		{"listSessions", "The sessions of the project (or --session-dir), newest first.", s.listSessions},
+		{"resumeSession", "Open a session by path, id or name; readOnly follows it without the writer lock.", s.resume},
+		{"newSession", "Start a new session, written with its first prompt.", func(context.Context) (NewSessionResult, error) {
+			ref, err := e.NewSession()
+			if err != nil {
+				return NewSessionResult{}, rpcError(err)
+			}
+			var id string
+			_ = e.view(func(l *session.Log) error { id = l.Header().ID; return nil })
+			return NewSessionResult{SessionID: id, Path: ref}, nil
+		}},
+		{"fork", "Start a new cursor at the active leaf; the active cursor does not change.", func(_ context.Context, p ForkParams) (CursorResult, error) {
+			id, err := e.Fork(p.Name)
+			return CursorResult{CursorID: id}, rpcError(err)
+		}},
+		{"listBranches", "The session's cursors, with their leaves and names.", s.branches},
+		{"switchBranch", "Make a cursor the active one.", func(_ context.Context, p CursorParams) (CursorResult, error) {
+			return CursorResult(p), rpcError(e.SwitchBranch(p.CursorID))
+		}},
+		{"listModels", "The models the configuration names.", func(context.Context) (ModelsResult, error) {
+			out := ModelsResult{Models: []string{}}
+			if e.cfg.Models != nil {
+				out.Models = append(out.Models, e.cfg.Models()...)
+			}
+			return out, nil
+		}},
+		{"listTools", "The tools the agent may call.", func(context.Context) (ToolsResult, error) {
+			out := ToolsResult{Tools: []ToolInfo{}}
+			e.mu.Lock()
+			if e.ag != nil {
+				for _, t := range e.ag.Tools {
+					out.Tools = append(out.Tools, ToolInfo{Name: t.Name, Description: t.Description})
+				}
+			}
+			e.mu.Unlock()
+			return out, nil
+		}},
+		{"getEntries", "The session's entries in file order, after the entry since when given (follow a live session).", func(_ context.Context, p EntriesParams) (EntriesResult, error) {
+			es, leaf, err := e.Entries(p.Since)
+			if es == nil {
+				es = []json.RawMessage{}
+			}
+			return EntriesResult{Entries: es, LeafID: leaf}, rpcError(err)
+		}},
+		{"getTree", "The session's tree and the active leaf: pi's getTree nodes, or with filter (default, no-tools, user, labeled, all) the rows that filter keeps, as 'arbor tree' draws them.", func(_ context.Context, p TreeParams) (TreeResult, error) {
+			if p.Filter != "" {
+				rows, shown, total, err := e.FilteredTree(p.Filter)
+				if err != nil {
+					return TreeResult{}, rpcError(err)
+				}
+				_, leaf, err := e.Tree()
+				return TreeResult{Rows: rows, Shown: shown, Total: total, LeafID: leaf}, rpcError(err)
+			}
+			t, leaf, err := e.Tree()
+			return TreeResult{Tree: t, LeafID: leaf}, rpcError(err)
+		}},
+		{"branchTo", "Move the active leaf to an entry, with an optional summary of the branch left.", func(_ context.Context, p BranchToParams) (LeafResult, error) {
+			if p.EntryID == "" {
+				return LeafResult{}, rpcError(badParams("entryId", "give entryId (clear moves to before the first entry)"))
+			}
+			leaf, err := e.BranchTo(p.EntryID, p.Summary)
+			return LeafResult{LeafID: leaf}, rpcError(err)
+		}},
+		{"label", "Label an entry (an empty label clears it).", func(_ context.Context, p LabelParams) (Empty, error) {
+			return Empty{}, rpcError(e.Label(p.EntryID, p.Label))
+		}},
+		{"setSessionName", "Name the session.", func(_ context.Context, p NameParams) (Empty, error) {
+			return Empty{}, rpcError(e.SetName(p.Name))
+		}},
+		{"nameBranch", "Name a cursor (an empty name clears it).", func(_ context.Context, p NameBranchParams) (NameBranchParams, error) {
+			return p, rpcError(e.NameBranch(p.CursorID, p.Name))
+		}},
+		{"setResolution", "How an entry reaches the model: pin, unpin, outline or summarize (with text).", func(_ context.Context, p ResolutionParams) (ResolutionResult, error) {
+			l, err := e.Resolve(p.EntryID, p.Level, p.Text)
+			return ResolutionResult{EntryID: p.EntryID, Level: l}, rpcError(err)
+		}},
+		{"pin", "Keep an entry in full in the model's context.", func(_ context.Context, p EntryParams) (ResolutionResult, error) {
+			l, err := e.Resolve(p.EntryID, "pin", "")
+			return ResolutionResult{EntryID: p.EntryID, Level: l}, rpcError(err)
+		}},
+		{"unpin", "Give an entry back its default resolution.", func(_ context.Context, p EntryParams) (ResolutionResult, error) {
+			l, err := e.Resolve(p.EntryID, "unpin", "")
+			return ResolutionResult{EntryID: p.EntryID, Level: l}, rpcError(err)
+		}},
+		{"compactUndo", "Move the active leaf back to before the last compaction; nothing is deleted.", func(context.Context) (UndoResult, error) {
+			u, err := e.CompactUndo()
+			if err != nil {
+				return UndoResult{}, rpcError(err)
+			}
+			return UndoResult{Compaction: u.Compaction.ID, From: u.From, To: u.To, Left: u.Left}, nil
+		}},
+		{"exportHtml", "Write the session as one self-contained HTML page (arbor export) to a new file; outputPath defaults to a name in the server's folder.", func(_ context.Context, p ExportParams) (PathResult, error) {
+			path, err := e.ExportHTML(p.OutputPath)
+			return PathResult{Path: path}, rpcError(err)
+		}},
+		{"rm", "Move a session file, with its sidecars, to the trash (files only; not the session being served).", func(_ context.Context, p PathParams) (catalog.Trashed, error) {
+			t, err := e.Remove(p.Path)
+			return t, rpcError(err)
+		}},
+		{"restore", "Bring a removed session back where it was (files only); a file there is never overwritten.", func(_ context.Context, p PathParams) (catalog.Trashed, error) {
+			t, err := e.Restore(p.Path)
+			return t, rpcError(err)
+		}},
+		{"fsck", "Report the damage loading a session file found (files only; the one served when path is left out); nothing is changed.", func(_ context.Context, p FsckParams) (FsckResult, error) {
+			r, err := e.Fsck(p.Path)
+			return r, rpcError(err)
+		}},
+		{"search", "Find entries of the sessions in scope (pi's picker syntax; re:<pattern> for a regular expression).", func(_ context.Context, p SearchParams) (SearchResult, error) {
+			if strings.TrimSpace(p.Query) == "" {
+				return SearchResult{}, rpcError(badParams("query", "give a query"))
+			}
+			hits, err := e.Search(p.Query, p.Limit)
+			if hits == nil {
+				hits = []catalog.Hit{}
+			}
+			return SearchResult{Hits: hits}, rpcError(err)
+		}},
+	}
+}
+
+// Serve speaks JSON-RPC 2.0 on r and w, one JSON value a line, until r ends.
+// It sends the ready notification first.
+func Serve(cfg Config, r io.Reader, w io.WriteCloser) error {
+	s := &server{}
+	e, err := New(cfg, s.event)
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+	s.e = e
+	d := newDrain(channel.Line(r, w), s.methods())
+	s.srv = jrpc2.NewServer(d, &jrpc2.ServerOptions{AllowPush: true, Concurrency: 4})
+	s.srv.Start(d)
+	s.notify("ready", map[string]any{"pid": os.Getpid(), "session": e.Ref()})
+	werr := s.srv.Wait()
+	if errors.Is(werr, jrpc2.ErrConnClosed) {
+		return nil
+	}
+	return werr
+}
+
+// Listen accepts clients on addr, unix:PATH or tcp:HOST:PORT with a loopback
+// host (the protocol has no authentication), and serves each on its own
+// Engine and session until ctx ends. ready is called once it listens.
+func Listen(ctx context.Context, cfg Config, addr string, ready func(net.Addr)) error {
+	network, where, ok := strings.Cut(addr, ":")
+	switch {
+	case !ok || where == "" || (network != "unix" && network != "tcp"):
+		return &Error{Kind: BadParams, What: "listen", Msg: fmt.Sprintf("--listen %q: give unix:PATH or tcp:127.0.0.1:PORT", addr)}
+	case network == "tcp":
+		host, _, err := net.SplitHostPort(where)
+		if ip := net.ParseIP(host); err != nil || ip == nil || !ip.IsLoopback() {
+			return &Error{Kind: BadParams, What: "listen", Msg: fmt.Sprintf("--listen %q: tcp needs a loopback address and a port (tcp:127.0.0.1:PORT); anyone who reaches it could run the agent", addr)}
+		}
+	}
+	ln, err := net.Listen(network, where)
+	if err != nil {
+		return err
+	}
+	if network == "unix" {
+		if err := os.Chmod(where, 0o600); err != nil {
+			ln.Close()
+			return err
+		}
+	}
+	if ready != nil {
+		ready(ln.Addr())
+	}
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		conns = map[net.Conn]bool{}
+	)
+	go func() {
+		<-ctx.Done()
+		ln.Close()
+		mu.Lock()
+		for c := range conns {
+			c.Close()
+		}
+		mu.Unlock()
+	}()
+	defer wg.Wait()
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+		mu.Lock()
+		conns[c] = true
+		mu.Unlock()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_ = Serve(cfg, c, c)
+			c.Close()
+			mu.Lock()
+			delete(conns, c)
+			mu.Unlock()
+		}()
+	}
+}
+
+// drain makes requests piped in (echo … | arbor serve) all answered before
+// the server stops: at the end of the input it sends the server one more
+// request of its own, read after every other, whose handler waits until
+// every request the server assigned a handler to has been answered; then the
+// end is reported. It is both the server's channel and its assigner, because
+// assignment happens in the order requests are read.
+type drain struct {
+	channel.Channel
+	methods  handler.Map
+	sentinel string // the id of drain's own request
+	mu       sync.Mutex
+	cond     *sync.Cond
+	owed     map[string]int // ids of assigned requests not yet answered
+	ended    error          // the input's end, reported after the sentinel
+	stage    int            // 0 reading, 1 at the end, 2 the sentinel sent
+	done     chan struct{}
+}
+
+func newDrain(c channel.Channel, methods handler.Map) *drain {
+	d := &drain{Channel: c, methods: methods, owed: map[string]int{}, done: make(chan struct{}),
+		sentinel: fmt.Sprintf(`"arbor-drain-%d-%d"`, os.Getpid(), time.Now().UnixNano())}
+	d.cond = sync.NewCond(&d.mu)
+	return d
+}
+
+const drainMethod = "arbor.drain"
+
+func (d *drain) Recv() ([]byte, error) {
+	switch d.stage {
+	case 0:
+		msg, err := d.Channel.Recv()
+		if err == nil {
+			return msg, nil
+		}
+		d.ended, d.stage = err, 1
+		if len(msg) > 0 {
+			return msg, nil // the last line, without its newline
+		}
+		fallthrough
+	case 1:
+		d.stage = 2
+		return []byte(`{"jsonrpc":"2.0","id":` + d.sentinel + `,"method":"` + drainMethod + `"}`), nil
+	}
+	<-d.done
+	return nil, d.ended
+}
+
+func (d *drain) Assign(ctx context.Context, method string) jrpc2.Handler {
+	req := jrpc2.InboundRequest(ctx)
+	if req != nil && !req.IsNotification() {
+		if method == drainMethod && req.ID() == d.sentinel {
+			return func(context.Context, *jrpc2.Request) (any, error) {
+				d.mu.Lock()
+				for len(d.owed) > 0 {
+					d.cond.Wait()
+				}
+				d.mu.Unlock()
+				return nil, nil
+			}
+		}
+		d.mu.Lock()
+		d.owed[compactID(req.ID())]++
+		d.mu.Unlock()
+	}
+	return d.methods.Assign(ctx, method)
+}
+
+func compactID(id string) string {
+	var b bytes.Buffer
+	if json.Compact(&b, []byte(id)) != nil {
+		return id
+	}
+	return b.String()
+}
+
+func (d *drain) Send(msg []byte) error {
+	var batch []json.RawMessage
+	if json.Unmarshal(msg, &batch) != nil {
+		batch = []json.RawMessage{msg}
+	}
+	var keep []json.RawMessage
+	d.mu.Lock()
+	for _, m := range batch {
+		var r struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if json.Unmarshal(m, &r) == nil && r.Method == "" && len(r.ID) > 0 {
+			id := compactID(string(r.ID))
+			if id == d.sentinel {
+				close(d.done)
+				continue
+			}
+			if d.owed[id]--; d.owed[id] <= 0 {
+				delete(d.owed, id)
+			}
+		}
+		keep = append(keep, m)
+	}
+	d.cond.Broadcast()
+	d.mu.Unlock()
+	if len(keep) == 0 {
+		return nil
+	}
+	if len(keep) < len(batch) {
+		b, err := json.Marshal(keep)
+		if err != nil {
+			return err
+		}
+		msg = b
+	}
+	return d.Channel.Send(msg)
+}

@@ -1,0 +1,338 @@
+package rpc
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/arborlog/arbor/agent"
+	"github.com/arborlog/arbor/agent/agenttest"
+	"github.com/arborlog/arbor/catalog"
+	"github.com/arborlog/arbor/compaction"
+	"github.com/arborlog/arbor/export"
+	"github.com/arborlog/arbor/session"
+	"github.com/arborlog/arbor/session/jsonl"
+	"github.com/arborlog/arbor/store"
+)
+
+// testConfig is an engine on a fresh arbor home whose model is the fake provider.
+func testConfig(t testing.TB, fake *agenttest.Server, home string) Config {
+	t.Helper()
+	cwd := t.TempDir()
+	dir := filepath.Join(home, "sessions")
+	st := store.OpenFiles(home)
+	t.Cleanup(func() { _ = st.Close() })
+	tools, err := agent.Tools([]string{"read", "ls"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Config{Store: st, Scope: catalog.Scope{Dir: dir}, Cwd: cwd, Where: dir,
+		NewAgent: func(model string) (*agent.Agent, error) {
+			if model == "" {
+				model = "fake-model"
+			}
+			if model == "missing" {
+				return nil, fmt.Errorf("no model %q in the configuration", model)
+			}
+			p := agent.NewOpenAI(agent.Options{Name: "openai", BaseURL: fake.BaseURL(), APIKey: "k", MaxRetries: -1})
+			return &agent.Agent{Provider: p, Model: agent.Model{Provider: "openai", ID: model}, Thinking: "off",
+				Tools: tools, Env: &agent.ToolEnv{Cwd: cwd},
+				Compaction: compaction.Settings{Enabled: true, ReserveTokens: 100, KeepRecentTokens: 1}}, nil
+		},
+		Models: func() []string { return []string{"fake-model", "other"} },
+		Export: func(l *session.Log, ref, out string) (string, error) {
+			if out == "" {
+				out = filepath.Join(cwd, "page.html")
+			}
+			f, err := os.OpenFile(out, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+			if err != nil {
+				return "", err
+			}
+			defer f.Close()
+			return out, export.HTML(f, l, export.Options{Source: ref})
+		},
+		Fork: func(ref string, l *session.Log, leaf string) (store.Session, error) {
+			s, err := jsonl.BranchFrom(ref, l, leaf)
+			if err != nil {
+				return nil, err
+			}
+			return store.FileSession{Session: s}, nil
+		},
+	}
+}
+
+// client speaks raw JSON lines to a server.
+type client struct {
+	t     testing.TB
+	in    io.WriteCloser
+	lines chan map[string]any
+	id    int
+}
+
+func startServe(t testing.TB, cfg Config) *client {
+	t.Helper()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		err := Serve(cfg, inR, outW)
+		outW.Close()
+		done <- err
+	}()
+	t.Cleanup(func() {
+		inW.Close()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("Serve: %v", err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Error("the server did not stop at the end of its input")
+		}
+	})
+	return newClient(t, outR, inW)
+}
+
+// newClient reads the server's lines from out, writes requests to in, and
+// waits for the ready notification.
+func newClient(t testing.TB, out io.Reader, in io.WriteCloser) *client {
+	t.Helper()
+	c := &client{t: t, in: in, lines: make(chan map[string]any, 1000)}
+	go func() {
+		sc := bufio.NewScanner(out)
+		sc.Buffer(nil, 1<<24)
+		for sc.Scan() {
+			var m map[string]any
+			if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+				t.Errorf("the server wrote a line that is not JSON: %q", sc.Text())
+				continue
+			}
+			c.lines <- m
+		}
+		close(c.lines)
+	}()
+	ready := c.next()
+	if ready["method"] != "ready" {
+		t.Fatalf("first line %v, want the ready notification", ready)
+	}
+	return c
+}
+
+func (c *client) send(line string) {
+	c.t.Helper()
+	if _, err := io.WriteString(c.in, line+"\n"); err != nil {
+		c.t.Fatal(err)
+	}
+}
+
+func (c *client) next() map[string]any {
+	c.t.Helper()
+	select {
+	case m, ok := <-c.lines:
+		if !ok {
+			c.t.Fatal("the server closed its output")
+		}
+		return m
+	case <-time.After(10 * time.Second):
+		c.t.Fatal("no line from the server in 10 s")
+	}
+	return nil
+}
+
+// call sends a request and returns its response, collecting the
+// notifications that came before it.
+func (c *client) call(method string, params any) (map[string]any, []map[string]any) {
+	c.t.Helper()
+	c.id++
+	req := map[string]any{"jsonrpc": "2.0", "id": c.id, "method": method}
+	if params != nil {
+		req["params"] = params
+	}
+	b, _ := json.Marshal(req)
+	c.send(string(b))
+	return c.until(c.id)
+}
+
+func (c *client) until(id int) (map[string]any, []map[string]any) {
+	c.t.Helper()
+	var notes []map[string]any
+	for {
+		m := c.next()
+		if _, ok := m["id"]; !ok {
+			notes = append(notes, m)
+			continue
+		}
+		if got, _ := m["id"].(float64); int(got) != id {
+			c.t.Fatalf("response %v, want id %d", m, id)
+		}
+		return m, notes
+	}
+}
+
+func result(t *testing.T, resp map[string]any) map[string]any {
+	t.Helper()
+	if resp["error"] != nil {
+		t.Fatalf("error %v", resp["error"])
+	}
+	r, _ := resp["result"].(map[string]any)
+	return r
+}
+
+func errorOf(t *testing.T, resp map[string]any, code int) map[string]any {
+	t.Helper()
+	e, _ := resp["error"].(map[string]any)
+	if e == nil {
+		t.Fatalf("response %v, want error %d", resp, code)
+	}
+	if got, _ := e["code"].(float64); int(got) != code {
+		t.Fatalf("error %v, want code %d", e, code)
+	}
+	return e
+}
+
+func methodsOf(notes []map[string]any) []string {
+	var out []string
+	for _, n := range notes {
+		out = append(out, fmt.Sprint(n["method"]))
+	}
+	return out
+}
+
+func TestServePromptStreamsAndAnswers(t *testing.T) {
+	fake := agenttest.New(t, "openai",
+		agenttest.Reply{Thinking: "hmm", Calls: []agenttest.Call{{ID: "c1", Name: "ls", Args: `{}`}}, Input: 10, Output: 5},
+		agenttest.Reply{Text: "all done here", Input: 20, Output: 7})
+	c := startServe(t, testConfig(t, fake, t.TempDir()))
+	resp, notes := c.call("prompt", map[string]any{"message": "list the files"})
+	if got := result(t, resp)["reply"]; got != "all done here" {
+		t.Errorf("reply %v", got)
+	}
+	got := strings.Join(methodsOf(notes), " ")
+	for _, want := range []string{"agent/start", "reasoning/delta", "tool/call", "tool/result", "message/delta", "usage", "agent/end"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("notifications %s lack %s", got, want)
+		}
+	}
+	if !strings.HasPrefix(got, "agent/start") || !strings.HasSuffix(got, "agent/end") {
+		t.Errorf("notifications %s: want agent/start first and agent/end last", got)
+	}
+	var text string
+	for _, n := range notes {
+		if n["method"] == "message/delta" {
+			text += n["params"].(map[string]any)["delta"].(string)
+		}
+	}
+	if text != "all done here" {
+		t.Errorf("deltas add up to %q", text)
+	}
+	st := result(t, first(c.call("getState", nil)))
+	if st["model"] != "fake-model" || st["messageCount"].(float64) != 4 || st["isStreaming"] != false {
+		t.Errorf("getState %v", st)
+	}
+	msgs := result(t, first(c.call("getMessages", nil)))["messages"].([]any)
+	if len(msgs) != 4 || msgs[0].(map[string]any)["role"] != "user" {
+		t.Errorf("getMessages %v", msgs)
+	}
+	stats := result(t, first(c.call("getSessionStats", nil)))
+	u := stats["apiUsage"].(map[string]any)
+	if u["requestCount"].(float64) != 2 || u["totalInputTokens"].(float64) != 30 {
+		t.Errorf("getSessionStats %v", stats)
+	}
+}
+
+func first(resp map[string]any, _ []map[string]any) map[string]any { return resp }
+
+func TestServeProtocolErrors(t *testing.T) {
+	c := startServe(t, testConfig(t, agenttest.New(t, "openai"), t.TempDir()))
+	c.send(`{"jsonrpc":"2.0","id":1,"method":`)
+	errorOf(t, c.next(), -32700)
+	c.send(`{"jsonrpc":"2.0","id":2,"method":"noSuchMethod"}`)
+	e := errorOf(t, first(c.until(2)), -32601)
+	if !strings.Contains(fmt.Sprint(e["data"]), "noSuchMethod") {
+		t.Errorf("unknown method error %v does not name it", e)
+	}
+	c.send(`{"jsonrpc":"2.0","id":3,"method":"prompt","params":{"message":42}}`)
+	errorOf(t, first(c.until(3)), -32602)
+	c.send(`{"jsonrpc":"2.0","id":4,"method":"prompt","params":{"message":"  "}}`)
+	e = errorOf(t, first(c.until(4)), -32602)
+	if e["data"].(map[string]any)["field"] != "message" {
+		t.Errorf("empty prompt error %v does not name the field", e)
+	}
+	c.send(`[]`)
+	errorOf(t, c.next(), -32600)
+	c.id = 4
+	e = errorOf(t, first(c.call("resumeSession", map[string]any{"path": "no-such-session"})), -32602)
+	if e["data"].(map[string]any)["field"] != "path" {
+		t.Errorf("unknown session error %v", e)
+	}
+	errorOf(t, first(c.call("setModel", map[string]any{"model": "missing"})), -32602)
+	errorOf(t, first(c.call("switchBranch", map[string]any{"cursorId": "nope"})), -32602)
+	errorOf(t, first(c.call("branchTo", map[string]any{"entryId": "deadbeef"})), -32602)
+	errorOf(t, first(c.call("label", map[string]any{"entryId": "deadbeef", "label": "x"})), -32602)
+	errorOf(t, first(c.call("getEntries", map[string]any{"since": "deadbeef"})), -32602)
+	errorOf(t, first(c.call("setSessionName", map[string]any{"name": " "})), -32602)
+	errorOf(t, first(c.call("prompt", map[string]any{"message": "x", "steer": true})), -32602)
+	// The server is still there after every error.
+	if result(t, first(c.call("getState", nil)))["cwd"] == "" {
+		t.Error("getState after errors")
+	}
+}
+
+func TestServeAbortAndRequestsDuringAPrompt(t *testing.T) {
+	fake := agenttest.New(t, "openai", agenttest.Reply{Text: "a long answer that never ends", Stall: true})
+	c := startServe(t, testConfig(t, fake, t.TempDir()))
+	c.send(`{"jsonrpc":"2.0","id":1,"method":"prompt","params":{"message":"go"}}`)
+	// Wait until the reply streams.
+	for {
+		m := c.next()
+		if m["method"] == "message/delta" {
+			break
+		}
+		if m["id"] != nil {
+			t.Fatalf("prompt ended early: %v", m)
+		}
+	}
+	c.send(`{"jsonrpc":"2.0","id":2,"method":"getState"}`)
+	c.send(`{"jsonrpc":"2.0","id":3,"method":"getMessages"}`)
+	c.send(`{"jsonrpc":"2.0","id":4,"method":"prompt","params":{"message":"then this","steer":true}}`)
+	c.send(`{"jsonrpc":"2.0","id":5,"method":"abort"}`)
+	got := map[float64]map[string]any{}
+	var notes []string
+	for len(got) < 5 {
+		m := c.next()
+		if id, ok := m["id"].(float64); ok {
+			got[id] = m
+			continue
+		}
+		notes = append(notes, fmt.Sprint(m["method"]))
+	}
+	if st := result(t, got[2]); st["isStreaming"] != true {
+		t.Errorf("getState during a prompt: %v", st)
+	}
+	if e := errorOf(t, got[3], -32603); e["data"].(map[string]any)["reason"] != "busy" {
+		t.Errorf("getMessages during a prompt: %v", e)
+	}
+	if r := result(t, got[4]); r["queued"] != true {
+		t.Errorf("steer: %v", r)
+	}
+	result(t, got[5])
+	errorOf(t, got[1], -32603)
+	if !strings.Contains(strings.Join(notes, " "), "agent/error") {
+		t.Errorf("notifications after abort %v lack agent/error", notes)
+	}
+	// The aborted reply is kept, and the session takes the next prompt.
+	fake.Add(agenttest.Reply{Text: "fine"})
+	if r := result(t, first(c.call("prompt", map[string]any{"message": "again"}))); r["reply"] != "fine" {
+		t.Errorf("prompt after abort: %v", r)
+	}
+	msgs := result(t, first(c.call("getMessages", nil)))["messages"].([]any)
+	if len(msgs) != 4 || msgs[1].(map[string]any)["stopReason"] != "aborted" {
+		t.Errorf("messages after abort and a new prompt: %v", msgs)
+	}
+}
