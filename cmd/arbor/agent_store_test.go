@@ -41,15 +41,7 @@ func TestAgentInDatabase(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stderr, "session: "+id[1]) {
 		t.Fatalf("continue: %d %q", r.code, r.stderr)
 	}
-	texts := func(i int) string {
-		var out []string
-		for _, m := range s.Messages(s.Requests()[i]) {
-			if m.Role != "system" {
-				out = append(out, m.Text)
-			}
-		}
-		return strings.Join(out, " ")
-	}
+	texts := func(i int) string { return history(s, i) }
 	if got := texts(1); got != "Q1 A1 Q2" {
 		t.Errorf("history after -c: %q", got)
 	}

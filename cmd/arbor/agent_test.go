@@ -115,6 +115,17 @@ func with(s *agenttest.Server, args ...string) []string {
 	return append([]string{"--provider", s.Kind, "--base-url", s.BaseURL(), "--model", "fake-model"}, args...)
 }
 
+// history is the text of the messages the provider got in request i, system prompt aside, joined by spaces.
+func history(s *agenttest.Server, i int) string {
+	var out []string
+	for _, m := range s.Messages(s.Requests()[i]) {
+		if m.Role != "system" {
+			out = append(out, m.Text)
+		}
+	}
+	return strings.Join(out, " ")
+}
+
 // sessions lists the session files under $ARBOR_DIR/sessions.
 func (w *world) sessions() []string {
 	var out []string
