@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"encoding/json"
+	"github.com/arborlog/arbor/internal/pitest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -114,23 +115,6 @@ func piFields(t *testing.T, infos []Info) []map[string]any {
 	return v
 }
 
-// piPeer returns the pi peer's pi.mjs, or skips when node or the peer is missing.
-func piPeer(t *testing.T) string {
-	t.Helper()
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("node is not installed")
-	}
-	p := os.Getenv("PI_PEER")
-	if p == "" {
-		p = "/tmp/peers/pi-0.73.1"
-	}
-	p = filepath.Join(p, "pi.mjs")
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("no pi peer at %s", p)
-	}
-	return p
-}
-
 // TestListEqualsPiLive has pi write random sessions and list them, and
 // compares arbor's listing of the same folder.
 func TestListEqualsPiLive(t *testing.T) {
@@ -160,3 +144,5 @@ func TestListEqualsPiLive(t *testing.T) {
 		t.Errorf("listing differs from pi's (-pi +arbor):\n%s", diff)
 	}
 }
+
+func piPeer(t *testing.T) string { return pitest.Script(t, pitest.V073) }

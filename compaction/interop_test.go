@@ -3,6 +3,7 @@ package compaction
 import (
 	"bytes"
 	"context"
+	"github.com/arborlog/arbor/internal/pitest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,24 +11,6 @@ import (
 
 	"github.com/arborlog/arbor/session/jsonl"
 )
-
-// piPeer returns the pi peer's script (../shared/peers/pi), skipping the test
-// when node or the peer is not installed.
-func piPeer(t *testing.T) string {
-	t.Helper()
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("node is not installed")
-	}
-	dir := os.Getenv("PI_PEER_DIR")
-	if dir == "" {
-		dir = "/tmp/peers/pi-0.73.1"
-	}
-	script := filepath.Join(dir, "pi.mjs")
-	if _, err := os.Stat(script); err != nil {
-		t.Skipf("no pi peer at %s", dir)
-	}
-	return script
-}
 
 func piContext(t *testing.T, script, file string) []byte {
 	t.Helper()
@@ -104,3 +87,5 @@ func TestPiReadsArborCompactions(t *testing.T) {
 		})
 	}
 }
+
+func piPeer(t *testing.T) string { return pitest.Script(t, pitest.V073) }

@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/arborlog/arbor/internal/pitest"
 	"github.com/arborlog/arbor/redact"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -172,26 +172,8 @@ func TestJSONLKeepsContext(t *testing.T) {
 // pi 1.6.0 opening the JSONL export builds the same context as it builds for
 // the original session from the exported leaf.
 func TestJSONLOpenedByPi(t *testing.T) {
-	dir := os.Getenv("ARBOR_PI16_PEER")
-	if dir == "" {
-		dir = "/tmp/peers/pi-1.6.0"
-	}
-	script := filepath.Join(dir, "pi.mjs")
-	if _, err := os.Stat(script); err != nil {
-		t.Skipf("pi 1.6.0 peer not installed (%v): run /work/shared/peers/pi16/setup.sh or set ARBOR_PI16_PEER", err)
-	}
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("node is not installed: cannot run pi")
-	}
-	pi := func(args ...string) string {
-		cmd := exec.Command("node", append([]string{script}, args...)...)
-		cmd.Env = append(os.Environ(), "TMPDIR="+t.TempDir())
-		out, err := cmd.Output()
-		if err != nil {
-			t.Fatalf("node pi.mjs %v: %v", args, err)
-		}
-		return string(out)
-	}
+	script := pitest.Script(t, pitest.V16)
+	pi := func(args ...string) string { return string(pitest.Run(t, script, args...)) }
 	for _, name := range fixtures {
 		l := load(t, name)
 		for _, leaf := range leaves(l) {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/arborlog/arbor/internal/pitest"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -500,23 +501,6 @@ func TestReadNeverWrites(t *testing.T) {
 	}
 }
 
-// pi16 is the pi 1.6.0 peer's script; the test skips without Node or the peer.
-func pi16(t *testing.T) string {
-	t.Helper()
-	dir := os.Getenv("ARBOR_PI16_PEER")
-	if dir == "" {
-		dir = "/tmp/peers/pi-1.6.0"
-	}
-	script := filepath.Join(dir, "pi.mjs")
-	if _, err := os.Stat(script); err != nil {
-		t.Skipf("pi 1.6.0 peer not installed (%v): set ARBOR_PI16_PEER or run /work/shared/peers/pi16/setup.sh", err)
-	}
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("node is not installed: cannot run pi")
-	}
-	return script
-}
-
 // TestPiReadsImports: pi 1.6.0 opens every import and builds the context
 // arbor shows.
 func TestPiReadsImports(t *testing.T) {
@@ -610,3 +594,5 @@ func TestDetect(t *testing.T) {
 		}
 	}
 }
+
+func pi16(t *testing.T) string { return pitest.Script(t, pitest.V16) }

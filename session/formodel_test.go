@@ -3,6 +3,7 @@ package session_test
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/arborlog/arbor/internal/pitest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -49,18 +50,11 @@ func TestForModelMatchesPi(t *testing.T) {
 // TestForModelAgainstNode runs pi's convertToLlm itself when Node and the pi
 // peer are installed, so that the committed expectation cannot drift from pi.
 func TestForModelAgainstNode(t *testing.T) {
-	const pi = "/tmp/peers/pi-0.73.1"
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("node is not installed")
-	}
-	if _, err := os.Stat(filepath.Join(pi, "node_modules", "@mariozechner", "pi-coding-agent")); err != nil {
-		t.Skip("the pi peer is not installed at " + pi)
-	}
+	pi := pitest.Dir(t, pitest.V073)
 	in, err := os.Open(filepath.Join("testdata", "formodel", "input.jsonl"))
 	check(t, err)
 	defer in.Close()
-	cmd := exec.Command(node, filepath.Join("testdata", "formodel", "gen.mjs"), pi)
+	cmd := exec.Command("node", filepath.Join("testdata", "formodel", "gen.mjs"), pi)
 	cmd.Stdin = in
 	out, err := cmd.Output()
 	check(t, err)

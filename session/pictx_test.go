@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/arborlog/arbor/internal/pitest"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -18,8 +19,6 @@ import (
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/pictx with new sessions and pi's contexts (needs Node and the pi peer)")
-
-const piRoot = "/tmp/peers/pi-0.73.1"
 
 // randomSession writes a session the way a program using every part of the
 // API would: messages of every role, settings, compactions, labels, names,
@@ -109,14 +108,8 @@ func randomSession(t *testing.T, seed uint64) []byte {
 // piContexts runs pi's buildSessionContext on files.
 func piContexts(t *testing.T, files []string) []string {
 	t.Helper()
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("node is not installed")
-	}
-	if _, err := os.Stat(filepath.Join(piRoot, "node_modules")); err != nil {
-		t.Skip("the pi peer is not installed at " + piRoot)
-	}
-	out, err := exec.Command(node, append([]string{filepath.Join("testdata", "pictx", "context.mjs"), piRoot}, files...)...).Output()
+	piRoot := pitest.Dir(t, pitest.V073)
+	out, err := exec.Command("node", append([]string{filepath.Join("testdata", "pictx", "context.mjs"), piRoot}, files...)...).Output()
 	check(t, err)
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
 	if len(lines) != len(files) {

@@ -3,32 +3,14 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/arborlog/arbor/internal/pitest"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"testing"
 
 	"github.com/arborlog/arbor/agent/agenttest"
 	"github.com/google/go-cmp/cmp"
 )
-
-// pi16 is the pi 1.6.0 peer's script (/work/shared/peers/pi16);
-// ARBOR_PI16_PEER overrides where it is installed.
-func pi16(t *testing.T) string {
-	t.Helper()
-	dir := os.Getenv("ARBOR_PI16_PEER")
-	if dir == "" {
-		dir = "/tmp/peers/pi-1.6.0"
-	}
-	script := filepath.Join(dir, "pi.mjs")
-	if _, err := os.Stat(script); err != nil {
-		t.Skipf("pi 1.6.0 peer not installed (%v): set ARBOR_PI16_PEER to its folder", err)
-	}
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("node is not installed: cannot run pi")
-	}
-	return script
-}
 
 // TestAgentSessionsReadByPi has the agent write a session with tool calls,
 // thinking, a change of provider and thinking level, and a compaction, and checks that
@@ -92,3 +74,5 @@ func TestAgentSessionsReadByPi(t *testing.T) {
 		t.Errorf("pi's context: %s", piOut)
 	}
 }
+
+func pi16(t *testing.T) string { return pitest.Script(t, pitest.V16) }

@@ -1,9 +1,8 @@
 package cli
 
 import (
-	"bytes"
+	"github.com/arborlog/arbor/internal/pitest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -19,37 +18,6 @@ import (
 // runs pi on them when Node and the pi peer are installed, and skips that part
 // otherwise. go test -update writes the sessions afresh.
 const arborWritten = "testdata/arbor-written"
-
-// piPeer is the pi 0.73.1 harness (/work/shared/peers/pi); ARBOR_PI_PEER
-// overrides where it is installed.
-func piPeer(t *testing.T) string {
-	t.Helper()
-	dir := os.Getenv("ARBOR_PI_PEER")
-	if dir == "" {
-		dir = "/tmp/peers/pi-0.73.1"
-	}
-	script := filepath.Join(dir, "pi.mjs")
-	if _, err := os.Stat(script); err != nil {
-		t.Skipf("pi peer not installed (%v): set ARBOR_PI_PEER to its folder to check pi reads arbor's files", err)
-	}
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("node is not installed: cannot run pi")
-	}
-	return script
-}
-
-func runPi(t *testing.T, script string, args ...string) []byte {
-	t.Helper()
-	cmd := exec.Command("node", append([]string{script}, args...)...)
-	cmd.Env = append(os.Environ(), "TMPDIR="+t.TempDir()) // pi.mjs leaves a copy of the file there
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("node pi.mjs %v: %v: %s", args, err, stderr.Bytes())
-	}
-	return out
-}
 
 type writtenCase struct {
 	name  string
@@ -187,3 +155,7 @@ func writeArborSession(t *testing.T, tc writtenCase) {
 	_ = s.Close() // a case may have closed it to run a command on the file
 	_ = os.Remove(f + ".lock")
 }
+
+func piPeer(t *testing.T) string { return pitest.Script(t, pitest.V073) }
+
+func runPi(t *testing.T, script string, args ...string) []byte { return pitest.Run(t, script, args...) }

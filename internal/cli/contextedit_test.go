@@ -3,8 +3,8 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/arborlog/arbor/internal/pitest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,24 +12,6 @@ import (
 	"github.com/arborlog/arbor/session"
 	"github.com/arborlog/arbor/session/jsonl"
 )
-
-// pi16Peer is the pi 1.6.0 harness (/work/shared/peers/pi16); ARBOR_PI16_PEER
-// overrides where it is installed. Tests skip their live part without it.
-func pi16Peer(t *testing.T) string {
-	t.Helper()
-	dir := os.Getenv("ARBOR_PI16_PEER")
-	if dir == "" {
-		dir = "/tmp/peers/pi-1.6.0"
-	}
-	script := filepath.Join(dir, "pi.mjs")
-	if _, err := os.Stat(script); err != nil {
-		t.Skipf("pi 1.6.0 peer not installed (%v): set ARBOR_PI16_PEER to its folder", err)
-	}
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("node is not installed: cannot run pi 1.6.0")
-	}
-	return script
-}
 
 // contextRoles returns the roles and entry-independent texts of `arbor context --json`.
 func contextMessages(t *testing.T, f string) []map[string]any {
@@ -204,3 +186,5 @@ func TestPi16ReadsArborWrites(t *testing.T) {
 		})
 	}
 }
+
+func pi16Peer(t *testing.T) string { return pitest.Script(t, pitest.V16) }
