@@ -121,6 +121,23 @@ func (term *terminal) waitFor(want string) string {
 	}
 }
 
+// waitGone waits until the screen no longer shows gone (what is drawn in the
+// background may lag what the status line says); it fails with why.
+func (term *terminal) waitGone(gone, why string) string {
+	term.t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		s := term.screen(false)
+		if !strings.Contains(s, gone) {
+			return s
+		}
+		if time.Now().After(deadline) {
+			term.t.Fatalf("%s:\n%s", why, s)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
 // TestBrowseInTmux drives `arbor browse` as a user would: search, rename,
 // open a tree, branch with a mechanical summary, go back, delete to the trash
 // after confirming, restore, the key help, and quit; the files are checked
@@ -132,10 +149,8 @@ func TestBrowseInTmux(t *testing.T) {
 	term.waitFor("context heading") // a session pi wrote
 
 	term.text("Fix day units")
-	s := term.waitFor("Search: Fix day units")
-	if strings.Contains(s, "context heading") {
-		t.Errorf("the search did not filter:\n%s", s)
-	}
+	term.waitFor("Search: Fix day units")
+	s := term.waitGone("context heading", "the search did not filter")
 	// The fork shares the example's messages, so it matches too, and it is
 	// listed first (pi 1.6.0's order: the later file first); pick the example.
 	if !strings.Contains(s, "› Fix day units") {
@@ -163,8 +178,10 @@ func TestBrowseInTmux(t *testing.T) {
 	if leaf := l.Leaf(); leaf.Type != "branch_summary" || leaf.ParentID != "7eab1248" {
 		t.Fatalf("after the branch the leaf is %s (%s under %s), want a branch_summary under 7eab1248", leaf.ID, leaf.Type, leaf.ParentID)
 	}
-	if !strings.Contains(s, "› "+l.Leaf().ID) || !strings.Contains(s, "[branch summary]: ## Activity") {
-		t.Errorf("the tree does not show the new leaf and its summary:\n%s", s)
+	// The tree is read again in the background after the write: wait for it to show the new leaf.
+	s = term.waitFor("› " + l.Leaf().ID)
+	if !strings.Contains(s, "[branch summary]: ## Activity") {
+		t.Errorf("the tree does not show the new leaf's summary:\n%s", s)
 	}
 
 	term.keys("Escape")
@@ -206,10 +223,8 @@ func TestBrowseTreeInTmux(t *testing.T) {
 	term := startTerminal(t, f, nil, f.example)
 	term.waitFor("Session tree Fix day units in timeparse")
 	term.keys("C-u")
-	s := term.waitFor("filter: user")
-	if strings.Contains(s, "assistant:") {
-		t.Errorf("user only shows assistant messages:\n%s", s)
-	}
+	term.waitFor("filter: user")
+	s := term.waitGone("assistant:", "user only shows assistant messages")
 	term.keys("C-u")
 	term.waitFor("filter: default")
 	term.text("suffix")
