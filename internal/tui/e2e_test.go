@@ -170,7 +170,7 @@ func TestBrowseInTmux(t *testing.T) {
 	term.keys("Up", "Up", "Enter")
 	term.waitFor("Summarize the branch you leave?")
 	term.keys("Down", "Enter")
-	s = term.waitFor("the leaf is now")
+	term.waitFor("the leaf is now")
 	l, err := jsonl.Read(f.example)
 	if err != nil {
 		t.Fatal(err)
@@ -224,11 +224,11 @@ func TestBrowseTreeInTmux(t *testing.T) {
 	term.waitFor("Session tree Fix day units in timeparse")
 	term.keys("C-u")
 	term.waitFor("filter: user")
-	s := term.waitGone("assistant:", "user only shows assistant messages")
+	term.waitGone("assistant:", "user only shows assistant messages")
 	term.keys("C-u")
 	term.waitFor("filter: default")
 	term.text("suffix")
-	s = term.waitFor("Search: suffix")
+	s := term.waitFor("Search: suffix")
 	if rows := strings.Count(s, "\n   "); rows > 3 {
 		t.Errorf("the search kept %d rows:\n%s", rows, s)
 	}
