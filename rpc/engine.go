@@ -362,7 +362,7 @@ func (e *Engine) State() State {
 		st.Model, st.Provider = e.ag.Model.ID, e.ag.Model.Provider
 	}
 	if !e.running {
-		st.SessionID, st.SessionName = e.log.Header().ID, e.log.Name()
+		st.SessionID, st.SessionName = e.log.Header().ID, e.log.SessionName()
 	}
 	return st
 }
@@ -666,19 +666,19 @@ func (e *Engine) Label(id, label string) error {
 	})
 }
 
-// SetName names the session.
-func (e *Engine) SetName(name string) error {
+// SetSessionName names the session.
+func (e *Engine) SetSessionName(name string) error {
 	if strings.TrimSpace(name) == "" {
 		return badParams("name", "Session name cannot be empty")
 	}
 	return e.change(func(l *session.Log) error {
-		_, err := l.SetName(name)
+		_, err := l.SetSessionName(name)
 		return err
 	})
 }
 
-// Branches lists the session's cursors.
-func (e *Engine) Branches() ([]session.CursorInfo, error) {
+// Cursors lists the session's cursors.
+func (e *Engine) Cursors() ([]session.CursorInfo, error) {
 	var out []session.CursorInfo
 	err := e.view(func(l *session.Log) error {
 		out = l.Cursors()
@@ -687,19 +687,22 @@ func (e *Engine) Branches() ([]session.CursorInfo, error) {
 	return out, err
 }
 
-// Fork starts a new cursor at the active leaf (the active cursor does not change).
-func (e *Engine) Fork(name string) (string, error) {
+// NewCursor starts a new cursor at the active leaf (the active cursor does not
+// change) and returns its id.
+func (e *Engine) NewCursor(name string) (string, error) {
 	var id string
 	err := e.change(func(l *session.Log) error {
-		var err error
-		id, err = l.Fork(name)
+		c, err := l.NewCursor(name)
+		if err == nil {
+			id = c.ID()
+		}
 		return err
 	})
 	return id, err
 }
 
-// SwitchBranch makes the cursor id (or name) the active one.
-func (e *Engine) SwitchBranch(id string) error {
+// SwitchCursor makes the cursor id (or name) the active one.
+func (e *Engine) SwitchCursor(id string) error {
 	return e.change(func(l *session.Log) error {
 		if err := l.Switch(id); id == "" || errors.Is(err, session.ErrNoCursor) {
 			return badParams("cursorId", "no cursor %q in this session (listBranches names them)", id)
@@ -805,10 +808,10 @@ func (e *Engine) CompactUndo() (compaction.Undone, error) {
 	return u, err
 }
 
-// NameBranch names the cursor id ("" clears the name).
-func (e *Engine) NameBranch(id, name string) error {
+// RenameCursor names the cursor id ("" clears the name).
+func (e *Engine) RenameCursor(id, name string) error {
 	return e.change(func(l *session.Log) error {
-		err := l.Cursor(id).Name(name)
+		err := l.Cursor(id).Rename(name)
 		if id == "" || errors.Is(err, session.ErrNoCursor) {
 			return badParams("cursorId", "no cursor %q in this session (listBranches names them)", id)
 		}

@@ -266,7 +266,7 @@ func runAgent(c *cobra.Command, o *agentOptions) error {
 		return err
 	}
 	if o.name != "" {
-		if _, err := s.log.SetName(o.name); err != nil {
+		if _, err := s.log.SetSessionName(o.name); err != nil {
 			return err
 		}
 	}

@@ -111,10 +111,11 @@ func TestResolutionCommands(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	alt, err := s.Fork("alt")
+	altC, err := s.NewCursor("alt")
 	if err != nil {
 		t.Fatal(err)
 	}
+	alt := altC.ID()
 	s.Close()
 
 	for _, args := range [][]string{
