@@ -516,7 +516,7 @@ func (e *Engine) ForkSession(entryID string, at bool) (string, error) {
 		err error
 	)
 	if leaf == "" {
-		s, err = e.cfg.Store.Create(e.cfg.Cwd, e.cfg.Where, store.Options{Header: []session.HeaderOption{session.WithParent(e.ref())}})
+		s, err = e.cfg.Store.Create(e.cfg.Cwd, e.cfg.Where, store.Options{Log: []session.Option{session.WithParent(e.ref())}})
 	} else {
 		s, err = e.cfg.Fork(e.ref(), l, leaf)
 	}

@@ -127,12 +127,43 @@ func (r Report) Clean() bool {
 		len(r.ExtraHeaders) == 0 && len(r.DuplicateIDs) == 0 && len(r.Cycles) == 0 && len(r.Orphans) == 0
 }
 
-// New starts an empty session with a new header.
-func New(cwd string, opts ...HeaderOption) *Log {
-	h := Header{Version: CurrentVersion, Cwd: cwd}
+// New starts an empty session with a new header for cwd. Options give the
+// header's fields, the store that persists appends and the clock.
+func New(cwd string, opts ...Option) *Log {
+	c := configure(opts)
+	h := c.newHeader(cwd)
+	return emptyLog(h, c)
+}
+
+// Option configures a Log when it is made (New, Load, Copy, Branched): the
+// fields of the header it makes, the store that persists its appends, its
+// clock. A log's persistence is fixed when it is made: nothing switches it
+// off later.
+type Option func(*config)
+
+type config struct {
+	id, timestamp, parent string
+	cwd                   *string
+	store                 Store
+	now                   func() time.Time
+	readOnly              error
+	source                string
+}
+
+func configure(opts []Option) config {
+	c := config{now: time.Now}
 	for _, o := range opts {
-		o(&h)
+		o(&c)
 	}
+	return c
+}
+
+// newHeader is the header of a new session for cwd under c's options.
+func (c config) newHeader(cwd string) Header {
+	if c.cwd != nil {
+		cwd = *c.cwd
+	}
+	h := Header{Version: CurrentVersion, ID: c.id, Timestamp: c.timestamp, Cwd: cwd, ParentSession: c.parent}
 	if h.ID == "" {
 		h.ID = newSessionID()
 	}
@@ -140,21 +171,37 @@ func New(cwd string, opts ...HeaderOption) *Log {
 		h.Timestamp = FormatTime(time.Now())
 	}
 	h.raw = encodeHeader(h)
-	l := emptyLog(h)
-	return l
+	return h
 }
 
-// HeaderOption sets a field of a new session's header.
-type HeaderOption func(*Header)
-
 // WithID gives a new session this id instead of a new UUID.
-func WithID(id string) HeaderOption { return func(h *Header) { h.ID = id } }
+func WithID(id string) Option { return func(c *config) { c.id = id } }
 
 // WithParent records the file a new session was forked or cloned from.
-func WithParent(path string) HeaderOption { return func(h *Header) { h.ParentSession = path } }
+func WithParent(path string) Option { return func(c *config) { c.parent = path } }
 
 // WithTimestamp sets the header's creation time.
-func WithTimestamp(ts string) HeaderOption { return func(h *Header) { h.Timestamp = ts } }
+func WithTimestamp(ts string) Option { return func(c *config) { c.timestamp = ts } }
+
+// WithCwd sets the working folder of the header a log makes: New's, Copy's,
+// and, for Load, the one it makes up for a file that has none.
+func WithCwd(cwd string) Option { return func(c *config) { c.cwd = &cwd } }
+
+// WithStore persists every append through s (package session/jsonl's files,
+// package pgstore's database). A log made without a store lives in memory.
+func WithStore(s Store) Option { return func(c *config) { c.store = s } }
+
+// WithClock timestamps new entries with now instead of the system clock (for
+// tests and replays).
+func WithClock(now func() time.Time) Option { return func(c *config) { c.now = now } }
+
+// WithReadOnly makes every append fail with err: for a session that must not
+// be written, such as another agent's file read in place.
+func WithReadOnly(err error) Option { return func(c *config) { c.readOnly = err } }
+
+// WithSource names where a loaded session was read from (a path, a database
+// id); the errors the log gives for it start with the name.
+func WithSource(name string) Option { return func(c *config) { c.source = name } }
 
 // headerlessNS is the UUID namespace of the ids given to header-less files.
 var headerlessNS = uuid.MustParse("6f1c1c55-2c4e-4f4e-9a53-0a5b3c2d7e10")
@@ -196,14 +243,16 @@ func encodeHeader(h Header) []byte {
 	return buildObject(ms)
 }
 
-func emptyLog(h Header) *Log {
+func emptyLog(h Header, c config) *Log {
 	l := &Log{
-		header:  h,
-		byID:    map[string]*node{},
-		labels:  map[string]labelState{},
-		cursors: map[string]*cursor{},
-		active:  MainCursor,
-		now:     time.Now,
+		header:   h,
+		byID:     map[string]*node{},
+		labels:   map[string]labelState{},
+		cursors:  map[string]*cursor{},
+		active:   MainCursor,
+		now:      c.now,
+		store:    c.store,
+		readOnly: c.readOnly,
 	}
 	l.report.Version = h.Version
 	l.cursor(MainCursor)
@@ -215,8 +264,10 @@ func FormatTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05
 
 // Load parses a whole session file. It never fails on damage: bad lines are
 // skipped and reported, loops are cut, a missing header is replaced by a new one
-// (Report.NoHeader). A file newer than version 3 loads read-only.
-func Load(data []byte) *Log {
+// (Report.NoHeader) of the current version, for WithCwd's folder. A file newer
+// than version 3 loads read-only.
+func Load(data []byte, opts ...Option) *Log {
+	c := configure(opts)
 	lines := splitLines(data)
 	parsed := parseAll(lines)
 
@@ -259,7 +310,8 @@ func Load(data []byte) *Log {
 	if len(data) > 0 && !complete && !rep.TornTail {
 		rep.MissingNewline = true
 	}
-	if h == nil {
+	made := h == nil
+	if made {
 		rep.NoHeader = true
 		v := CurrentVersion
 		for _, e := range entries {
@@ -268,30 +320,38 @@ func Load(data []byte) *Log {
 				break
 			}
 		}
-		nh := New("")
-		h = &nh.header
+		nh := c.newHeader("")
+		h = &nh
 		h.Version = v
 		// The same file gets the same header on every load: an id derived from
 		// its first line, the time of its first entry.
-		if first := firstLine(data); len(first) > 0 {
+		if first := firstLine(data); len(first) > 0 && c.id == "" {
 			h.ID = uuid.NewSHA1(headerlessNS, first).String()
 		}
 		for _, e := range entries {
-			if e.Timestamp != "" {
+			if e.Timestamp != "" && c.timestamp == "" {
 				h.Timestamp = e.Timestamp
 				break
 			}
 		}
 	}
 	rep.Version = h.Version
-	l := emptyLog(*h)
-	if h.Version > CurrentVersion {
-		l.readOnly = fmt.Errorf("%w: file is format version %d; this arbor writes version %d, so it opens the file read-only (upgrade arbor to append)", ErrReadOnly, h.Version, CurrentVersion)
+	if h.Version > CurrentVersion && c.readOnly == nil {
+		c.readOnly = fmt.Errorf("%w: file is format version %d; this arbor writes version %d, so it opens the file read-only (upgrade arbor to append)", ErrReadOnly, h.Version, CurrentVersion)
+	}
+	if c.readOnly != nil && c.source != "" {
+		c.readOnly = fmt.Errorf("%s: %w", c.source, c.readOnly)
 	}
 	if h.Version < CurrentVersion {
 		entries = migrate(h, entries, pos, h.Version)
 		rep.Migrated = true
 	}
+	if made {
+		// The entries are migrated: the header made for them is the current version's.
+		h.Version = CurrentVersion
+		h.raw = encodeHeader(*h)
+	}
+	l := emptyLog(*h, c)
 	l.report = rep
 	l.index(entries)
 	return l
@@ -599,42 +659,11 @@ func (l *Log) cursor(id string) *cursor {
 	return c
 }
 
-// SetStore attaches the store that persists appends.
-func (l *Log) SetStore(s Store) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.store = s
-}
-
-// SetClock replaces the clock that timestamps new entries (for tests).
-func (l *Log) SetClock(now func() time.Time) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.now = now
-}
-
-// SetReadOnly makes every later append fail with err (nil makes the log writable again).
-func (l *Log) SetReadOnly(err error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.readOnly = err
-}
-
 // ReadOnly returns why the log refuses appends, or nil.
 func (l *Log) ReadOnly() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.readOnly
-}
-
-// SetHeader replaces the header (the store does this for a file that had none).
-func (l *Log) SetHeader(h Header) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if h.raw == nil {
-		h.raw = encodeHeader(h)
-	}
-	l.header = h
 }
 
 // Header returns the session's header.
