@@ -252,7 +252,7 @@ func (e *Engine) Resume(ref string, readOnly bool) error {
 // Prompt runs message on the session and returns the last reply. It blocks
 // until the run ends; Abort stops it. started, if not nil, is called once the
 // prompt is accepted, before the run's first event.
-func (e *Engine) Prompt(ctx context.Context, message string, started func()) (*agent.Assistant, error) {
+func (e *Engine) Prompt(ctx context.Context, message string, started func()) (*session.Assistant, error) {
 	if strings.TrimSpace(message) == "" {
 		return nil, badParams("message", "the message is empty")
 	}
@@ -276,7 +276,7 @@ func (e *Engine) Prompt(ctx context.Context, message string, started func()) (*a
 	}
 
 	var (
-		last *agent.Assistant
+		last *session.Assistant
 		err  error
 	)
 	if first {

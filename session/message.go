@@ -1,6 +1,7 @@
 package session
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -192,18 +193,18 @@ type Content struct {
 // thinking (with the provider's signature, needed to send it back) or toolCall.
 // Build them with TextBlock, ImageBlock, ThinkingBlock and ToolCallBlock.
 type Block struct {
-	Type              string         `json:"type"`
-	Text              string         `json:"text,omitzero"`
-	TextSignature     string         `json:"textSignature,omitzero"`
-	Thinking          string         `json:"thinking,omitzero"`
-	ThinkingSignature string         `json:"thinkingSignature,omitzero"`
-	Redacted          bool           `json:"redacted,omitzero"` // the thinking was redacted; its payload is in ThinkingSignature
-	Data              string         `json:"data,omitzero"`     // an image's base64 bytes
-	MimeType          string         `json:"mimeType,omitzero"`
-	ID                string         `json:"id,omitzero"`
-	Name              string         `json:"name,omitzero"`
-	Arguments         jsontext.Value `json:"arguments,omitzero"`
-	ThoughtSignature  string         `json:"thoughtSignature,omitzero"`
+	Type              string          `json:"type"`
+	Text              string          `json:"text,omitzero"`
+	TextSignature     string          `json:"textSignature,omitzero"`
+	Thinking          string          `json:"thinking,omitzero"`
+	ThinkingSignature string          `json:"thinkingSignature,omitzero"`
+	Redacted          bool            `json:"redacted,omitzero"` // the thinking was redacted; its payload is in ThinkingSignature
+	Data              string          `json:"data,omitzero"`     // an image's base64 bytes
+	MimeType          string          `json:"mimeType,omitzero"`
+	ID                string          `json:"id,omitzero"`
+	Name              string          `json:"name,omitzero"`
+	Arguments         json.RawMessage `json:"arguments,omitzero"`
+	ThoughtSignature  string          `json:"thoughtSignature,omitzero"`
 	// ArgumentsError says why the model's arguments were not a JSON object
 	// (Arguments is then {}); the call is answered with it as an error.
 	ArgumentsError string `json:"argumentsError,omitzero"`
@@ -242,7 +243,7 @@ func (b Block) MarshalJSON() ([]byte, error) {
 		str("type", b.Type)
 		str("id", b.ID)
 		str("name", b.Name)
-		args := b.Arguments
+		args := jsontext.Value(b.Arguments)
 		if len(args) == 0 {
 			args = jsontext.Value("{}")
 		}
@@ -293,7 +294,7 @@ func parseBlock(r jsontext.Value) (Block, bool) {
 	str := func(name string) string { s, _ := jsonString(v[name]); return s }
 	return Block{Type: str("type"), Text: str("text"), TextSignature: str("textSignature"), Thinking: str("thinking"),
 		ThinkingSignature: str("thinkingSignature"), Redacted: string(v["redacted"]) == "true", Data: str("data"),
-		MimeType: str("mimeType"), ID: str("id"), Name: str("name"), Arguments: v["arguments"],
+		MimeType: str("mimeType"), ID: str("id"), Name: str("name"), Arguments: json.RawMessage(v["arguments"]),
 		ThoughtSignature: str("thoughtSignature"), ArgumentsError: str("argumentsError")}, true
 }
 

@@ -55,11 +55,11 @@ func ToolCallBlock(id, name string, args any) Block {
 	switch a := args.(type) {
 	case nil:
 	case json.RawMessage:
-		b.Arguments = jsontext.Value(a)
+		b.Arguments = a
 	case []byte:
-		b.Arguments = jsontext.Value(a)
+		b.Arguments = a
 	default:
-		b.Arguments = mustValue(args)
+		b.Arguments = json.RawMessage(mustValue(args))
 	}
 	return b
 }
@@ -74,18 +74,18 @@ type User struct {
 
 // Assistant is a model's reply as pi stores it.
 type Assistant struct {
-	Content      []Block // text, thinking and toolCall blocks, in the order the model sent them
-	API          string  // the provider API spoken (anthropic-messages, openai-completions...)
-	Provider     string
-	Model        string
-	Usage        Usage
-	StopReason   string // StopEnd, StopToolUse...
-	ErrorMessage string // why the reply failed, with StopError or StopAborted
+	Content      []Block `json:"content"` // text, thinking and toolCall blocks, in the order the model sent them
+	API          string  `json:"api"`     // the provider API spoken (anthropic-messages, openai-completions...)
+	Provider     string  `json:"provider"`
+	Model        string  `json:"model"`
+	Usage        Usage   `json:"usage"`
+	StopReason   string  `json:"stopReason"`   // StopEnd, StopToolUse...
+	ErrorMessage string  `json:"errorMessage"` // why the reply failed, with StopError or StopAborted
 	// ThinkingLevel is the thinking level the agent asked for (off, minimal,
 	// low, medium, high, xhigh; "" for none), as pi's agent loop records it.
-	ThinkingLevel string
-	DurationMs    int64 // how long the request took; 0: not recorded
-	Timestamp     int64 // Unix milliseconds; 0: the time of the append
+	ThinkingLevel string `json:"thinkingLevel"`
+	DurationMs    int64  `json:"durationMs"` // how long the request took; 0: not recorded
+	Timestamp     int64  `json:"timestamp"`  // Unix milliseconds; 0: the time of the append
 }
 
 // Text returns the reply's text blocks joined.
@@ -105,26 +105,26 @@ func (a Assistant) ToolCalls() []Block {
 // ToolResult is a tool's answer to one call. It always records isError, as
 // pi's agent loop does.
 type ToolResult struct {
-	ToolCallID string
-	ToolName   string
-	Content    []Block         // text and image blocks
-	Details    json.RawMessage // a JSON value for the front end, never sent to the model; nil: none
-	IsError    bool
-	DurationMs int64 // how long the tool ran; 0: not recorded
-	Timestamp  int64 // Unix milliseconds; 0: the time of the append
+	ToolCallID string          `json:"toolCallId"`
+	ToolName   string          `json:"toolName"`
+	Content    []Block         `json:"content"` // text and image blocks
+	Details    json.RawMessage `json:"details"` // a JSON value for the front end, never sent to the model; nil: none
+	IsError    bool            `json:"isError"`
+	DurationMs int64           `json:"durationMs"` // how long the tool ran; 0: not recorded
+	Timestamp  int64           `json:"timestamp"`  // Unix milliseconds; 0: the time of the append
 }
 
 // BashExecution is a command the user ran themselves (pi's "!cmd"), with its
 // output; the model sees it as a user message unless ExcludeFromContext.
 type BashExecution struct {
-	Command            string
-	Output             string
-	ExitCode           *int // nil when the command did not finish (cancelled)
-	Cancelled          bool
-	Truncated          bool
-	FullOutputPath     string // where the whole output was saved when Truncated ("" for none)
-	ExcludeFromContext bool   // pi's "!!cmd": kept in the session, not sent to the model
-	Timestamp          int64  // Unix milliseconds; 0: the time of the append
+	Command            string `json:"command"`
+	Output             string `json:"output"`
+	ExitCode           *int   `json:"exitCode"` // nil when the command did not finish (cancelled)
+	Cancelled          bool   `json:"cancelled"`
+	Truncated          bool   `json:"truncated"`
+	FullOutputPath     string `json:"fullOutputPath"`     // where the whole output was saved when Truncated ("" for none)
+	ExcludeFromContext bool   `json:"excludeFromContext"` // pi's "!!cmd": kept in the session, not sent to the model
+	Timestamp          int64  `json:"timestamp"`          // Unix milliseconds; 0: the time of the append
 }
 
 // stamped returns ms, or the time of now when ms is 0.
@@ -226,6 +226,16 @@ func messageOf(m typedMessage, now time.Time) Message {
 	}
 	return msg
 }
+
+// MarshalJSON writes the message as pi stores it (Timestamp 0: now); the
+// struct tags read it back.
+func (a Assistant) MarshalJSON() ([]byte, error) { return a.Message().Raw(), nil }
+
+// MarshalJSON writes the message as pi stores it (Timestamp 0: now).
+func (r ToolResult) MarshalJSON() ([]byte, error) { return r.Message().Raw(), nil }
+
+// MarshalJSON writes the message as pi stores it (Timestamp 0: now).
+func (b BashExecution) MarshalJSON() ([]byte, error) { return b.Message().Raw(), nil }
 
 // Message returns the user message as it would be appended (Timestamp 0: now).
 func (u User) Message() Message { return messageOf(u, time.Now()) }
