@@ -20,7 +20,7 @@ type Provider interface {
 	API() string
 	// Stream sends the request and calls on for every delta. It returns the
 	// reply so far even when it fails: Content, Usage and StopReason are
-	// filled; Role, API, Provider, Model and Timestamp are the caller's.
+	// filled; API, Provider, Model, ThinkingLevel and Timestamp are the caller's.
 	Stream(ctx context.Context, r Request, on func(Delta)) (*session.Assistant, error)
 }
 
