@@ -54,6 +54,8 @@ type Renderer struct {
 	opt    Options
 	tr     *glamour.TermRenderer
 	blocks []block // the blocks of the last text, rendered
+	last   string  // the last text and its rendering, for a redraw
+	out    string
 }
 
 type block struct{ src, out string }
@@ -98,6 +100,9 @@ func (r *Renderer) Options() Options { return r.opt }
 // Render draws text, untrusted Markdown, for the terminal. Called again with
 // the same text grown at its end, it renders only the blocks that changed.
 func (r *Renderer) Render(text string) string {
+	if text == r.last && r.blocks != nil {
+		return r.out
+	}
 	srcs := Blocks(Sanitize(text))
 	kept := 0
 	for kept < len(srcs)-1 && kept < len(r.blocks) && r.blocks[kept].src == srcs[kept] {
@@ -113,7 +118,11 @@ func (r *Renderer) Render(text string) string {
 			outs = append(outs, b.out)
 		}
 	}
-	return strings.Join(outs, "\n\n")
+	r.last, r.out = text, strings.Join(outs, "\n\n")
+	if r.blocks == nil {
+		r.blocks = []block{} // the empty text is rendered too
+	}
+	return r.out
 }
 
 // renderBlock renders one block without the blank lines around it.

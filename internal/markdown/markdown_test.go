@@ -190,3 +190,26 @@ func FuzzRender(f *testing.F) {
 		}
 	})
 }
+
+// TestOtherText renders a different text with a renderer that rendered one
+// before (the chat reuses a renderer for the next message): nothing of the
+// first leaks into the second, and a redraw of the same text is the same.
+func TestOtherText(t *testing.T) {
+	o := Options{Width: 60, Dark: true, Color: true}
+	r, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := reply(t)
+	second := "## The cause\n\nsomething else entirely\n\n- one"
+	r.Render(first)
+	if got, want := r.Render(second), render(t, o, second); got != want {
+		t.Errorf("second text:\n%s", cmp.Diff(want, got))
+	}
+	if got, want := r.Render(second), render(t, o, second); got != want {
+		t.Errorf("redraw:\n%s", cmp.Diff(want, got))
+	}
+	if got := r.Render(""); got != "" {
+		t.Errorf("empty text renders %q", got)
+	}
+}
