@@ -106,7 +106,9 @@ func Share(ctx context.Context, l *session.Log, o Options) (Result, error) {
 	ownGroup(cmd)
 	err = cmd.Run()
 	switch {
-	case ctx.Err() == context.DeadlineExceeded:
+	case errors.Is(ctx.Err(), context.Canceled):
+		return Result{}, errors.New("share: cancelled; the share command was stopped")
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		return Result{}, fmt.Errorf("share: the share command did not finish within %s and was stopped; check it by hand: %s", timeout, termtext.Line(o.Command))
 	case err != nil:
 		msg := firstLine(stderr.String())

@@ -122,3 +122,14 @@ func TestShareNoCommand(t *testing.T) {
 		t.Errorf("error %v", err)
 	}
 }
+
+// TestShareCancel stops the command when the caller gives up (Esc in the chat).
+func TestShareCancel(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(200*time.Millisecond, cancel)
+	start := time.Now()
+	_, err := Share(ctx, load(t), Options{Command: "sleep 30"})
+	if err == nil || !strings.Contains(err.Error(), "cancelled") || time.Since(start) > 5*time.Second {
+		t.Errorf("error %v after %s", err, time.Since(start))
+	}
+}
