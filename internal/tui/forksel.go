@@ -59,7 +59,7 @@ func NewForkSelector(dark bool, opt ForkOptions) *ForkSelector {
 	noBlink(&in)
 	in.Focus()
 	f := &ForkSelector{opt: opt, th: newTheme(dark), filter: in}
-	for _, e := range opt.Log.Branch("") {
+	for _, e := range opt.Log.PathTo("") {
 		if e.Role() != session.RoleUser {
 			continue
 		}
