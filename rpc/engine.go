@@ -252,7 +252,7 @@ func (e *Engine) Resume(ref string, readOnly bool) error {
 // Prompt runs message on the session and returns the last reply. It blocks
 // until the run ends; Abort stops it. started, if not nil, is called once the
 // prompt is accepted, before the run's first event.
-func (e *Engine) Prompt(ctx context.Context, message string, started func()) (*agent.Assistant, error) {
+func (e *Engine) Prompt(ctx context.Context, message string, started func()) (*session.Assistant, error) {
 	if strings.TrimSpace(message) == "" {
 		return nil, badParams("message", "the message is empty")
 	}
@@ -276,7 +276,7 @@ func (e *Engine) Prompt(ctx context.Context, message string, started func()) (*a
 	}
 
 	var (
-		last *agent.Assistant
+		last *session.Assistant
 		err  error
 	)
 	if first {
@@ -498,64 +498,28 @@ func (e *Engine) ForkSession(entryID string, at bool) (string, error) {
 	}
 	defer e.mu.Unlock()
 	l := e.log
-	en := l.Entry(entryID)
-	if en == nil {
+	if l.Entry(entryID) == nil {
 		return "", badParams("entryId", "Entry not found: %s", entryID)
 	}
-	var text string
-	leaf := entryID
 	if !at {
-		if en.Role() != session.RoleUser {
+		s, text, err := store.ForkBefore(e.cfg.Store, e.cfg.Fork, e.ref(), l, entryID, e.cfg.Cwd, e.cfg.Where)
+		if errors.Is(err, store.ErrNotUserMessage) {
 			return "", badParams("entryId", "Invalid entry ID for forking: %s is not a user message", entryID)
 		}
-		text = messageText(en)
-		leaf = en.ParentID
+		if err != nil {
+			return "", err
+		}
+		return text, e.attach(s)
 	}
-	var (
-		s   store.Session
-		err error
-	)
-	if leaf == "" {
-		s, err = e.cfg.Store.Create(e.cfg.Cwd, e.cfg.Where, store.Options{Log: []session.Option{session.WithParent(e.ref())}})
-	} else {
-		s, err = e.cfg.Fork(e.ref(), l, leaf)
-	}
+	s, err := e.cfg.Fork(e.ref(), l, entryID)
 	if err != nil {
 		return "", err
 	}
-	if l := s.Log(); l.Len() > 0 {
-		if err := s.Flush(); err != nil {
-			_ = s.Close()
-			return "", err
-		}
+	if err := s.Flush(); err != nil {
+		_ = s.Close()
+		return "", err
 	}
-	return text, e.attach(s)
-}
-
-// messageText is the text of a message entry's content.
-func messageText(en *session.Entry) string {
-	var m struct {
-		Content json.RawMessage `json:"content"`
-	}
-	if json.Unmarshal(en.MessageRaw(), &m) != nil {
-		return ""
-	}
-	var s string
-	if json.Unmarshal(m.Content, &s) == nil {
-		return s
-	}
-	var blocks []struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
-	}
-	_ = json.Unmarshal(m.Content, &blocks)
-	var parts []string
-	for _, b := range blocks {
-		if b.Type == "text" {
-			parts = append(parts, b.Text)
-		}
-	}
-	return strings.Join(parts, "\n")
+	return "", e.attach(s)
 }
 
 // ForkMessage is a user message a session can be forked at.
@@ -571,7 +535,7 @@ func (e *Engine) ForkMessages() ([]ForkMessage, error) {
 	err := e.view(func(l *session.Log) error {
 		for _, en := range l.Entries() {
 			if en.Role() == session.RoleUser {
-				out = append(out, ForkMessage{EntryID: en.ID, Text: messageText(en)})
+				out = append(out, ForkMessage{EntryID: en.ID, Text: store.MessageText(en)})
 			}
 		}
 		return nil
