@@ -3,6 +3,7 @@ package session
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
@@ -92,11 +93,17 @@ func opt(ms []member, name string, v any) []member {
 	if v == nil {
 		return ms
 	}
-	if raw, ok := v.(jsontext.Value); ok {
+	switch raw := v.(type) {
+	case jsontext.Value:
 		if len(raw) == 0 {
 			return ms
 		}
 		return append(ms, member{name, raw})
+	case json.RawMessage:
+		if len(raw) == 0 {
+			return ms
+		}
+		return append(ms, member{name, jsontext.Value(raw)})
 	}
 	return append(ms, member{name, mustValue(v)})
 }
@@ -152,21 +159,21 @@ func (l *Log) BranchWithSummary(id, summary string, details any, fromHook bool) 
 
 // CompactionData is the content of a compaction entry.
 type CompactionData struct {
-	Summary          string         `json:"summary"`
-	FirstKeptEntryID string         `json:"firstKeptEntryId"`
-	TokensBefore     int            `json:"tokensBefore"`
-	Details          jsontext.Value `json:"details,omitzero"`
-	FromHook         bool           `json:"fromHook,omitzero"`
+	Summary          string          `json:"summary"`
+	FirstKeptEntryID string          `json:"firstKeptEntryId"`
+	TokensBefore     int             `json:"tokensBefore"`
+	Details          json.RawMessage `json:"details,omitzero"`
+	FromHook         bool            `json:"fromHook,omitzero"`
 	// Usage is the cost of the model call that wrote the summary (pi 1.6.0), if any.
-	Usage jsontext.Value `json:"usage,omitzero"`
+	Usage json.RawMessage `json:"usage,omitzero"`
 }
 
 // BranchSummaryData is the content of a branch_summary entry.
 type BranchSummaryData struct {
-	FromID   string         `json:"fromId"`
-	Summary  string         `json:"summary"`
-	Details  jsontext.Value `json:"details,omitzero"`
-	FromHook bool           `json:"fromHook,omitzero"`
+	FromID   string          `json:"fromId"`
+	Summary  string          `json:"summary"`
+	Details  json.RawMessage `json:"details,omitzero"`
+	FromHook bool            `json:"fromHook,omitzero"`
 }
 
 // Cursor is a handle on one cursor of a log. Appends through it extend its own
@@ -246,7 +253,7 @@ func (c *Cursor) AppendModelChange(provider, modelID string) (*Entry, error) {
 // starts from them.
 func (c *Cursor) AppendCompaction(d CompactionData) (*Entry, error) {
 	if d.Details == nil {
-		d.Details = jsontext.Value(`{"readFiles":[],"modifiedFiles":[]}`)
+		d.Details = json.RawMessage(`{"readFiles":[],"modifiedFiles":[]}`)
 	}
 	return c.l.locked(func() (*Entry, error) {
 		cid := c.cid()

@@ -2,6 +2,7 @@ package window
 
 import (
 	"cmp"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"runtime"
@@ -119,7 +120,7 @@ func intern(s string) string {
 // Result is a built context and what was done to make it.
 type Result struct {
 	Messages      []Message
-	ThinkingLevel jsontext.Value
+	ThinkingLevel json.RawMessage
 	Model         *session.Model
 	Budget        int // 0 when built without one
 	Tokens        int // estimated total of Messages
@@ -815,7 +816,7 @@ func (r *Result) Context() session.Context {
 }
 
 // ForModel converts the built messages for a model (pi's convertToLlm).
-func (r *Result) ForModel() []jsontext.Value {
+func (r *Result) ForModel() []json.RawMessage {
 	return session.ForModel(r.Context().Messages)
 }
 

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -10,7 +11,6 @@ import (
 	"github.com/arborlog/arbor/session"
 	"github.com/arborlog/arbor/window"
 	"github.com/arborlog/arbor/window/blob"
-	"github.com/go-json-experiment/json/jsontext"
 	"github.com/spf13/cobra"
 )
 
@@ -183,11 +183,11 @@ func (o *contextOptions) printSystem(ctx session.Context) error {
 	}
 	w.Flush()
 	if msg == nil {
-		msg = jsontext.Value("null")
+		msg = json.RawMessage("null")
 	}
 	return printJSON(o.io, struct {
-		Message jsontext.Value `json:"message"`
-		Text    string         `json:"text"`
+		Message json.RawMessage `json:"message"`
+		Text    string          `json:"text"`
 	}{msg, text})
 }
 
