@@ -340,23 +340,24 @@ func (a *Agent) toolResult(call session.Block, out ToolOutput) (session.Message,
 // resolutions, compacted first when it passes window − reserve, fitted to the
 // budget, with unanswered tool calls closed.
 func (a *Agent) history(ctx context.Context) ([]Message, error) {
-	c := a.Log.Context()
+	cur := a.Log.Cursor("")
+	c, stamps := cur.ContextWithResolutions()
 	if a.Model.Window > 0 && a.settings().Enabled {
 		if need, _ := compaction.NeedsCompaction(c.Messages, a.Model.Window, a.settings()); need {
 			if err := a.compact(ctx, "threshold", false); err == nil {
-				c = a.Log.Context()
+				c, stamps = cur.ContextWithResolutions()
 			} else if ctx.Err() != nil {
 				return nil, err
 			}
 		}
 	}
-	opts := window.Options{Resolutions: a.Log.Cursor("").Resolutions(), Budget: a.budget(), Blobs: a.Blobs}
-	res, err := window.Build(c, opts)
+	opts := window.Options{Budget: a.budget(), Blobs: a.Blobs}
+	res, err := window.Build(c, stamps, opts)
 	if errors.Is(err, window.ErrBudget) && a.settings().Enabled {
 		if cerr := a.compact(ctx, "threshold", false); cerr != nil {
 			return nil, fmt.Errorf("%w; compaction failed too: %v", err, cerr)
 		}
-		res, err = window.Build(a.Log.Context(), opts)
+		res, err = window.Fit(cur, opts)
 	}
 	if err != nil {
 		return nil, err
@@ -400,7 +401,7 @@ func (a *Agent) compact(ctx context.Context, reason string, willRetry bool) erro
 	if s == nil {
 		s = modelSummarizer{a}
 	}
-	e, _, err := compaction.Compact(ctx, a.Log, compaction.Options{Settings: a.settings(), Summarizer: s})
+	e, _, err := compaction.Compact(ctx, a.Log.Cursor(""), compaction.Options{Settings: a.settings(), Summarizer: s})
 	end := Event{Type: "compaction_end", Reason: reason, Aborted: ptr(ctx.Err() != nil), WillRetry: ptr(willRetry && err == nil)}
 	if err != nil {
 		end.ErrorMessage = err.Error()

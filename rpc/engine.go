@@ -418,7 +418,7 @@ func (e *Engine) Messages() ([]json.RawMessage, error) {
 func (e *Engine) Fitted() ([]json.RawMessage, error) {
 	var out []json.RawMessage
 	err := e.view(func(l *session.Log) error {
-		r, err := window.Build(l.Context(), window.Options{Resolutions: l.Cursor("").Resolutions()})
+		r, err := window.Fit(l.Cursor(""), window.Options{})
 		if err != nil {
 			return err
 		}
@@ -762,7 +762,7 @@ func (e *Engine) CompactUndo() (compaction.Undone, error) {
 	var u compaction.Undone
 	err := e.change(func(l *session.Log) error {
 		var err error
-		u, err = compaction.Undo(l, "")
+		u, err = compaction.Undo(l.Cursor(""))
 		if errors.Is(err, compaction.ErrNoCompaction) {
 			return badParams("session", "nothing to undo: no compaction on the current branch")
 		}

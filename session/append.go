@@ -227,6 +227,9 @@ func (c *Cursor) ID() string {
 	return c.cid()
 }
 
+// Log returns the log the cursor belongs to.
+func (c *Cursor) Log() *Log { return c.l }
+
 // AppendMessage appends a message entry.
 func (c *Cursor) AppendMessage(m Message) (*Entry, error) {
 	if m.Role == "" || m.raw == nil {

@@ -19,8 +19,6 @@ type Options struct {
 	// Budget is the prompt budget in tokens (see Budget.Prompt); 0 applies
 	// the resolutions without fitting.
 	Budget int
-	// Resolutions are the cursor's stamps by entry id (session.Cursor.Resolutions).
-	Resolutions map[string]session.Resolution
 	// Estimator counts tokens; nil means DefaultEstimator.
 	Estimator *Estimator
 	// ResultShare is the largest share of the budget one tool result may take
@@ -184,13 +182,25 @@ var ErrBudget = errors.New("window: context does not fit the budget")
 
 func (e *BudgetError) Is(target error) bool { return target == ErrBudget }
 
-// Build renders ctx at the cursor's resolutions and, with a budget, fits it
-// (see the package comment). The log is never changed.
-func Build(ctx session.Context, o Options) (*Result, error) { return build(ctx, o, true) }
+// Fit is the context a cursor gives the model: the cursor's context rendered
+// at its resolutions (its pins kept whatever the budget) and, with a budget,
+// fitted to it (see the package comment). The log is never changed.
+func Fit(c *session.Cursor, o Options) (*Result, error) {
+	ctx, stamps := c.ContextWithResolutions()
+	return Build(ctx, stamps, o)
+}
+
+// Build renders ctx at the resolutions (stamps) of the cursor it was built for
+// (session.Cursor.Resolutions; nil: no stamps, every entry at its default
+// level) and, with a budget, fits it (see the package comment). Fit
+// does both for a cursor.
+func Build(ctx session.Context, stamps map[string]session.Resolution, o Options) (*Result, error) {
+	return build(ctx, stamps, o, true)
+}
 
 // build is Build; early false turns off the shortcut of leaveOutEarly, so
 // tests can check that it changes nothing.
-func build(ctx session.Context, o Options, early bool) (*Result, error) {
+func build(ctx session.Context, stamps map[string]session.Resolution, o Options, early bool) (*Result, error) {
 	est := o.Estimator
 	if est == nil {
 		est = &DefaultEstimator
@@ -198,7 +208,7 @@ func build(ctx session.Context, o Options, early bool) (*Result, error) {
 	if o.ResultShare <= 0 {
 		o.ResultShare = 0.25
 	}
-	p := &planner{est: est, o: o, calls: Calls{}}
+	p := &planner{est: est, o: o, stamps: stamps, calls: Calls{}}
 	p.load(ctx.Messages)
 	p.pair()
 	p.group()
@@ -279,6 +289,7 @@ type turn struct {
 type planner struct {
 	est          *Estimator
 	o            Options
+	stamps       map[string]session.Resolution // the cursor's resolutions
 	calls        Calls
 	items        []*item
 	turns        []turn
@@ -291,7 +302,7 @@ func (p *planner) level(e *session.Entry) (session.Level, string) {
 	if e == nil {
 		return session.Full, ""
 	}
-	if r, ok := p.o.Resolutions[e.ID]; ok && r.Level.Valid() {
+	if r, ok := p.stamps[e.ID]; ok && r.Level.Valid() {
 		return r.Level, r.Text
 	}
 	return session.DefaultLevel(e), ""

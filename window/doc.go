@@ -3,8 +3,9 @@
 //
 // A cursor may render each entry at a lower fidelity than the log holds
 // (session.Level: full, outlined, summarized, pinned, compacted, attached).
-// Build applies those resolutions to a built session.Context and, given a
-// budget, plans further downgrades:
+// Fit takes the cursor's context with those resolutions applied, in one call
+// (Build does the same for a context and resolutions given apart), and, given
+// a budget, plans further downgrades:
 //
 //  1. Tool results larger than a share of the budget are cut at a line boundary,
 //     with a note naming the original size and where the rest is (a blob, see

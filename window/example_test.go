@@ -7,9 +7,10 @@ import (
 	"github.com/arborlog/arbor/window"
 )
 
-// A cursor outlines an old tool result; Build renders it that way, and with a
-// budget fits the rest. The log is not changed: pi still reads it in full.
-func ExampleBuild() {
+// A cursor summarizes an old tool result; Fit renders the cursor's context
+// that way, and with a budget fits the rest. The log is not changed: pi still
+// reads it in full.
+func ExampleFit() {
 	l := session.New("/project")
 	add := func(v map[string]any) *session.Entry {
 		m, _ := session.NewMessage(v)
@@ -27,7 +28,7 @@ func ExampleBuild() {
 	if err := c.Summarize(result.ID, ""); err != nil {
 		panic(err)
 	}
-	r, err := window.Build(c.Context(), window.Options{Budget: 60000, Resolutions: c.Resolutions()})
+	r, err := window.Fit(c, window.Options{Budget: 60000})
 	if err != nil {
 		panic(err)
 	}

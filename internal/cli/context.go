@@ -198,11 +198,11 @@ func (o *contextOptions) fit(ctx session.Context, res map[string]session.Resolut
 	if o.budget == 0 && !reduced(ctx, res) {
 		return ctx, nil, nil
 	}
-	opts := window.Options{Budget: o.budget, Resolutions: res, ResultShare: o.share}
+	opts := window.Options{Budget: o.budget, ResultShare: o.share}
 	if o.budget > 0 {
 		opts.Blobs = blob.Store{Dir: filepath.Join(catalog.Home(), "blobs")}
 	}
-	r, err := window.Build(ctx, opts)
+	r, err := window.Build(ctx, res, opts)
 	if err != nil {
 		return ctx, nil, fmt.Errorf("%s: %w", path, err)
 	}
