@@ -245,12 +245,12 @@ func (c *Cursor) AppendCustomMessage(customType string, content Content, display
 // SetSessionName appends a session_info entry with the name as pi 1.6.0 writes it:
 // each run of line breaks becomes one space, then the name is trimmed.
 func (c *Cursor) SetSessionName(name string) (*Entry, error) {
-	return c.do(TypeSessionInfo, []member{{"name", mustValue(CleanName(name))}})
+	return c.do(TypeSessionInfo, []member{{"name", mustValue(cleanName(name))}})
 }
 
-// CleanName is a session name as pi 1.6.0 stores it: runs of CR and LF
+// cleanName is a session name as pi 1.6.0 stores it: runs of CR and LF
 // replaced by one space, surrounding white space trimmed.
-func CleanName(name string) string {
+func cleanName(name string) string {
 	return strings.TrimSpace(lineBreaks.ReplaceAllString(name, " "))
 }
 

@@ -130,7 +130,7 @@ type Result struct {
 	Closed  []string // tool call ids closed with an error result
 	Orphans []string // entry ids of tool results whose call is not in the context, sent as user text
 
-	calls Calls
+	calls callIndex
 }
 
 // Change is one downgrade made by the planner.
@@ -208,7 +208,7 @@ func build(ctx session.Context, stamps map[string]session.Resolution, o Options,
 	if o.ResultShare <= 0 {
 		o.ResultShare = 0.25
 	}
-	p := &planner{est: est, o: o, stamps: stamps, calls: Calls{}}
+	p := &planner{est: est, o: o, stamps: stamps, calls: callIndex{}}
 	p.load(ctx.Messages)
 	p.pair()
 	p.group()
@@ -290,7 +290,7 @@ type planner struct {
 	est          *Estimator
 	o            Options
 	stamps       map[string]session.Resolution // the cursor's resolutions
-	calls        Calls
+	calls        callIndex
 	items        []*item
 	turns        []turn
 	note         int // item index of the left-out note, or -1

@@ -415,7 +415,7 @@ func protectedTokens(ctx session.Context, res map[string]session.Resolution) int
 	for _, m := range mustKeep(ctx, res) {
 		keep[m.Entry.ID] = true
 	}
-	cs := CallsOf(ctx.Messages)
+	cs := callsOf(ctx.Messages)
 	est := &DefaultEstimator
 	n := 0
 	for _, t := range turnsOf(ctx) {
@@ -443,9 +443,9 @@ func protectedTokens(ctx session.Context, res map[string]session.Resolution) int
 		}
 		for _, m := range t {
 			lv := levelOf(m.Entry, res)
-			r := Render(m, lv, "", cs)
+			r := renderLevel(m, lv, "", cs)
 			if !keep[m.Entry.ID] {
-				if s := Render(m, session.Summarized, "", cs); est.Message(s) < est.Message(r) {
+				if s := renderLevel(m, session.Summarized, "", cs); est.Message(s) < est.Message(r) {
 					r = s
 				}
 			}

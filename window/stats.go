@@ -366,7 +366,7 @@ func (p *PhaseTokens) add(ph Phase, n int) {
 // classify gives each built message a phase: a tool call and its result the
 // phase of the call, an assistant reply without tool calls Conclusion, and
 // requests and summaries Unclassified.
-func (o StatsOptions) classify(res *Result, calls Calls) []Phase {
+func (o StatsOptions) classify(res *Result, calls callIndex) []Phase {
 	out := make([]Phase, len(res.Messages))
 	edited := false
 	byCall := map[string]Phase{}
