@@ -45,6 +45,8 @@
 // written through another cursor is followed by one that marks the active
 // leaf again).
 //
-// A Log does no I/O: appends go through its Store; package session/jsonl
-// provides the file store.
+// A Log does no I/O: appends go through the Store it was made with
+// (WithStore, given to New, Load, Copy or Branched; nothing switches it off
+// later); package session/jsonl provides the file store, package pgstore the
+// database one.
 package session
