@@ -3,10 +3,12 @@ package cli
 import (
 	"bytes"
 	"flag"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -24,6 +26,25 @@ func runArbor(t *testing.T, stdin string, args ...string) result {
 	t.Helper()
 	var out, errOut bytes.Buffer
 	code := Main(args, strings.NewReader(stdin), &out, &errOut)
+	return result{out.String(), errOut.String(), code}
+}
+
+// fakeTerminal is an IO whose stdout and stderr are a terminal of the given
+// width, coloured or not (as with NO_COLOR set), writing into out and errOut,
+// on a clock stopped at fakeNow.
+func fakeTerminal(in io.Reader, out, errOut io.Writer, width int, color bool) *IO {
+	return &IO{In: in, Out: out, ErrOut: errOut, outTTY: true, errTTY: true, width: width, color: color,
+		now: func() time.Time { return fakeNow }}
+}
+
+// fakeNow is the fake terminal's clock: ten days after the example session.
+var fakeNow = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+
+// runFake runs the arbor command in-process on a fake terminal.
+func runFake(t *testing.T, width int, color bool, stdin string, args ...string) result {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := run(fakeTerminal(strings.NewReader(stdin), &out, &errOut, width, color), args)
 	return result{out.String(), errOut.String(), code}
 }
 

@@ -6,9 +6,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-var _ = register(newCmdArchive)
-var _ = register(newCmdUnarchive)
-
 func newCmdArchive(ios *IO, g *Global) *cobra.Command {
 	return &cobra.Command{
 		Use:   "archive <session>...",

@@ -12,8 +12,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-var _ = register(newCmdCompact)
-
 type compactOptions struct {
 	io        *IO
 	g         *Global

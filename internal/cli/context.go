@@ -14,8 +14,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-var _ = register(newCmdContext)
-
 type contextOptions struct {
 	io     *IO
 	g      *Global

@@ -9,8 +9,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-var _ = register(newCmdCursor)
-
 func newCmdCursor(ios *IO, g *Global) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "cursor",

@@ -10,11 +10,6 @@ import (
 	"github.com/arborlog/arbor/pgstore"
 )
 
-var (
-	_ = register(newCmdDB)
-	_ = register(newCmdSync)
-)
-
 // needDatabase opens the database store, which these commands require.
 func (g *Global) needDatabase() (*pgstore.Store, error) {
 	db, err := g.database()

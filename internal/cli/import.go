@@ -11,8 +11,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-var _ = register(newCmdImport)
-
 func newCmdImport(ios *IO, g *Global) *cobra.Command {
 	return &cobra.Command{
 		Use:   "import <file|folder>...",
