@@ -1,6 +1,7 @@
 package treeview
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
@@ -10,7 +11,6 @@ import (
 	"github.com/arborlog/arbor/compaction"
 	"github.com/arborlog/arbor/internal/termtext"
 	"github.com/arborlog/arbor/session"
-	"github.com/go-json-experiment/json"
 )
 
 // Describe is what any entry of the session says, visible or not, as a row
