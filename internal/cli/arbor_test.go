@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"flag"
 	"io"
 	"os"
 	"path/filepath"
@@ -10,10 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
+	goldenfile "github.com/arborlog/arbor/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 // result is what one run of the arbor command printed and returned.
 type result struct {
@@ -66,23 +63,7 @@ func copyFile(t *testing.T, src, dir string) string {
 // golden compares got with testdata/<name>, or rewrites it under -update.
 func golden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run 'go test ./internal/cli -update' to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("%s differs (-want +got):\n%s", path, diff)
-	}
+	goldenfile.Check(t, filepath.Join("testdata", name), []byte(got))
 }
 
 // TestHelp checks that each of these commands explains itself with an example

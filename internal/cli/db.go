@@ -100,7 +100,7 @@ for writing on the receiving side is skipped with its holder named.
 			for _, in := range infos {
 				r, err := db.PushFile(in.Path)
 				if err != nil {
-					ios.Warnf("%s", oneLine(err.Error()))
+					ios.Warnf("%v", err)
 					failed++
 					continue
 				}
@@ -146,14 +146,14 @@ for writing on the receiving side is skipped with its holder named.
 				path, ok := have[h.ID]
 				if !ok {
 					if path, err = pgstore.PullPath(root, h); err != nil {
-						ios.Warnf("pull %s: %s", h.ID, oneLine(err.Error()))
+						ios.Warnf("pull %s: %v", h.ID, err)
 						failed++
 						continue
 					}
 				}
 				r, err := db.Pull(h.ID, path)
 				if err != nil {
-					ios.Warnf("pull %s: %s", h.ID, oneLine(err.Error()))
+					ios.Warnf("pull %s: %v", h.ID, err)
 					failed++
 					continue
 				}
