@@ -60,6 +60,19 @@ func copyFile(t *testing.T, src, dir string) string {
 	return dst
 }
 
+// unchanged reads file and returns a check, for later, that the file still
+// holds the same bytes: reading commands never write.
+func unchanged(t *testing.T, file string) func() {
+	t.Helper()
+	before := readFile(t, file)
+	return func() {
+		t.Helper()
+		if readFile(t, file) != before {
+			t.Errorf("reading %s changed the file", file)
+		}
+	}
+}
+
 // golden compares got with testdata/<name>, or rewrites it under -update.
 func golden(t *testing.T, name, got string) {
 	t.Helper()

@@ -85,13 +85,7 @@ for writing on the receiving side is skipped with its holder named.
 		Short: "Copy session files into the database",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			db, err := g.needDatabase()
-			if err != nil {
-				return err
-			}
-			cat := g.catalog(ios)
-			defer cat.Close()
-			infos, err := cat.List(g.scope(), catalog.ListOptions{Empty: true, Archived: true})
+			db, infos, err := syncSides(ios, g, g.scope())
 			if err != nil {
 				return err
 			}
@@ -114,13 +108,7 @@ for writing on the receiving side is skipped with its holder named.
 		Short: "Copy the database's sessions into files",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			db, err := g.needDatabase()
-			if err != nil {
-				return err
-			}
-			cat := g.catalog(ios)
-			defer cat.Close()
-			files, err := cat.List(catalog.Scope{All: true, Dir: g.SessionDir}, catalog.ListOptions{Empty: true, Archived: true})
+			db, files, err := syncSides(ios, g, catalog.Scope{All: true, Dir: g.SessionDir})
 			if err != nil {
 				return err
 			}
@@ -169,6 +157,19 @@ for writing on the receiving side is skipped with its holder named.
 }
 
 // report prints what a sync did, and fails when a session could not be copied.
+// syncSides opens the database and lists the session files in scope, empty
+// and archived ones too: the two sides of a sync.
+func syncSides(ios *IO, g *Global, scope catalog.Scope) (*pgstore.Store, []catalog.Info, error) {
+	db, err := g.needDatabase()
+	if err != nil {
+		return nil, nil, err
+	}
+	cat := g.catalog(ios)
+	defer cat.Close()
+	infos, err := cat.List(scope, catalog.ListOptions{Empty: true, Archived: true})
+	return db, infos, err
+}
+
 func report(ios *IO, g *Global, verb string, res []pgstore.SyncResult, failed int) error {
 	if g.JSON {
 		if res == nil {
