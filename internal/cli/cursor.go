@@ -72,10 +72,11 @@ cursor stays as it was unless --switch is given. Names are unique.`,
 				}
 			}
 			return editCursor(ios, g, args[0], func(s *writable) (string, error) {
-				id, err := s.Fork(name)
+				c, err := s.NewCursor(name)
 				if err != nil {
 					return "", err
 				}
+				id := c.ID()
 				if switchTo {
 					if err := s.Switch(id); err != nil {
 						return "", err
@@ -145,7 +146,7 @@ The name is recorded as an arbor.cursor marker under the cursor's leaf.`,
 						return "", fmt.Errorf("%s has a cursor named %q already (%s); pick another name", s.Path(), name, other.ID())
 					}
 				}
-				return cur.ID(), cur.Name(name)
+				return cur.ID(), cur.Rename(name)
 			}, func(info session.CursorInfo) string {
 				return sprintf("cursor %s is named %s", info.ID, orNone(info.Name))
 			})
