@@ -65,6 +65,9 @@ type Agent struct {
 	Summarizer     compaction.Summarizer // nil: the model itself writes summaries
 	Emit           func(Event)
 	Now            func() time.Time
+	// Queue holds steering and follow-up messages sent while a run works
+	// (nil: none). Several agents of one session may share it.
+	Queue *Queue
 }
 
 // Event is one thing that happened in a run, with pi's event names:
@@ -86,6 +89,20 @@ type Event struct {
 	ErrorMessage          string            `json:"errorMessage,omitempty"`
 	Messages              []json.RawMessage `json:"messages,omitempty"`
 	ToolResults           []json.RawMessage `json:"toolResults,omitempty"`
+	// queue_update: what is queued (always both lists, possibly empty).
+	Steering *[]string `json:"steering,omitempty"`
+	FollowUp *[]string `json:"followUp,omitempty"`
+}
+
+// QueueEvent is pi's queue_update event.
+func QueueEvent(steering, followUp []string) Event {
+	if steering == nil {
+		steering = []string{}
+	}
+	if followUp == nil {
+		followUp = []string{}
+	}
+	return Event{Type: "queue_update", Steering: &steering, FollowUp: &followUp}
 }
 
 func (a *Agent) emit(e Event) {
@@ -164,37 +181,85 @@ func (a *Agent) appendMessage(r *run, m session.Message) (json.RawMessage, error
 	return raw, nil
 }
 
-// Run sends a prompt and runs until the model stops calling tools. It returns
-// the last assistant message. A provider or tool failure that stops the run
-// is returned as an error (the failed reply is kept with stop reason error);
+// ErrNothingQueued is Continue's error when no message is queued.
+var ErrNothingQueued = errors.New("agent: no queued message to continue with")
+
+// Run sends a prompt and runs until the model stops calling tools and no
+// steering or follow-up message is queued (see Queue). It returns the last
+// assistant message. A provider or tool failure that stops the run is
+// returned as an error (the failed reply is kept with stop reason error);
 // Ctrl-C (ctx cancelled) returns ErrAborted.
 func (a *Agent) Run(ctx context.Context, prompt string) (*Assistant, error) {
+	return a.start(ctx, []string{prompt}, true)
+}
+
+// Continue starts a run with what is queued: the steering messages (as the
+// mode delivers them), else the follow-ups. It is for messages queued after a
+// run last looked (pi's continue); with nothing queued it returns
+// ErrNothingQueued and emits nothing.
+func (a *Agent) Continue(ctx context.Context) (*Assistant, error) {
+	first, poll := a.Queue.take(false), false
+	if len(first) == 0 {
+		first, poll = a.Queue.take(true), true
+	}
+	if len(first) == 0 {
+		return nil, ErrNothingQueued
+	}
+	return a.start(ctx, first, poll)
+}
+
+func (a *Agent) start(ctx context.Context, first []string, poll bool) (*Assistant, error) {
 	r := &run{}
 	a.emit(Event{Type: "agent_start"})
-	last, err := a.run(ctx, r, prompt)
+	a.emit(Event{Type: "turn_start"})
+	last, err := a.run(ctx, r, first, poll)
 	a.emit(Event{Type: "agent_end", Messages: r.messages})
 	return last, err
 }
 
-func (a *Agent) run(ctx context.Context, r *run, prompt string) (*Assistant, error) {
-	user := User{Role: session.RoleUser, Content: []Block{{Type: "text", Text: prompt}}, Timestamp: a.now().UnixMilli()}
+// user appends a user message and emits it.
+func (a *Agent) user(r *run, text string) error {
+	user := User{Role: session.RoleUser, Content: []Block{{Type: "text", Text: text}}, Timestamp: a.now().UnixMilli()}
 	raw, err := a.append(r, user)
 	if err != nil {
-		return nil, err
+		return err
+	}
+	a.emit(Event{Type: "message_start", Message: raw})
+	a.emit(Event{Type: "message_end", Message: raw})
+	return nil
+}
+
+// run appends the first messages and loops as pi's agent loop does: a turn
+// is one request and the tool calls of its reply; steering messages are
+// appended after a turn's tool calls have all run, before the next request
+// (poll: also right after the first messages); follow-ups when the run would
+// otherwise stop.
+func (a *Agent) run(ctx context.Context, r *run, first []string, poll bool) (*Assistant, error) {
+	for _, text := range first {
+		if err := a.user(r, text); err != nil {
+			return nil, err
+		}
 	}
 	if a.Flush != nil {
 		if err := a.Flush(); err != nil {
 			return nil, err
 		}
 	}
-	a.emit(Event{Type: "message_start", Message: raw})
-	a.emit(Event{Type: "message_end", Message: raw})
+	var pending []string
+	if poll {
+		pending = a.Queue.take(false)
+	}
 	overflowRetried := false
 	for {
+		for _, text := range pending {
+			if err := a.user(r, text); err != nil {
+				return nil, err
+			}
+		}
+		pending = nil
 		if ctx.Err() != nil {
 			return nil, ErrAborted
 		}
-		a.emit(Event{Type: "turn_start"})
 		msgs, err := a.history(ctx)
 		if err != nil {
 			if ctx.Err() != nil {
@@ -251,18 +316,27 @@ func (a *Agent) run(ctx context.Context, r *run, prompt string) (*Assistant, err
 			return asst, err
 		}
 		calls := asst.ToolCalls()
-		if len(calls) == 0 {
+		var results []json.RawMessage
+		if len(calls) > 0 {
+			var aborted bool
+			results, aborted, err = a.runTools(ctx, r, calls)
+			a.emit(Event{Type: "turn_end", Message: raw, ToolResults: results})
+			if err != nil {
+				return asst, err
+			}
+			if aborted {
+				return asst, ErrAborted
+			}
+		} else {
 			a.emit(Event{Type: "turn_end", Message: raw})
-			return asst, nil
 		}
-		results, aborted, err := a.runTools(ctx, r, calls)
-		a.emit(Event{Type: "turn_end", Message: raw, ToolResults: results})
-		if err != nil {
-			return asst, err
+		pending = a.Queue.take(false)
+		if len(calls) == 0 && len(pending) == 0 {
+			if pending = a.Queue.take(true); len(pending) == 0 {
+				return asst, nil
+			}
 		}
-		if aborted {
-			return asst, ErrAborted
-		}
+		a.emit(Event{Type: "turn_start"})
 	}
 }
 
