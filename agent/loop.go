@@ -68,6 +68,9 @@ type Agent struct {
 	// Queue holds steering and follow-up messages sent while a run works
 	// (nil: none). Several agents of one session may share it.
 	Queue *Queue
+	// NoRetry sends each request once (pi's auto-retry off); by default the
+	// provider's client retries 429, 5xx and lost connections.
+	NoRetry bool
 }
 
 // Event is one thing that happened in a run, with pi's event names:
@@ -267,7 +270,7 @@ func (a *Agent) run(ctx context.Context, r *run, first []string, poll bool) (*As
 			}
 			return nil, err
 		}
-		req := Request{Model: a.Model.ID, System: a.System, Messages: msgs, Thinking: a.Thinking, MaxTokens: a.Model.MaxTokens}
+		req := Request{Model: a.Model.ID, System: a.System, Messages: msgs, Thinking: a.Thinking, MaxTokens: a.Model.MaxTokens, NoRetry: a.NoRetry}
 		for _, t := range a.Tools {
 			req.Tools = append(req.Tools, ToolSpec{Name: t.Name, Description: t.Description, Parameters: t.Parameters})
 		}
