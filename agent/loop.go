@@ -92,6 +92,7 @@ type Event struct {
 	ErrorMessage          string            `json:"errorMessage,omitempty"`
 	Messages              []json.RawMessage `json:"messages,omitempty"`
 	ToolResults           []json.RawMessage `json:"toolResults,omitempty"`
+	Level                 string            `json:"level,omitempty"` // thinking_level_changed
 	// queue_update: what is queued (always both lists, possibly empty).
 	Steering *[]string `json:"steering,omitempty"`
 	FollowUp *[]string `json:"followUp,omitempty"`
@@ -292,10 +293,10 @@ func (a *Agent) run(ctx context.Context, r *run, first []string, poll bool) (*As
 		switch {
 		case err != nil && ctx.Err() != nil:
 			asst.StopReason, asst.ErrorMessage = StopAborted, "Request was aborted"
-		case errors.As(err, &pe) && pe.Overflow && !overflowRetried:
+		case errors.As(err, &pe) && pe.Overflow && !overflowRetried && a.settings().Enabled:
 			// Not kept: compact once and send again.
 			overflowRetried = true
-			if cerr := a.compact(ctx, "overflow", true); cerr != nil {
+			if cerr := a.compact(ctx, "overflow", true, ""); cerr != nil {
 				return nil, fmt.Errorf("%w (compaction after it failed: %v)", err, cerr)
 			}
 			continue
@@ -426,7 +427,7 @@ func (a *Agent) history(ctx context.Context) ([]Message, error) {
 	c := a.Log.Context()
 	if a.Model.Window > 0 && a.settings().Enabled {
 		if need, _ := compaction.NeedsCompaction(c.Messages, a.Model.Window, a.settings()); need {
-			if err := a.compact(ctx, "threshold", false); err == nil {
+			if err := a.compact(ctx, "threshold", false, ""); err == nil {
 				c = a.Log.Context()
 			} else if ctx.Err() != nil {
 				return nil, err
@@ -436,7 +437,7 @@ func (a *Agent) history(ctx context.Context) ([]Message, error) {
 	opts := window.Options{Resolutions: a.Log.Cursor("").Resolutions(), Budget: a.budget(), Blobs: a.Blobs}
 	res, err := window.Build(c, opts)
 	if errors.Is(err, window.ErrBudget) && a.settings().Enabled {
-		if cerr := a.compact(ctx, "threshold", false); cerr != nil {
+		if cerr := a.compact(ctx, "threshold", false, ""); cerr != nil {
 			return nil, fmt.Errorf("%w; compaction failed too: %v", err, cerr)
 		}
 		res, err = window.Build(a.Log.Context(), opts)
@@ -462,6 +463,17 @@ func (a *Agent) settings() compaction.Settings {
 	return s
 }
 
+// SetAutoCompaction turns pi's automatic compaction (before a request that
+// would not fit, and after a context-overflow error) on or off; Compact
+// works either way.
+func (a *Agent) SetAutoCompaction(on bool) {
+	a.Compaction = a.settings()
+	a.Compaction.Enabled = on
+}
+
+// AutoCompaction says whether automatic compaction is on.
+func (a *Agent) AutoCompaction() bool { return a.settings().Enabled }
+
 // budget is window − reserve − system prompt − tool schemas (0 without a window).
 func (a *Agent) budget() int {
 	if a.Model.Window <= 0 {
@@ -477,13 +489,13 @@ func (a *Agent) budget() int {
 }
 
 // compact summarizes the older part of the branch (pi's automatic compaction).
-func (a *Agent) compact(ctx context.Context, reason string, willRetry bool) error {
+func (a *Agent) compact(ctx context.Context, reason string, willRetry bool, instructions string) error {
 	a.emit(Event{Type: "compaction_start", Reason: reason})
 	s := a.Summarizer
 	if s == nil {
 		s = modelSummarizer{a}
 	}
-	e, _, err := compaction.Compact(ctx, a.Log, compaction.Options{Settings: a.settings(), Summarizer: s})
+	e, _, err := compaction.Compact(ctx, a.Log, compaction.Options{Settings: a.settings(), Summarizer: s, Instructions: instructions})
 	end := Event{Type: "compaction_end", Reason: reason, Aborted: ptr(ctx.Err() != nil), WillRetry: ptr(willRetry && err == nil)}
 	if err != nil {
 		end.ErrorMessage = err.Error()
@@ -521,7 +533,8 @@ func (m modelSummarizer) SummarizeMetered(ctx context.Context, r compaction.Requ
 }
 
 // Compact summarizes the older part of the active branch now (pi's manual
-// compaction), with the agent's summarizer.
-func (a *Agent) Compact(ctx context.Context) error {
-	return a.compact(ctx, "manual", false)
+// compaction), with the agent's summarizer; instructions ("" for none) say
+// what the summary should focus on.
+func (a *Agent) Compact(ctx context.Context, instructions string) error {
+	return a.compact(ctx, "manual", false, instructions)
 }

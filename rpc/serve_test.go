@@ -277,7 +277,8 @@ func TestServeProtocolErrors(t *testing.T) {
 	errorOf(t, first(c.call("label", map[string]any{"entryId": "deadbeef", "label": "x"})), -32602)
 	errorOf(t, first(c.call("getEntries", map[string]any{"since": "deadbeef"})), -32602)
 	errorOf(t, first(c.call("setSessionName", map[string]any{"name": " "})), -32602)
-	errorOf(t, first(c.call("prompt", map[string]any{"message": "x", "steer": true})), -32602)
+	errorOf(t, first(c.call("prompt", map[string]any{"message": " ", "steer": true})), -32602)
+	errorOf(t, first(c.call("approvalResponse", map[string]any{"approved": true})), -32602)
 	// The server is still there after every error.
 	if result(t, first(c.call("getState", nil)))["cwd"] == "" {
 		t.Error("getState after errors")
@@ -331,8 +332,10 @@ func TestServeAbortAndRequestsDuringAPrompt(t *testing.T) {
 	if r := result(t, first(c.call("prompt", map[string]any{"message": "again"}))); r["reply"] != "fine" {
 		t.Errorf("prompt after abort: %v", r)
 	}
+	// The steering message queued before the abort stays queued (as in pi)
+	// and goes right after the next prompt.
 	msgs := result(t, first(c.call("getMessages", nil)))["messages"].([]any)
-	if len(msgs) != 4 || msgs[1].(map[string]any)["stopReason"] != "aborted" {
+	if len(msgs) != 5 || msgs[1].(map[string]any)["stopReason"] != "aborted" || fmt.Sprint(msgs[3].(map[string]any)["content"]) != "[map[text:then this type:text]]" {
 		t.Errorf("messages after abort and a new prompt: %v", msgs)
 	}
 }
