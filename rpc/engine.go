@@ -865,6 +865,13 @@ func (e *Engine) Resolve(id, level, text string) (string, error) {
 		if err := checkEntry(l, "entryId", id); err != nil {
 			return err
 		}
+		en := l.Entry(id)
+		want := map[string]session.Level{"pin": session.Pinned, "unpin": session.DefaultLevel(en), "outline": session.Outlined, "summarize": session.Summarized}[level]
+		if want != "" {
+			if err := session.Resolvable(en, want); err != nil {
+				return badParams("entryId", "%s %s: %v", level, id, err)
+			}
+		}
 		c := l.Cursor("")
 		var err error
 		switch level {
