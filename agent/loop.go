@@ -147,7 +147,7 @@ func hasThinkingChange(l *session.Log) bool {
 	if leaf == nil {
 		return false
 	}
-	for _, e := range l.Branch(leaf.ID) {
+	for _, e := range l.PathTo(leaf.ID) {
 		if e.Type == session.TypeThinkingLevelChange {
 			return true
 		}

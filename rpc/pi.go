@@ -344,7 +344,7 @@ func (p *piServer) run(c piCommand) (any, error) {
 		if strings.TrimSpace(c.Name) == "" {
 			return nil, piErrf("Session name cannot be empty")
 		}
-		return nil, e.SetName(strings.TrimSpace(c.Name))
+		return nil, e.SetSessionName(strings.TrimSpace(c.Name))
 	}
 	return nil, piErrf("Unknown command: %s", c.Type)
 }
