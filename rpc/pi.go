@@ -119,9 +119,18 @@ func Pi(cfg Config, r io.Reader, w io.Writer) error {
 }
 
 func (p *piServer) handle(line string) {
+	var head struct {
+		ID   json.RawMessage `json:"id"`
+		Type string          `json:"type"`
+	}
+	if err := json.Unmarshal([]byte(line), &head); err != nil {
+		p.write(fail(nil, "parse", piErrf("Failed to parse command: %v", err)))
+		return
+	}
 	var c piCommand
 	if err := json.Unmarshal([]byte(line), &c); err != nil {
-		p.write(fail(nil, "parse", piErrf("Failed to parse command: %v", err)))
+		// Valid JSON with a field of the wrong type: answered as that command.
+		p.write(fail(head.ID, head.Type, piErrf("Invalid %s command: %v", head.Type, err)))
 		return
 	}
 	switch c.Type {
