@@ -27,8 +27,9 @@ import (
 // has the method). The OpenRPC document in docs/ is generated from them.
 type (
 	PromptParams struct {
-		Message string `json:"message"`
-		Steer   bool   `json:"steer,omitempty"`
+		Message  string `json:"message"`
+		Steer    bool   `json:"steer,omitempty"`    // queue it: sent after the running reply's tool calls, before the next request
+		FollowUp bool   `json:"followUp,omitempty"` // queue it: sent when the running prompt would stop (arbor's, as pi's follow_up)
 	}
 	PromptResult struct {
 		Reply  string `json:"reply"`
@@ -292,8 +293,11 @@ func (s *server) event(ev agent.Event) {
 }
 
 func (s *server) prompt(ctx context.Context, p PromptParams) (PromptResult, error) {
-	if p.Steer {
-		return PromptResult{Queued: true}, rpcError(s.e.Steer(p.Message, false))
+	if p.Steer || p.FollowUp {
+		if p.Steer && p.FollowUp {
+			return PromptResult{}, rpcError(badParams("followUp", "give steer or followUp, not both"))
+		}
+		return PromptResult{Queued: true}, rpcError(s.e.Steer(p.Message, p.FollowUp))
 	}
 	s.mu.Lock()
 	s.iter = 0
@@ -402,7 +406,7 @@ func (s *server) methods() handler.Map {
 func (s *server) table() []method {
 	e := s.e
 	return []method{
-		{"prompt", "Run a message on the session and answer with the last reply (rho). With steer, queue it for the running prompt instead.", s.prompt},
+		{"prompt", "Run a message on the session and answer with the last reply (rho). With steer, queue it instead: it is sent after the running reply's tool calls, before the next request (or with the next prompt); with followUp, when the running prompt would stop.", s.prompt},
 		{"abort", "Stop the running prompt; its partial reply is kept.", func(context.Context) (Empty, error) {
 			e.Abort()
 			return Empty{}, nil

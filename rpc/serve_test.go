@@ -339,3 +339,50 @@ func TestServeAbortAndRequestsDuringAPrompt(t *testing.T) {
 		t.Errorf("messages after abort and a new prompt: %v", msgs)
 	}
 }
+
+// TestServeSteerAndFollowUpMidRun: a steer sent while the model answers goes
+// in before the next request; a follow-up when the run would stop; the
+// prompt answers with the last reply of the whole run.
+func TestServeSteerAndFollowUpMidRun(t *testing.T) {
+	fake := agenttest.New(t, "openai",
+		agenttest.Reply{Text: "thinking it over", Delay: 500 * time.Millisecond},
+		agenttest.Reply{Text: "steered"}, agenttest.Reply{Text: "followed"})
+	c := startServe(t, testConfig(t, fake, t.TempDir()))
+	c.send(`{"jsonrpc":"2.0","id":1,"method":"prompt","params":{"message":"start"}}`)
+	// Wait until the model has the request (what is queued before it goes
+	// with it, right after the prompt).
+	for deadline := time.Now().Add(5 * time.Second); len(fake.Requests()) == 0; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("no request")
+		}
+	}
+	c.send(`{"jsonrpc":"2.0","id":2,"method":"prompt","params":{"message":"and later","followUp":true}}`)
+	c.send(`{"jsonrpc":"2.0","id":3,"method":"prompt","params":{"message":"look here","steer":true}}`)
+	c.send(`{"jsonrpc":"2.0","id":4,"method":"prompt","params":{"message":"x","steer":true,"followUp":true}}`)
+	got := map[float64]map[string]any{}
+	for len(got) < 4 {
+		if m := c.next(); m["id"] != nil {
+			got[m["id"].(float64)] = m
+		}
+	}
+	for _, id := range []float64{2, 3} {
+		if r := result(t, got[id]); r["queued"] != true {
+			t.Errorf("%v: %v", id, r)
+		}
+	}
+	errorOf(t, got[4], -32602)
+	if r := result(t, got[1]); r["reply"] != "followed" {
+		t.Errorf("the prompt's reply %v", r)
+	}
+	reqs := fake.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	var seq []string
+	for _, m := range fake.Messages(reqs[2]) {
+		seq = append(seq, m.Text)
+	}
+	if got := strings.Join(seq, " | "); got != "start | thinking it over | look here | steered | and later" {
+		t.Errorf("the last request: %s", got)
+	}
+}
