@@ -212,13 +212,10 @@ func runAgent(c *cobra.Command, o *agentOptions) error {
 		if len(o.args) > 0 {
 			return usagef("unknown command %q for \"arbor\" (to run the agent on a prompt: arbor -p %q)", o.args[0], strings.Join(o.args, " "))
 		}
-		if o.resume && stdinIsTerminal(o.io.In) {
-			return usagef("--resume needs the interactive session picker; use --continue, or --session <id> (ids from 'arbor ls')")
-		}
-		if !stdinIsTerminal(o.io.In) {
+		if !stdinIsTerminal(o.io.In) || !o.io.IsTTY() {
 			return usagef(`no terminal: run the agent with -p "prompt" (or pipe the prompt into arbor -p)`)
 		}
-		return c.Help()
+		return runChat(c, o)
 	}
 	if o.resume {
 		return usagef("--resume picks a session interactively, which print mode cannot do; use --continue, or --session <id> (ids from 'arbor ls')")
