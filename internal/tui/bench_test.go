@@ -154,3 +154,51 @@ func BenchmarkTreeMove(b *testing.B) {
 }
 
 var _ tea.Model = (*Browser)(nil)
+
+// longChat is a chat of n turns: a question, a tool call with 30 lines of
+// output, and a five-line answer each.
+func longChat(b *testing.B, n int) *chatHarness {
+	h := newChat(b)
+	var items []*item
+	out := strings.Repeat("ok  github.com/example/timeparse/internal/unit  0.012s\n", 30)
+	for i := range n {
+		items = append(items,
+			&item{kind: kindUser, text: fmt.Sprintf("Turn %d: why does the parser reject the unit d?", i)},
+			&item{kind: kindTool, tool: "bash", args: `{"command":"go test ./..."}`, result: out, hasResult: true},
+			&item{kind: kindAssistant, text: strings.Repeat("Because unit() has no case for it, while Units advertises it. ", 8)})
+	}
+	h.c.items = items
+	return h
+}
+
+// BenchmarkChatFrame is one frame of a 1,000-turn chat (3,000 blocks): idle
+// (the conversation is drawn once and kept), while a reply streams (only the
+// reply is drawn again), and after a resize (everything is drawn again).
+func BenchmarkChatFrame(b *testing.B) {
+	b.Run("idle", func(b *testing.B) {
+		h := longChat(b, 1000)
+		h.c.View()
+		for b.Loop() {
+			h.c.View()
+		}
+	})
+	b.Run("streaming", func(b *testing.B) {
+		h := longChat(b, 1000)
+		h.stream(delta("text_delta", 0, "The unit table"))
+		h.c.View()
+		for b.Loop() {
+			h.c.event(delta("text_delta", 0, " grows"))
+			h.c.View()
+		}
+		h.c.stop()
+	})
+	b.Run("resize", func(b *testing.B) {
+		h := longChat(b, 1000)
+		w := 120
+		for b.Loop() {
+			w = 241 - w // 121, 120, 121…: every frame draws every block again
+			h.c.Update(tea.WindowSizeMsg{Width: w, Height: 40})
+			h.c.View()
+		}
+	})
+}

@@ -100,8 +100,6 @@ type Chat struct {
 	live      map[int]*item // the reply being streamed, by content index
 	liveOrder []int
 	scroll    int // lines above the bottom of the conversation
-	allLines  []string
-	linesOK   bool
 
 	editor  textarea.Model
 	history []string
@@ -189,7 +187,6 @@ func (c *Chat) reload() {
 	c.items = itemsOfBranch(c.log)
 	c.live, c.liveOrder = map[int]*item{}, nil
 	c.scroll = 0
-	c.linesOK = false
 	c.measure()
 }
 
@@ -315,12 +312,10 @@ func (c *Chat) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if c.tree != nil {
 			c.tree.th = c.th
 		}
-		c.linesOK = false
 		return c, nil
 	case tea.WindowSizeMsg:
 		c.width, c.height = msg.Width, msg.Height
 		c.editor.SetWidth(msg.Width)
-		c.linesOK = false
 		var cmds []tea.Cmd
 		if c.picker != nil {
 			cmds = append(cmds, c.picker.Update(msg))
@@ -418,7 +413,6 @@ func (c *Chat) overlayUpdate(msg tea.Msg) tea.Cmd {
 
 // event shows what the agent did.
 func (c *Chat) event(e agent.Event) {
-	c.linesOK = false
 	switch e.Type {
 	case "message_update":
 		d := e.AssistantMessageEvent
@@ -512,7 +506,6 @@ func (c *Chat) dequeue() tea.Cmd {
 // not part of the session.
 func (c *Chat) note(kind itemKind, text string) {
 	c.items = append(c.items, &item{kind: kind, text: text})
-	c.linesOK = false
 	c.scroll = 0
 }
 
@@ -592,11 +585,9 @@ func (c *Chat) key(k tea.KeyPressMsg) tea.Cmd {
 		return nil
 	case "ctrl+t":
 		c.showThinking = !c.showThinking
-		c.linesOK = false
 		return nil
 	case "ctrl+o":
 		c.showTools = !c.showTools
-		c.linesOK = false
 		return nil
 	case "enter":
 		text := c.editor.Value()

@@ -182,7 +182,6 @@ func (c *Chat) openPicker(first bool) tea.Cmd {
 
 func (c *Chat) closeOverlay() {
 	c.over, c.picker, c.tree = noOverlay, nil, nil
-	c.linesOK = false
 }
 
 func (c *Chat) newSession() {

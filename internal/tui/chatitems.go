@@ -208,7 +208,7 @@ const toolPreview = 5
 // toggles or the item change.
 func (c *Chat) render(it *item, width int) []string {
 	k := renderKey{width: width, thinking: c.showThinking, tools: c.showTools, ok: true, dark: c.dark}
-	if it.key == k {
+	if it.key == k && !it.running { // a running tool's spinner turns
 		return it.lines
 	}
 	it.lines, it.key = c.draw(it, width), k

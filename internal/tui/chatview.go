@@ -14,38 +14,35 @@ func statsLine(s window.Stats) string {
 	return fmt.Sprintf("%d/%d tokens (%.1f%%)", s.EstimatedUsed, s.PromptBudget, s.UtilizationPercent)
 }
 
-// lines is the whole conversation drawn at the current width.
-func (c *Chat) lines() []string {
-	if c.linesOK {
-		return c.allLines
-	}
+// tail is the end of the conversation drawn at the current width: at least
+// need lines when there are that many. Only the blocks it takes are drawn
+// (each is kept until the width or the toggles change), so a frame costs
+// what the screen shows, however long the chat.
+func (c *Chat) tail(need int) []string {
 	w := max(c.width, 20)
-	out := c.allLines[:0]
-	for i, it := range c.items {
-		if i > 0 {
+	var blocks [][]string
+	n := 0
+	add := func(it *item) bool {
+		ls := c.render(it, w)
+		blocks = append(blocks, ls)
+		n += len(ls) + 1 // and the blank line above it
+		return n >= need
+	}
+	done := false
+	for i := len(c.liveOrder) - 1; i >= 0 && !done; i-- {
+		done = add(c.live[c.liveOrder[i]])
+	}
+	for i := len(c.items) - 1; i >= 0 && !done; i-- {
+		done = add(c.items[i])
+	}
+	out := make([]string, 0, n)
+	for i := len(blocks) - 1; i >= 0; i-- {
+		if len(out) > 0 {
 			out = append(out, "")
 		}
-		out = append(out, c.render(it, w)...)
+		out = append(out, blocks[i]...)
 	}
-	for _, idx := range c.liveOrder {
-		out = append(out, "")
-		out = append(out, c.render(c.live[idx], w)...)
-	}
-	c.allLines = out
-	// Streaming items and running tools change without a message: draw them
-	// again each frame.
-	c.linesOK = len(c.liveOrder) == 0 && !c.anyRunning()
 	return out
-}
-
-func (c *Chat) anyRunning() bool {
-	for i := len(c.items) - 1; i >= 0 && i >= len(c.items)-20; i-- {
-		if c.items[i].running {
-			c.items[i].dirty()
-			return true
-		}
-	}
-	return false
 }
 
 // bottom is what goes under the conversation: the working line, the queue,
@@ -127,7 +124,7 @@ func (c *Chat) chatView() string {
 	}
 	bottom := c.bottom()
 	h := max(c.height-len(bottom), 1)
-	all := c.lines()
+	all := c.tail(c.scroll + h)
 	c.scroll = min(c.scroll, max(len(all)-h, 0))
 	end := len(all) - c.scroll
 	start := max(end-h, 0)
