@@ -233,3 +233,45 @@ func TestChatResumeInTmux(t *testing.T) {
 	term.keys("C-c")
 	term.waitFor("EXIT=0")
 }
+
+// TestChatFlagsInTmux: --name and -c as in print mode, --no-session writes
+// nothing, and NO_COLOR takes the colours away.
+func TestChatFlagsInTmux(t *testing.T) {
+	f := newFixture(t)
+	term, _ := startChat(t, f, []agenttest.Reply{{Text: "first answer"}}, "--name", "units")
+	term.waitFor("units · fake-model · cursor main")
+	if !colourCode.MatchString(term.screen(true)) {
+		t.Errorf("no colour without NO_COLOR:\n%q", term.screen(true))
+	}
+	term.text("first question")
+	term.keys("Enter")
+	term.waitFor("first answer")
+	term.keys("C-c")
+	term.waitFor("EXIT=0")
+	l, _ := chatSession(t, f)
+	wantMessages(t, l, "user: first question", "assistant: first answer")
+
+	term, _ = startChat(t, f, []agenttest.Reply{{Text: "second answer"}}, "-c")
+	term.waitFor("units · fake-model")
+	term.waitFor("first answer") // the conversation so far
+	term.text("second question")
+	term.keys("Enter")
+	term.waitFor("second answer")
+	term.keys("C-c")
+	term.waitFor("EXIT=0")
+	l, _ = chatSession(t, f)
+	wantMessages(t, l, "user: first question", "assistant: first answer", "user: second question", "assistant: second answer")
+
+	srv := agenttest.New(t, "openai", agenttest.Reply{Text: "kept in memory"})
+	term = startTerminal(t, f, []string{"ARBOR_MODEL_BASE_URL=" + srv.BaseURL(), "ARBOR_MODEL=fake-model", "NO_COLOR=1"}, "--no-session")
+	term.waitFor("(unnamed) · fake-model · cursor main · in memory")
+	term.text("hello")
+	term.keys("Enter")
+	term.waitFor("kept in memory")
+	if s := term.screen(true); colourCode.MatchString(s) {
+		t.Errorf("colour codes with NO_COLOR:\n%q", s)
+	}
+	term.keys("C-c")
+	term.waitFor("EXIT=0")
+	chatSession(t, f) // still the one file
+}

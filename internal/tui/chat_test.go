@@ -165,6 +165,14 @@ func delta(kind string, i int, text string) agent.Event {
 // long is a reply of some 60 tokens.
 func long(word string) string { return strings.Repeat(word+" ", 60) }
 
+func numbered(n int) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, "line %d\n", i+1)
+	}
+	return b.String()
+}
+
 // TestChatScreens draws the chat in each of its states at 120×30.
 func TestChatScreens(t *testing.T) {
 	steps := []struct {
@@ -227,6 +235,22 @@ func TestChatScreens(t *testing.T) {
 			h.say("/export " + filepath.Join(h.dir, "out.html"))
 		}},
 		{"unknown", nil, func(h *chatHarness) { h.say("/frobnicate") }},
+		{"hostile", []agenttest.Reply{{Thinking: "\x1b]0;owned\x07", Text: "clear\x1b[2J\x1b[H screen, \u202eright-to-left\u202c, bell\x07", Chunk: 1000, Calls: []agenttest.Call{{ID: "c1", Name: "bash", Args: `{"command":"printf '\\033[31mred\\033[0m'"}`}}}, {Text: "ok"}},
+			func(h *chatHarness) {
+				if _, err := h.c.log.SetName("\x1b[1mbold\u2028name"); err != nil {
+					t.Fatal(err)
+				}
+				h.say("go")
+				h.keys("ctrl+t")
+			}},
+		{"narrow", []agenttest.Reply{{Text: "Durations take d for days now; the parser reads 3d as seventy-two hours and 1w as a week."}},
+			func(h *chatHarness) { h.say("make 3d parse as days"); h.send(tea.WindowSizeMsg{Width: 50, Height: 20}) }},
+		{"scrolled", []agenttest.Reply{{Text: numbered(40)}},
+			func(h *chatHarness) {
+				h.say("forty lines please")
+				h.send(tea.MouseWheelMsg{Button: tea.MouseWheelUp})
+				h.send(tea.MouseWheelMsg{Button: tea.MouseWheelUp})
+			}},
 		{"resume", nil, func(h *chatHarness) { h.say("/resume") }},
 		{"tree", []agenttest.Reply{{Text: "hi"}}, func(h *chatHarness) { h.say("hello"); h.say("/tree") }},
 	}
@@ -236,7 +260,8 @@ func TestChatScreens(t *testing.T) {
 			s.do(h)
 			got := h.screen()
 			if s.name == "export" {
-				got = strings.ReplaceAll(got, h.dir, "$WORK")
+				// The folder's name varies in length: the line's padding with it.
+				got = regexp.MustCompile(`\$WORK/out.html *`).ReplaceAllString(strings.ReplaceAll(got, h.dir, "$WORK"), "$$WORK/out.html")
 			}
 			golden(t, "chat-"+s.name, got)
 		})
