@@ -62,6 +62,9 @@ type agentOptions struct {
 const agentHelp = `
 
 Running the agent:
+  arbor                      on a terminal: the chat (streamed replies, an editor
+                             with history, slash commands: type / or press ?)
+  arbor -r                   pick the session to continue first
   arbor -p "prompt"          run the agent on a prompt and print its answer
   echo prompt | arbor -p     the prompt on stdin
   --mode json                print one JSON event per line instead (pi's event names)
@@ -98,7 +101,7 @@ func addAgentFlags(root *cobra.Command, ios *IO, g *Global) {
 	f.BoolVarP(&o.print, "print", "p", false, "run the prompt (arguments or stdin) and print the answer")
 	f.StringVar(&o.mode, "mode", "text", "print mode output: text or json (one event per line); rpc speaks pi's RPC protocol on stdin/stdout")
 	f.BoolVarP(&o.cont, "continue", "c", false, "continue the most recent session of this folder")
-	f.BoolVarP(&o.resume, "resume", "r", false, "pick a session to resume (interactive only)")
+	f.BoolVarP(&o.resume, "resume", "r", false, "pick the session to continue in the session picker, then chat (on a terminal)")
 	f.StringVar(&o.session, "session", "", "open this session (path, id or name); a path that does not exist is created")
 	f.StringVar(&o.sessionID, "session-id", "", "open the session with this exact id, or create one with it")
 	f.BoolVar(&o.noSession, "no-session", false, "keep the session in memory: nothing is written")
