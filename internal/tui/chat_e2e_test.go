@@ -230,6 +230,17 @@ func TestChatResumeInTmux(t *testing.T) {
 	if strings.Join(got[len(got)-2:], "\n") != "user: and weeks?\nassistant: continued here" {
 		t.Fatalf("the example session ends with %q", got[len(got)-2:])
 	}
+
+	// /resume switches the chat to another session.
+	term.text("/resume")
+	term.keys("Enter")
+	term.waitFor("Sessions (Current Folder)")
+	term.keys("Tab")
+	term.waitFor("Sessions (All)")
+	term.text("the fork")
+	term.waitFor("› the fork")
+	term.keys("Enter")
+	term.waitFor("the fork · fake-model")
 	term.keys("C-c")
 	term.waitFor("EXIT=0")
 }

@@ -205,6 +205,7 @@ func TestChatScreens(t *testing.T) {
 			h.stream(delta("text_delta", 0, "Working on it"))
 			h.say("/new")
 		}},
+		{"multiline", nil, func(h *chatHarness) { h.typeText("first line"); h.keys("alt+enter"); h.typeText("second line") }},
 		{"completion", nil, func(h *chatHarness) { h.typeText("/c") }},
 		{"completion-down", nil, func(h *chatHarness) { h.typeText("/c"); h.keys("down") }},
 		{"completion-tab", nil, func(h *chatHarness) { h.typeText("/com"); h.keys("tab") }},
