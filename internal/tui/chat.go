@@ -71,7 +71,11 @@ const (
 	idle busyKind = iota
 	running
 	compacting
+	exporting // /export, /share: the session is read in the background
 )
+
+// busyText is what the working line says.
+var busyText = map[busyKind]string{running: "Working", compacting: "Compacting", exporting: "Exporting"}
 
 type overlay int
 
@@ -245,6 +249,12 @@ type (
 		gen int
 		err error
 	}
+	// doneMsg ends a background command: its result or its error, as a note.
+	doneMsg struct {
+		gen  int
+		text string
+		err  error
+	}
 )
 
 // work runs f in a goroutine that feeds the events its agent emits to Update.
@@ -348,6 +358,17 @@ func (c *Chat) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		default:
 			c.reload()
 			c.note(kindNote, "compacted: the summary above replaces the older messages in the context (/compact --undo goes back)")
+		}
+		return c, c.dequeue()
+	case doneMsg:
+		if msg.gen != c.gen {
+			return c, nil
+		}
+		c.busy = idle
+		if msg.err != nil {
+			c.note(kindError, msg.err.Error())
+		} else {
+			c.note(kindNote, msg.text)
 		}
 		return c, c.dequeue()
 	case spinner.TickMsg:

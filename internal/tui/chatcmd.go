@@ -55,13 +55,13 @@ func (c *Chat) completions() []command {
 	return out
 }
 
-// errBusy refuses a command that changes the session while the agent works.
-const busyText = "the agent is working: wait for the turn to end, or press esc to stop it"
+// busyRefusal refuses a command while the agent works.
+const busyRefusal = "the agent is working: wait for the turn to end, or press esc to stop it"
 
 // command runs a slash command; its result is a note in the conversation.
 func (c *Chat) command(name, arg string) tea.Cmd {
 	if c.busy != idle && name != "help" && name != "quit" {
-		c.note(kindError, "/"+name+": "+busyText)
+		c.note(kindError, "/"+name+": "+busyRefusal)
 		return nil
 	}
 	switch name {
@@ -84,7 +84,7 @@ func (c *Chat) command(name, arg string) tea.Cmd {
 	case "compact":
 		return c.compact(arg)
 	case "export":
-		c.export(arg)
+		return c.export(arg)
 	case "clear":
 		if err := c.log.Cursor("").Clear(); err != nil {
 			c.note(kindError, "/clear: "+err.Error())
@@ -345,25 +345,28 @@ func (c *Chat) compact(arg string) tea.Cmd {
 	})
 }
 
-func (c *Chat) export(arg string) {
+// export writes the session in the background (a long session takes a moment).
+func (c *Chat) export(arg string) tea.Cmd {
 	if c.sess == nil {
 		c.note(kindError, "/export: this session is kept in memory and has no file to export")
-		return
+		return nil
 	}
 	if c.opt.Export == nil {
 		c.note(kindError, "/export: not available here")
-		return
+		return nil
 	}
 	if err := c.sess.Flush(); err != nil {
 		c.note(kindError, "/export: "+err.Error())
-		return
+		return nil
 	}
-	out, err := c.opt.Export(c.log, c.sess.Path(), strings.Trim(arg, `"'`))
-	if err != nil {
-		c.note(kindError, "/export: "+err.Error())
-		return
-	}
-	c.note(kindNote, "exported to "+clean(out))
+	l, path, out, export := c.log, c.sess.Path(), strings.Trim(arg, `"'`), c.opt.Export
+	return c.work(exporting, func(ctx context.Context, gen int) tea.Msg {
+		written, err := export(l, path, out)
+		if err != nil {
+			return doneMsg{gen, "", fmt.Errorf("/export: %w", err)}
+		}
+		return doneMsg{gen, "exported to " + clean(written), nil}
+	})
 }
 
 func (c *Chat) label(arg string) {

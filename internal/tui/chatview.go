@@ -50,10 +50,7 @@ func (c *Chat) tail(need int) []string {
 func (c *Chat) bottom() []string {
 	var out []string
 	if c.busy != idle {
-		what := "Working"
-		if c.busy == compacting {
-			what = "Compacting"
-		}
+		what := busyText[c.busy]
 		el := time.Since(c.ran).Round(time.Second)
 		out = append(out, c.spin.View()+" "+c.th.muted.Render(fmt.Sprintf("%s… %s · esc stops", what, el)))
 	}
