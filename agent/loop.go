@@ -126,7 +126,7 @@ func hasThinkingChange(l *session.Log) bool {
 	if leaf == nil {
 		return false
 	}
-	for _, e := range l.Branch(leaf.ID) {
+	for _, e := range l.PathTo(leaf.ID) {
 		if e.Type == session.TypeThinkingLevelChange {
 			return true
 		}
@@ -147,14 +147,6 @@ type run struct {
 	messages []json.RawMessage
 }
 
-func (a *Agent) append(r *run, v any) (json.RawMessage, error) {
-	m, err := session.NewMessage(v)
-	if err != nil {
-		return nil, err
-	}
-	return a.appendMessage(r, m)
-}
-
 func (a *Agent) appendMessage(r *run, m session.Message) (json.RawMessage, error) {
 	if _, err := a.Log.AppendMessage(m); err != nil {
 		return nil, err
@@ -168,7 +160,7 @@ func (a *Agent) appendMessage(r *run, m session.Message) (json.RawMessage, error
 // the last assistant message. A provider or tool failure that stops the run
 // is returned as an error (the failed reply is kept with stop reason error);
 // Ctrl-C (ctx cancelled) returns ErrAborted.
-func (a *Agent) Run(ctx context.Context, prompt string) (*Assistant, error) {
+func (a *Agent) Run(ctx context.Context, prompt string) (*session.Assistant, error) {
 	r := &run{}
 	a.emit(Event{Type: "agent_start"})
 	last, err := a.run(ctx, r, prompt)
@@ -176,9 +168,9 @@ func (a *Agent) Run(ctx context.Context, prompt string) (*Assistant, error) {
 	return last, err
 }
 
-func (a *Agent) run(ctx context.Context, r *run, prompt string) (*Assistant, error) {
-	user := User{Role: session.RoleUser, Content: []Block{{Type: "text", Text: prompt}}, Timestamp: a.now().UnixMilli()}
-	raw, err := a.append(r, user)
+func (a *Agent) run(ctx context.Context, r *run, prompt string) (*session.Assistant, error) {
+	user := session.User{Text: prompt, Timestamp: a.now().UnixMilli()}
+	raw, err := a.appendMessage(r, user.Message())
 	if err != nil {
 		return nil, err
 	}
@@ -215,15 +207,15 @@ func (a *Agent) run(ctx context.Context, r *run, prompt string) (*Assistant, err
 			a.emit(Event{Type: "message_update", AssistantMessageEvent: &d})
 		})
 		if asst == nil {
-			asst = &Assistant{Content: []Block{}}
+			asst = &session.Assistant{Content: []session.Block{}}
 		}
-		asst.Role, asst.API, asst.Provider, asst.Model = session.RoleAssistant, a.Provider.API(), a.Model.Provider, a.Model.ID
+		asst.API, asst.Provider, asst.Model, asst.ThinkingLevel = a.Provider.API(), a.Model.Provider, a.Model.ID, a.Thinking
 		asst.Timestamp = a.now().UnixMilli()
 		asst.Usage.Cost = a.Model.Prices.cost(asst.Usage)
 		var pe *ProviderError
 		switch {
 		case err != nil && ctx.Err() != nil:
-			asst.StopReason, asst.ErrorMessage = StopAborted, "Request was aborted"
+			asst.StopReason, asst.ErrorMessage = session.StopAborted, "Request was aborted"
 		case errors.As(err, &pe) && pe.Overflow && !overflowRetried:
 			// Not kept: compact once and send again.
 			overflowRetried = true
@@ -232,9 +224,9 @@ func (a *Agent) run(ctx context.Context, r *run, prompt string) (*Assistant, err
 			}
 			continue
 		case err != nil:
-			asst.StopReason, asst.ErrorMessage = StopError, err.Error()
+			asst.StopReason, asst.ErrorMessage = session.StopError, err.Error()
 		}
-		raw, aerr := a.append(r, asst)
+		raw, aerr := a.appendMessage(r, asst.Message())
 		if aerr != nil {
 			return asst, aerr
 		}
@@ -243,7 +235,7 @@ func (a *Agent) run(ctx context.Context, r *run, prompt string) (*Assistant, err
 		}
 		a.emit(Event{Type: "message_end", Message: raw})
 		switch {
-		case asst.StopReason == StopAborted:
+		case asst.StopReason == session.StopAborted:
 			a.emit(Event{Type: "turn_end", Message: raw})
 			return asst, ErrAborted
 		case err != nil:
@@ -269,7 +261,7 @@ func (a *Agent) run(ctx context.Context, r *run, prompt string) (*Assistant, err
 // runTools runs the calls in order and appends each result as it completes.
 // After an abort the remaining calls are answered as skipped, so the log
 // never holds a call without its result.
-func (a *Agent) runTools(ctx context.Context, r *run, calls []Block) ([]json.RawMessage, bool, error) {
+func (a *Agent) runTools(ctx context.Context, r *run, calls []session.Block) ([]json.RawMessage, bool, error) {
 	var results []json.RawMessage
 	for _, call := range calls {
 		var out ToolOutput
@@ -293,9 +285,9 @@ func (a *Agent) runTools(ctx context.Context, r *run, calls []Block) ([]json.Raw
 	return results, ctx.Err() != nil, nil
 }
 
-func (a *Agent) runTool(ctx context.Context, call Block) ToolOutput {
-	if call.argError != "" {
-		return errorOutput("%s", call.argError)
+func (a *Agent) runTool(ctx context.Context, call session.Block) ToolOutput {
+	if call.ArgumentsError != "" {
+		return errorOutput("%s", call.ArgumentsError)
 	}
 	for _, t := range a.Tools {
 		if t.Name == call.Name {
@@ -307,7 +299,7 @@ func (a *Agent) runTool(ctx context.Context, call Block) ToolOutput {
 
 // toolResult builds the result message: secrets redacted, then cut to
 // MaxResultBytes with the full (redacted) text kept in Blobs.
-func (a *Agent) toolResult(call Block, out ToolOutput) (session.Message, error) {
+func (a *Agent) toolResult(call session.Block, out ToolOutput) (session.Message, error) {
 	text, n := out.Text, 0
 	if a.Redactor != nil {
 		if out.File != "" {
@@ -316,8 +308,8 @@ func (a *Agent) toolResult(call Block, out ToolOutput) (session.Message, error) 
 			text, n = a.Redactor.Redact(text)
 		}
 	}
-	content := append([]Block{{Type: "text", Text: text}}, out.Images...)
-	tr := ToolResult{Role: session.RoleToolResult, ToolCallID: call.ID, ToolName: call.Name, Content: content, IsError: out.IsError, Timestamp: a.now().UnixMilli()}
+	content := append([]session.Block{session.TextBlock(text)}, out.Images...)
+	tr := session.ToolResult{ToolCallID: call.ID, ToolName: call.Name, Content: content, IsError: out.IsError, Timestamp: a.now().UnixMilli()}
 	details := map[string]any{}
 	for k, v := range out.Details {
 		details[k] = v
@@ -326,12 +318,14 @@ func (a *Agent) toolResult(call Block, out ToolOutput) (session.Message, error) 
 		details[window.RedactedKey] = n
 	}
 	if len(details) > 0 {
-		tr.Details = details
+		raw, err := json.Marshal(details)
+		if err != nil {
+			return session.Message{}, err
+		}
+		tr.Details = raw
 	}
-	m, err := session.NewMessage(tr)
-	if err != nil {
-		return m, err
-	}
+	m := tr.Message()
+	var err error
 	limit := a.MaxResultBytes
 	if limit == 0 {
 		limit = 50 * 1024

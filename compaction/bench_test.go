@@ -15,7 +15,7 @@ func BenchmarkPrepare(b *testing.B) {
 	if err != nil {
 		b.Skip(err)
 	}
-	path := session.Load(data).Branch("")
+	path := session.Load(data).PathTo("")
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for b.Loop() {

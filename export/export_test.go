@@ -342,7 +342,7 @@ func TestHTMLShrinks(t *testing.T) {
 	for _, e := range d.Entries {
 		got = append(got, e["id"].(string))
 	}
-	if diff := cmp.Diff(ids(l.Branch(leaf)), got); diff != "" {
+	if diff := cmp.Diff(ids(l.PathTo(leaf)), got); diff != "" {
 		t.Errorf("--branch-only entries differ from the path (-want +got):\n%s", diff)
 	}
 	d = page(Options{NoTools: true})

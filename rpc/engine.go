@@ -252,7 +252,7 @@ func (e *Engine) Resume(ref string, readOnly bool) error {
 // Prompt runs message on the session and returns the last reply. It blocks
 // until the run ends; Abort stops it. started, if not nil, is called once the
 // prompt is accepted, before the run's first event.
-func (e *Engine) Prompt(ctx context.Context, message string, started func()) (*agent.Assistant, error) {
+func (e *Engine) Prompt(ctx context.Context, message string, started func()) (*session.Assistant, error) {
 	if strings.TrimSpace(message) == "" {
 		return nil, badParams("message", "the message is empty")
 	}
@@ -276,7 +276,7 @@ func (e *Engine) Prompt(ctx context.Context, message string, started func()) (*a
 	}
 
 	var (
-		last *agent.Assistant
+		last *session.Assistant
 		err  error
 	)
 	if first {
@@ -362,7 +362,7 @@ func (e *Engine) State() State {
 		st.Model, st.Provider = e.ag.Model.ID, e.ag.Model.Provider
 	}
 	if !e.running {
-		st.SessionID, st.SessionName = e.log.Header().ID, e.log.Name()
+		st.SessionID, st.SessionName = e.log.Header().ID, e.log.SessionName()
 	}
 	return st
 }
@@ -498,64 +498,28 @@ func (e *Engine) ForkSession(entryID string, at bool) (string, error) {
 	}
 	defer e.mu.Unlock()
 	l := e.log
-	en := l.Entry(entryID)
-	if en == nil {
+	if l.Entry(entryID) == nil {
 		return "", badParams("entryId", "Entry not found: %s", entryID)
 	}
-	var text string
-	leaf := entryID
 	if !at {
-		if en.Role() != session.RoleUser {
+		s, text, err := store.ForkBefore(e.cfg.Store, e.cfg.Fork, e.ref(), l, entryID, e.cfg.Cwd, e.cfg.Where)
+		if errors.Is(err, store.ErrNotUserMessage) {
 			return "", badParams("entryId", "Invalid entry ID for forking: %s is not a user message", entryID)
 		}
-		text = messageText(en)
-		leaf = en.ParentID
+		if err != nil {
+			return "", err
+		}
+		return text, e.attach(s)
 	}
-	var (
-		s   store.Session
-		err error
-	)
-	if leaf == "" {
-		s, err = e.cfg.Store.Create(e.cfg.Cwd, e.cfg.Where, store.Options{Header: []session.HeaderOption{session.WithParent(e.ref())}})
-	} else {
-		s, err = e.cfg.Fork(e.ref(), l, leaf)
-	}
+	s, err := e.cfg.Fork(e.ref(), l, entryID)
 	if err != nil {
 		return "", err
 	}
-	if l := s.Log(); l.Len() > 0 {
-		if err := s.Flush(); err != nil {
-			_ = s.Close()
-			return "", err
-		}
+	if err := s.Flush(); err != nil {
+		_ = s.Close()
+		return "", err
 	}
-	return text, e.attach(s)
-}
-
-// messageText is the text of a message entry's content.
-func messageText(en *session.Entry) string {
-	var m struct {
-		Content json.RawMessage `json:"content"`
-	}
-	if json.Unmarshal(en.MessageRaw(), &m) != nil {
-		return ""
-	}
-	var s string
-	if json.Unmarshal(m.Content, &s) == nil {
-		return s
-	}
-	var blocks []struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
-	}
-	_ = json.Unmarshal(m.Content, &blocks)
-	var parts []string
-	for _, b := range blocks {
-		if b.Type == "text" {
-			parts = append(parts, b.Text)
-		}
-	}
-	return strings.Join(parts, "\n")
+	return "", e.attach(s)
 }
 
 // ForkMessage is a user message a session can be forked at.
@@ -571,7 +535,7 @@ func (e *Engine) ForkMessages() ([]ForkMessage, error) {
 	err := e.view(func(l *session.Log) error {
 		for _, en := range l.Entries() {
 			if en.Role() == session.RoleUser {
-				out = append(out, ForkMessage{EntryID: en.ID, Text: messageText(en)})
+				out = append(out, ForkMessage{EntryID: en.ID, Text: store.MessageText(en)})
 			}
 		}
 		return nil
@@ -666,19 +630,19 @@ func (e *Engine) Label(id, label string) error {
 	})
 }
 
-// SetName names the session.
-func (e *Engine) SetName(name string) error {
+// SetSessionName names the session.
+func (e *Engine) SetSessionName(name string) error {
 	if strings.TrimSpace(name) == "" {
 		return badParams("name", "Session name cannot be empty")
 	}
 	return e.change(func(l *session.Log) error {
-		_, err := l.SetName(name)
+		_, err := l.SetSessionName(name)
 		return err
 	})
 }
 
-// Branches lists the session's cursors.
-func (e *Engine) Branches() ([]session.CursorInfo, error) {
+// Cursors lists the session's cursors.
+func (e *Engine) Cursors() ([]session.CursorInfo, error) {
 	var out []session.CursorInfo
 	err := e.view(func(l *session.Log) error {
 		out = l.Cursors()
@@ -687,19 +651,22 @@ func (e *Engine) Branches() ([]session.CursorInfo, error) {
 	return out, err
 }
 
-// Fork starts a new cursor at the active leaf (the active cursor does not change).
-func (e *Engine) Fork(name string) (string, error) {
+// NewCursor starts a new cursor at the active leaf (the active cursor does not
+// change) and returns its id.
+func (e *Engine) NewCursor(name string) (string, error) {
 	var id string
 	err := e.change(func(l *session.Log) error {
-		var err error
-		id, err = l.Fork(name)
+		c, err := l.NewCursor(name)
+		if err == nil {
+			id = c.ID()
+		}
 		return err
 	})
 	return id, err
 }
 
-// SwitchBranch makes the cursor id (or name) the active one.
-func (e *Engine) SwitchBranch(id string) error {
+// SwitchCursor makes the cursor id (or name) the active one.
+func (e *Engine) SwitchCursor(id string) error {
 	return e.change(func(l *session.Log) error {
 		if err := l.Switch(id); id == "" || errors.Is(err, session.ErrNoCursor) {
 			return badParams("cursorId", "no cursor %q in this session (listBranches names them)", id)
@@ -805,10 +772,10 @@ func (e *Engine) CompactUndo() (compaction.Undone, error) {
 	return u, err
 }
 
-// NameBranch names the cursor id ("" clears the name).
-func (e *Engine) NameBranch(id, name string) error {
+// RenameCursor names the cursor id ("" clears the name).
+func (e *Engine) RenameCursor(id, name string) error {
 	return e.change(func(l *session.Log) error {
-		err := l.Cursor(id).Name(name)
+		err := l.Cursor(id).Rename(name)
 		if id == "" || errors.Is(err, session.ErrNoCursor) {
 			return badParams("cursorId", "no cursor %q in this session (listBranches names them)", id)
 		}

@@ -288,7 +288,7 @@ func (p *piServer) run(c piCommand) (any, error) {
 		if strings.TrimSpace(c.Name) == "" {
 			return nil, piErrf("Session name cannot be empty")
 		}
-		return nil, e.SetName(strings.TrimSpace(c.Name))
+		return nil, e.SetSessionName(strings.TrimSpace(c.Name))
 	}
 	return nil, piErrf("Unknown command: %s", c.Type)
 }
@@ -361,7 +361,7 @@ func (p *piServer) stats() (any, error) {
 				out.ToolResults++
 			case session.RoleAssistant:
 				out.AssistantMessages++
-				var a agent.Assistant
+				var a session.Assistant
 				if json.Unmarshal(m.Raw, &a) != nil {
 					continue
 				}
@@ -390,11 +390,11 @@ func (p *piServer) lastText() (any, error) {
 			if ms[i].Role != session.RoleAssistant {
 				continue
 			}
-			var a agent.Assistant
+			var a session.Assistant
 			if json.Unmarshal(ms[i].Raw, &a) != nil {
 				continue
 			}
-			if a.StopReason == agent.StopAborted && len(a.Content) == 0 {
+			if a.StopReason == session.StopAborted && len(a.Content) == 0 {
 				continue
 			}
 			if t := a.Text(); t != "" {

@@ -349,7 +349,7 @@ func (s *server) resume(_ context.Context, p ResumeParams) (ResumeResult, error)
 }
 
 func (s *server) branches(context.Context) (BranchesResult, error) {
-	cs, err := s.e.Branches()
+	cs, err := s.e.Cursors()
 	out := BranchesResult{Branches: []Branch{}}
 	for _, c := range cs {
 		out.Branches = append(out.Branches, Branch{CursorID: c.ID, Leaf: c.Leaf, Name: c.Name, Active: c.Active})
@@ -417,12 +417,12 @@ func (s *server) table() []method {
 			return NewSessionResult{SessionID: id, Path: ref}, nil
 		}},
 		{"fork", "Start a new cursor at the active leaf; the active cursor does not change.", func(_ context.Context, p ForkParams) (CursorResult, error) {
-			id, err := e.Fork(p.Name)
+			id, err := e.NewCursor(p.Name)
 			return CursorResult{CursorID: id}, rpcError(err)
 		}},
 		{"listBranches", "The session's cursors, with their leaves and names.", s.branches},
 		{"switchBranch", "Make a cursor the active one.", func(_ context.Context, p CursorParams) (CursorResult, error) {
-			return CursorResult(p), rpcError(e.SwitchBranch(p.CursorID))
+			return CursorResult(p), rpcError(e.SwitchCursor(p.CursorID))
 		}},
 		{"listModels", "The models the configuration names.", func(context.Context) (ModelsResult, error) {
 			out := ModelsResult{Models: []string{}}
@@ -472,10 +472,10 @@ func (s *server) table() []method {
 			return Empty{}, rpcError(e.Label(p.EntryID, p.Label))
 		}},
 		{"setSessionName", "Name the session.", func(_ context.Context, p NameParams) (Empty, error) {
-			return Empty{}, rpcError(e.SetName(p.Name))
+			return Empty{}, rpcError(e.SetSessionName(p.Name))
 		}},
 		{"nameBranch", "Name a cursor (an empty name clears it).", func(_ context.Context, p NameBranchParams) (NameBranchParams, error) {
-			return p, rpcError(e.NameBranch(p.CursorID, p.Name))
+			return p, rpcError(e.RenameCursor(p.CursorID, p.Name))
 		}},
 		{"setResolution", "How an entry reaches the model: pin, unpin, outline or summarize (with text).", func(_ context.Context, p ResolutionParams) (ResolutionResult, error) {
 			l, err := e.Resolve(p.EntryID, p.Level, p.Text)

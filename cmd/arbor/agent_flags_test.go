@@ -98,7 +98,7 @@ func TestAgentStartupHintAndNames(t *testing.T) {
 	var named string
 	for _, p := range w.sessions() {
 		l, _ := jsonl.Read(p)
-		if l.Name() == "first try" {
+		if l.SessionName() == "first try" {
 			named = p
 		}
 	}

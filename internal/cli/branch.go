@@ -95,7 +95,7 @@ func runBranch(o *branchOptions) error {
 			return err
 		}
 		if o.root {
-			return c.Clear()
+			return c.ResetLeaf()
 		}
 		return c.BranchTo(o.target)
 	})

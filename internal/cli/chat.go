@@ -48,7 +48,7 @@ func runChat(c *cobra.Command, o *agentOptions) error {
 		return err
 	}
 	if o.name != "" {
-		if _, err := s.log.SetName(o.name); err != nil {
+		if _, err := s.log.SetSessionName(o.name); err != nil {
 			s.close()
 			return err
 		}

@@ -173,9 +173,9 @@ func (o *compactOptions) settings() compaction.Settings {
 // plan makes the compaction plan for the branch ending at leaf.
 func (o *compactOptions) plan(l *session.Log, leaf string) (*compaction.Plan, error) {
 	if o.olderThan > 0 {
-		return compaction.PrepareOlderThan(l.Branch(leaf), o.olderThan)
+		return compaction.PrepareOlderThan(l.PathTo(leaf), o.olderThan)
 	}
-	return compaction.Prepare(l.Branch(leaf), o.settings())
+	return compaction.Prepare(l.PathTo(leaf), o.settings())
 }
 
 // notNeeded is what `arbor compact --window` prints when the context fits.

@@ -199,7 +199,7 @@ func TestBranchSummarize(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := l.Branch("")
+	path := l.PathTo("")
 	target := path[len(path)/2].ID
 	left := l.Leaf().ID
 	r := runArbor(t, "", "branch", f, target, "--summarize", "--summarizer", "mechanical", "--json")

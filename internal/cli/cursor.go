@@ -75,10 +75,11 @@ cursor stays as it was unless --switch is given. Names are unique.`,
 			}
 			var info session.CursorInfo
 			err := g.edit(ios, args[0], func(s *writable) error {
-				id, err := s.Fork(name)
+				c, err := s.NewCursor(name)
 				if err != nil {
 					return err
 				}
+				id := c.ID()
 				if switchTo {
 					if err := s.Switch(id); err != nil {
 						return err
@@ -169,7 +170,7 @@ The name is recorded as an arbor.cursor marker under the cursor's leaf.`,
 						return fmt.Errorf("%s has a cursor named %q already (%s); pick another name", s.Path(), name, other.ID())
 					}
 				}
-				if err := cur.Name(name); err != nil {
+				if err := cur.Rename(name); err != nil {
 					return err
 				}
 				info = cursorInfo(s.Log, cur.ID())

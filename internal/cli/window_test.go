@@ -12,7 +12,6 @@ import (
 
 	"github.com/arborlog/arbor/session"
 	"github.com/arborlog/arbor/session/jsonl"
-	"github.com/arborlog/arbor/window"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -80,20 +79,6 @@ func TestStatsCommand(t *testing.T) {
 	}
 }
 
-func TestStatusBarColour(t *testing.T) {
-	for _, tc := range []struct {
-		pct  float64
-		code string
-	}{{10, "32"}, {60, "33"}, {80, "33"}, {81, "31"}} {
-		s := statusBarFor(tc.pct)
-		if !strings.HasPrefix(s, "\x1b["+tc.code+"m[") {
-			t.Errorf("%v%%: %q", tc.pct, s)
-		}
-	}
-}
-
-func statusBarFor(pct float64) string { return statusBar(statsAt(pct), true) }
-
 // The four resolution commands write markers per cursor; arbor context
 // renders them, another cursor is unaffected, a reopen restores them, and pi
 // still reads the whole conversation.
@@ -111,10 +96,11 @@ func TestResolutionCommands(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	alt, err := s.Fork("alt")
+	altC, err := s.NewCursor("alt")
 	if err != nil {
 		t.Fatal(err)
 	}
+	alt := altC.ID()
 	s.Close()
 
 	for _, args := range [][]string{
@@ -352,8 +338,4 @@ func mustRead(t *testing.T, path string) []byte {
 func jsonEscape(s string) string {
 	b, _ := json.Marshal(s)
 	return strings.Trim(string(b), `"`)
-}
-
-func statsAt(pct float64) window.Stats {
-	return window.Stats{PromptBudget: 1000, EstimatedUsed: int(pct * 10), UtilizationPercent: pct}
 }

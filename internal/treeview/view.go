@@ -108,7 +108,7 @@ func New(roots []*session.TreeNode, l *session.Log, leaf *session.Entry, filter 
 	v.home, _ = os.UserHomeDir()
 	v.rows = make([]viewRow, 0, l.Len()) // at most one row an entry: one allocation rather than doublings
 	if leaf != nil {
-		path := l.Branch(leaf.ID)
+		path := l.PathTo(leaf.ID)
 		v.onPath = make(map[*session.Entry]bool, len(path)) // sized once: a million-entry path grows no copies
 		for _, e := range path {
 			v.onPath[e] = true

@@ -242,7 +242,7 @@ type (
 	}
 	runDoneMsg struct {
 		gen  int
-		last *agent.Assistant
+		last *session.Assistant
 		err  error
 	}
 	compactDoneMsg struct {
@@ -497,10 +497,10 @@ func (c *Chat) event(e agent.Event) {
 
 // finished ends a run: the error, if any, is shown; the next queued
 // message is sent.
-func (c *Chat) finished(last *agent.Assistant, err error) tea.Cmd {
+func (c *Chat) finished(last *session.Assistant, err error) tea.Cmd {
 	c.busy = idle
 	c.live, c.liveOrder = map[int]*item{}, nil
-	shown := last != nil && (last.StopReason == agent.StopError || last.StopReason == agent.StopAborted) // its message said so
+	shown := last != nil && (last.StopReason == session.StopError || last.StopReason == session.StopAborted) // its message said so
 	switch {
 	case errors.Is(err, agent.ErrAborted):
 		if !shown {

@@ -53,7 +53,7 @@ func messages(l *session.Log) []string {
 	if leaf == nil {
 		return nil
 	}
-	for _, e := range l.Branch(leaf.ID) {
+	for _, e := range l.PathTo(leaf.ID) {
 		if e.Type != session.TypeMessage {
 			continue
 		}
@@ -117,8 +117,8 @@ func TestChatInTmux(t *testing.T) {
 	term.text("/name units work")
 	term.keys("Enter")
 	term.waitFor("named units work")
-	if l, _ = chatSession(t, f); l.Name() != "units work" {
-		t.Fatalf("name %q", l.Name())
+	if l, _ = chatSession(t, f); l.SessionName() != "units work" {
+		t.Fatalf("name %q", l.SessionName())
 	}
 
 	out := filepath.Join(f.work, "chat.html")
@@ -173,7 +173,7 @@ func TestChatTreeInTmux(t *testing.T) {
 	term.keys("Enter")
 	term.waitFor("answer two")
 	l, _ := chatSession(t, f)
-	target := l.Branch(l.Leaf().ID)
+	target := l.PathTo(l.Leaf().ID)
 	var answerOne string
 	for _, e := range target {
 		if m, _ := decodeMessage(e.MessageRaw()); contentText(m.Content) == "answer one" {

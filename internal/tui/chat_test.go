@@ -238,7 +238,7 @@ func TestChatScreens(t *testing.T) {
 		{"unknown", nil, func(h *chatHarness) { h.say("/frobnicate") }},
 		{"hostile", []agenttest.Reply{{Thinking: "\x1b]0;owned\x07", Text: "clear\x1b[2J\x1b[H screen, \u202eright-to-left\u202c, bell\x07", Chunk: 1000, Calls: []agenttest.Call{{ID: "c1", Name: "bash", Args: `{"command":"printf '\\033[31mred\\033[0m'"}`}}}, {Text: "ok"}},
 			func(h *chatHarness) {
-				if _, err := h.c.log.SetName("\x1b[1mbold\u2028name"); err != nil {
+				if _, err := h.c.log.SetSessionName("\x1b[1mbold\u2028name"); err != nil {
 					t.Fatal(err)
 				}
 				h.say("go")

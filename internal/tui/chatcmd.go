@@ -86,7 +86,7 @@ func (c *Chat) command(name, arg string) tea.Cmd {
 	case "export":
 		return c.export(arg)
 	case "clear":
-		if err := c.log.Cursor("").Clear(); err != nil {
+		if err := c.log.Cursor("").ResetLeaf(); err != nil {
 			c.note(kindError, "/clear: "+err.Error())
 			return nil
 		}
@@ -201,14 +201,14 @@ func (c *Chat) newSession() {
 
 func (c *Chat) name(arg string) {
 	if arg == "" {
-		if n := c.log.Name(); n != "" {
+		if n := c.log.SessionName(); n != "" {
 			c.note(kindNote, "the session is named "+oneLine(n))
 		} else {
 			c.note(kindNote, "the session has no name: /name <name> gives it one")
 		}
 		return
 	}
-	if _, err := c.log.SetName(arg); err != nil {
+	if _, err := c.log.SetSessionName(arg); err != nil {
 		c.note(kindError, "/name: "+err.Error())
 		return
 	}
@@ -230,7 +230,7 @@ func (c *Chat) sessionInfo() {
 			file += " (written with the first message)"
 		}
 	}
-	name := c.log.Name()
+	name := c.log.SessionName()
 	if name == "" {
 		name = "(none)"
 	}
@@ -393,7 +393,7 @@ func (c *Chat) pin() {
 		c.note(kindError, "/pin: nothing to pin yet")
 		return
 	}
-	branch := c.log.Branch(leaf.ID)
+	branch := c.log.PathTo(leaf.ID)
 	for i := len(branch) - 1; i >= 0; i-- {
 		e := branch[i]
 		if e.Type != session.TypeMessage {
@@ -436,8 +436,10 @@ func (c *Chat) cursor(arg string) {
 		}
 		c.note(kindNote, "cursors:\n"+strings.Join(lines, "\n"))
 	case "new":
-		id, err := c.log.Fork(rest)
+		cur, err := c.log.NewCursor(rest)
+		id := ""
 		if err == nil {
+			id = cur.ID()
 			err = c.log.Switch(id)
 		}
 		if err != nil {
@@ -458,7 +460,7 @@ func (c *Chat) cursor(arg string) {
 		c.reload()
 		c.note(kindNote, "cursor "+oneLine(cursorName(c.log))+" is active")
 	case "name":
-		if err := c.log.Cursor("").Name(rest); err != nil {
+		if err := c.log.Cursor("").Rename(rest); err != nil {
 			c.note(kindError, "/cursor name: "+err.Error())
 			return
 		}

@@ -81,7 +81,7 @@ func itemsOfBranch(l *session.Log) []*item {
 		return nil
 	}
 	var out []*item
-	for _, e := range l.Branch(leaf.ID) {
+	for _, e := range l.PathTo(leaf.ID) {
 		switch e.Type {
 		case session.TypeMessage:
 			if m, ok := decodeMessage(e.MessageRaw()); ok {
@@ -124,9 +124,9 @@ func appendMessage(items []*item, m message) []*item {
 			}
 		}
 		switch m.StopReason {
-		case agent.StopError:
+		case session.StopError:
 			items = append(items, &item{kind: kindError, text: m.ErrorMessage})
-		case agent.StopAborted:
+		case session.StopAborted:
 			items = append(items, &item{kind: kindNote, text: "(stopped; the partial reply is kept)"})
 		}
 		return items

@@ -80,7 +80,7 @@ func (c *Chat) bottom() []string {
 // footer is the session's name, the model and the cursor, and the context
 // status bar.
 func (c *Chat) footer() []string {
-	name := c.log.Name()
+	name := c.log.SessionName()
 	if name == "" {
 		name = "(unnamed)"
 	}

@@ -1,8 +1,10 @@
 // Package tui is arbor's terminal interface (bubbletea v2): the session picker,
 // the tree view and the browser that joins them (`arbor browse`), and the chat
 // of the interactive agent (`arbor` on a terminal, RunChat), built on the same
-// models: Picker chooses a session and hands it to a callback (`/resume`,
-// `arbor -r`), Tree moves a cursor's leaf and hands back what it did (`/tree`).
+// models: Picker chooses a session and hands it to a callback (`/resume`; Pick
+// runs it alone for `arbor -r`), Tree moves a cursor's leaf and hands back what
+// it did (`/tree`), and ForkSelector picks a user message of the active branch
+// to fork before (`/fork`, with store.ForkBefore).
 //
 // The chat runs the agent in a goroutine whose events reach Update as
 // messages; only that goroutine appends to the session while a turn runs,
