@@ -56,7 +56,8 @@ type agentOptions struct {
 
 	args []string
 
-	models func() []string // the configuration's model names, once factory has run
+	models       func() []string // the configuration's model names, once factory has run
+	shareCommand string          // the configuration's shareCommand, once factory has run
 }
 
 const agentHelp = `
@@ -333,6 +334,7 @@ func (o *agentOptions) factory(c *cobra.Command) (func(model string) (*agent.Age
 	}
 	settings := agent.Settings{Provider: o.provider, BaseURL: o.baseURL, Model: o.model, APIKeyEnv: o.apiKeyEnv,
 		Thinking: o.thinking, ContextWindow: o.contextWindow, Reserve: o.reserve, ConfigPath: cfgPath}
+	o.shareCommand = cfg.ShareCommand
 	o.models = func() []string {
 		var names []string
 		for name := range cfg.Models {

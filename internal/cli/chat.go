@@ -16,7 +16,7 @@ import (
 
 // runChat is `arbor` on a terminal: the interactive agent on the session the
 // flags choose (-c, --session, --fork, --no-session, --name), or on the one
-// picked first with -r.
+// picked first with -r (the picker alone, tui.Pick; quitting it ends arbor).
 func runChat(c *cobra.Command, o *agentOptions) error {
 	if db, err := o.g.database(); err != nil || db != nil {
 		if err != nil {
@@ -36,14 +36,20 @@ func runChat(c *cobra.Command, o *agentOptions) error {
 	if dir == "" {
 		dir = jsonl.Dir(catalog.SessionsRoot(), cwd)
 	}
+	cat := catalog.Open("")
+	defer cat.Close()
 	var s *agentSession
 	if o.resume {
-		// The picker opens first; this session is written only if it is used.
-		f, err := jsonl.Create(cwd, dir)
+		path, err := tui.Pick(tui.BrowseOptions{Catalog: cat, Scope: o.g.scope(), Input: o.io.In, Output: o.io.Out, Env: os.Environ()})
+		if err != nil || path == "" {
+			return err // quit without choosing
+		}
+		f, err := jsonl.Open(path)
 		if err != nil {
 			return err
 		}
 		s = &agentSession{log: f.Log, store: f, blobs: blob.Store{Dir: filepath.Join(catalog.Home(), "blobs")}}
+		o.warnCwd(f.Log.Header().Cwd, cwd)
 	} else if s, err = o.openSession(cwd); err != nil {
 		return err
 	}
@@ -54,15 +60,12 @@ func runChat(c *cobra.Command, o *agentOptions) error {
 		}
 	}
 	opt := tui.ChatOptions{NewAgent: mk, Models: o.models(), Cwd: cwd, Dir: dir, Memory: o.noSession,
-		Scope: o.g.scope(), Resume: o.resume, Export: chatExport,
+		Scope: o.g.scope(), Export: chatExport, ShareCommand: o.shareCommand, Catalog: cat,
 		Input: o.io.In, Output: o.io.Out, Env: os.Environ()}
 	opt.Blobs = s.blobs
 	if f, ok := s.store.(*jsonl.Session); ok {
 		opt.Session = f
 	}
-	cat := catalog.Open("")
-	defer cat.Close()
-	opt.Catalog = cat
 	return tui.RunChat(opt)
 }
 

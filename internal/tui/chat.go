@@ -13,9 +13,12 @@ import (
 	"github.com/arborlog/arbor/agent"
 	"github.com/arborlog/arbor/catalog"
 	"github.com/arborlog/arbor/compaction"
+	"github.com/arborlog/arbor/internal/markdown"
+	"github.com/arborlog/arbor/internal/statusbar"
 	"github.com/arborlog/arbor/session"
 	"github.com/arborlog/arbor/session/jsonl"
 	"github.com/arborlog/arbor/window"
+	"github.com/charmbracelet/colorprofile"
 )
 
 // ChatOptions configure the interactive agent (`arbor` on a terminal).
@@ -32,9 +35,10 @@ type ChatOptions struct {
 	Session *jsonl.Session
 	Memory  bool              // --no-session: nothing is written, and there is no file to switch from
 	Blobs   window.BlobWriter // where full tool outputs go (a memory store with Memory)
-	Catalog *catalog.Catalog  // for /resume and -r
+	Catalog *catalog.Catalog  // for /resume and /fork
 	Scope   catalog.Scope
-	Resume  bool // open the session picker first (arbor -r)
+	// ShareCommand publishes /share's page (config.json's shareCommand).
+	ShareCommand string
 	// Summarizer writes branch summaries in /tree (nil: the model's).
 	Summarizer compaction.Summarizer
 	// Export writes the session l (read from path) to out ("" for the
@@ -84,6 +88,7 @@ const (
 	helpOverlay
 	pickerOverlay
 	treeOverlay
+	forkOverlay
 )
 
 // Chat is the interactive agent: the conversation, an editor, a footer, the
@@ -125,12 +130,18 @@ type Chat struct {
 	over   overlay
 	picker *Picker
 	tree   *Tree
+	fork   *ForkSelector
 	stats  string // the context status bar, measured when the chat is idle
+
+	color      bool // the terminal shows colours (not NO_COLOR)
+	md, mdLive *markdown.Renderer
+	mdKey      markdown.Options
+	mdFailed   error
 }
 
 // NewChat builds the chat on the session of o.
 func NewChat(o ChatOptions) (*Chat, error) {
-	c := &Chat{opt: o, dark: true, live: map[int]*item{}, spin: spinner.New(spinner.WithSpinner(spinner.Dot))}
+	c := &Chat{opt: o, dark: true, color: true, live: map[int]*item{}, spin: spinner.New(spinner.WithSpinner(spinner.Dot))}
 	c.th = newTheme(c.dark)
 	a, err := o.NewAgent("")
 	if err != nil {
@@ -142,9 +153,6 @@ func NewChat(o ChatOptions) (*Chat, error) {
 		c.attach(o.Session)
 	} else {
 		c.attachMemory(session.New(o.Cwd))
-	}
-	if o.Resume {
-		c.openPicker(true)
 	}
 	return c, nil
 }
@@ -197,7 +205,7 @@ func (c *Chat) reload() {
 // measure computes the context status bar; only while no run appends.
 func (c *Chat) measure() {
 	s := window.Measure(c.log, c.log.Cursor(""), window.StatsOptions{Window: c.modelWindow(), Reserve: c.a.Model.Reserve})
-	c.stats = statsLine(s)
+	c.stats = statusbar.Line(s, true) // the program's colour profile drops its colour for NO_COLOR
 }
 
 func (c *Chat) modelWindow() int {
@@ -303,11 +311,7 @@ func (c *Chat) send(prompt string) tea.Cmd {
 
 // Init asks the terminal for its background.
 func (c *Chat) Init() tea.Cmd {
-	cmds := []tea.Cmd{tea.RequestBackgroundColor}
-	if c.picker != nil {
-		cmds = append(cmds, c.picker.Init())
-	}
-	return tea.Batch(cmds...)
+	return tea.RequestBackgroundColor
 }
 
 // Update handles a message.
@@ -322,6 +326,22 @@ func (c *Chat) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if c.tree != nil {
 			c.tree.th = c.th
 		}
+		if c.fork != nil {
+			c.fork.th = c.th
+		}
+		return c, nil
+	case tea.ColorProfileMsg:
+		c.color = msg.Profile != colorprofile.NoTTY && msg.Profile != colorprofile.Ascii
+		return c, nil
+	case copiedMsg:
+		if msg.err != nil {
+			c.note(kindError, "/copy: "+msg.err.Error())
+			return c, nil
+		}
+		c.note(kindNote, "copied the last answer ("+msg.how+")")
+		if msg.raw != "" {
+			return c, tea.Raw(msg.raw)
+		}
 		return c, nil
 	case tea.WindowSizeMsg:
 		c.width, c.height = msg.Width, msg.Height
@@ -332,6 +352,9 @@ func (c *Chat) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		if c.tree != nil {
 			cmds = append(cmds, c.tree.Update(msg))
+		}
+		if c.fork != nil {
+			cmds = append(cmds, c.fork.Update(msg))
 		}
 		return c, tea.Batch(cmds...)
 	case agentEventMsg:
@@ -428,6 +451,8 @@ func (c *Chat) overlayUpdate(msg tea.Msg) tea.Cmd {
 		return c.picker.Update(msg)
 	case treeOverlay:
 		return c.tree.Update(msg)
+	case forkOverlay:
+		return c.fork.Update(msg)
 	}
 	return nil
 }
@@ -540,7 +565,7 @@ func (c *Chat) key(k tea.KeyPressMsg) tea.Cmd {
 	case helpOverlay:
 		c.over = noOverlay
 		return nil
-	case pickerOverlay, treeOverlay:
+	case pickerOverlay, treeOverlay, forkOverlay:
 		if k.String() == "ctrl+c" {
 			return tea.Quit
 		}

@@ -2,9 +2,11 @@ package tui
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/arborlog/arbor/agent/agenttest"
 	"github.com/arborlog/arbor/session"
@@ -208,7 +210,7 @@ func TestChatTreeInTmux(t *testing.T) {
 func TestChatResumeInTmux(t *testing.T) {
 	f := newFixture(t)
 	term, _ := startChat(t, f, []agenttest.Reply{{Text: "continued here"}}, "-r")
-	term.waitFor("Sessions (")
+	term.waitFor("Sessions (Current Folder)")
 	term.keys("Tab")
 	term.waitFor("Sessions (All)")
 	term.text("Fix day units")
@@ -285,4 +287,72 @@ func TestChatFlagsInTmux(t *testing.T) {
 	term.keys("C-c")
 	term.waitFor("EXIT=0")
 	chatSession(t, f) // still the one file
+}
+
+// TestChatForkCopyInTmux: /fork from the first message starts a new session
+// from its parent with the message in the editor; /copy puts the last
+// answer on tmux's clipboard (OSC 52, set-clipboard on).
+func TestChatForkCopyInTmux(t *testing.T) {
+	f := newFixture(t)
+	term, _ := startChat(t, f, []agenttest.Reply{{Text: "answer one"}, {Text: "answer two"}, {Text: "answer again"}})
+	term.tmux("set-option", "-g", "set-clipboard", "on")
+	term.waitFor("Ask anything")
+	term.text("question one")
+	term.keys("Enter")
+	term.waitFor("answer one")
+	term.text("question two")
+	term.keys("Enter")
+	term.waitFor("answer two")
+	_, first := chatSession(t, f)
+
+	term.text("/copy")
+	term.keys("Enter")
+	term.waitFor("copied the last answer (OSC 52)")
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		out, _ := exec.Command("tmux", "-S", term.sock, "show-buffer").CombinedOutput()
+		if string(out) == "answer two" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("tmux's buffer holds %q, want the last answer", out)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+
+	term.text("/fork")
+	term.keys("Enter")
+	term.waitFor("Fork from a message")
+	term.keys("Up", "Enter")
+	s := term.waitFor("forked into a new session")
+	if !strings.Contains(s, "› question one") {
+		t.Errorf("the message is not in the editor:\n%s", s)
+	}
+	if strings.Contains(s, "answer one") {
+		t.Errorf("the new session shows what came after the fork point:\n%s", s)
+	}
+	term.keys("Enter") // send it again in the new session
+	term.waitFor("answer again")
+	term.keys("C-c")
+	term.waitFor("EXIT=0")
+
+	dir := filepath.Dir(first)
+	ents, _ := os.ReadDir(dir)
+	var forked string
+	for _, e := range ents {
+		if p := filepath.Join(dir, e.Name()); strings.HasSuffix(p, ".jsonl") && p != first {
+			forked = p
+		}
+	}
+	if forked == "" {
+		t.Fatalf("no new session file beside %s", first)
+	}
+	l, err := jsonl.Read(forked)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Header().ParentSession == "" {
+		t.Errorf("the fork does not name its parent session")
+	}
+	wantMessages(t, l, "user: question one", "assistant: answer again")
 }

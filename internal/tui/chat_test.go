@@ -236,6 +236,24 @@ func TestChatScreens(t *testing.T) {
 			h.say("/export " + filepath.Join(h.dir, "out.html"))
 		}},
 		{"unknown", nil, func(h *chatHarness) { h.say("/frobnicate") }},
+		{"markdown", []agenttest.Reply{{Text: "## Days\n\n- `d` is a unit\n- **tests** pass\n\n```go\nfunc unit(s string) time.Duration {\n\treturn 24 * time.Hour\n}\n```\n", Chunk: 1000}},
+			func(h *chatHarness) { h.say("show me") }},
+		{"fork", []agenttest.Reply{{Text: "one"}, {Text: "two"}}, func(h *chatHarness) { h.say("first"); h.say("second"); h.say("/fork") }},
+		{"fork-chosen", []agenttest.Reply{{Text: "one"}, {Text: "two"}}, func(h *chatHarness) {
+			h.say("first")
+			h.say("second")
+			h.say("/fork")
+			h.keys("enter")
+		}},
+		{"fork-nothing", nil, func(h *chatHarness) { h.say("/fork") }},
+		{"copy", []agenttest.Reply{{Text: "the answer"}}, func(h *chatHarness) { h.say("hello"); h.say("/copy") }},
+		{"copy-nothing", nil, func(h *chatHarness) { h.say("/copy") }},
+		{"share", []agenttest.Reply{{Text: "hi"}}, func(h *chatHarness) {
+			h.c.opt.ShareCommand = "grep -c '<html' >/dev/null && echo 'published: https://gist.example.test/abc\x1b[31m'"
+			h.say("hello")
+			h.say("/share")
+		}},
+		{"share-unset", []agenttest.Reply{{Text: "hi"}}, func(h *chatHarness) { h.say("hello"); h.say("/share") }},
 		{"hostile", []agenttest.Reply{{Thinking: "\x1b]0;owned\x07", Text: "clear\x1b[2J\x1b[H screen, \u202eright-to-left\u202c, bell\x07", Chunk: 1000, Calls: []agenttest.Call{{ID: "c1", Name: "bash", Args: `{"command":"printf '\\033[31mred\\033[0m'"}`}}}, {Text: "ok"}},
 			func(h *chatHarness) {
 				if _, err := h.c.log.SetSessionName("\x1b[1mbold\u2028name"); err != nil {
@@ -260,6 +278,10 @@ func TestChatScreens(t *testing.T) {
 			h := newChat(t, s.replies...)
 			s.do(h)
 			got := h.screen()
+			if strings.HasPrefix(s.name, "fork") {
+				// The selector shows when each message was written: the clock's time.
+				got = regexp.MustCompile(`\b\d\d:\d\d\b`).ReplaceAllString(got, "hh:mm")
+			}
 			if s.name == "export" {
 				// The folder's name varies in length: the line's padding with it.
 				got = regexp.MustCompile(`\$WORK/out.html *`).ReplaceAllString(strings.ReplaceAll(got, h.dir, "$WORK"), "$$WORK/out.html")

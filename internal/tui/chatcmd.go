@@ -11,9 +11,13 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/arborlog/arbor/catalog"
 	"github.com/arborlog/arbor/compaction"
+	"github.com/arborlog/arbor/internal/clipboard"
+	"github.com/arborlog/arbor/internal/share"
+	"github.com/arborlog/arbor/internal/statusbar"
 	"github.com/arborlog/arbor/internal/treeview"
 	"github.com/arborlog/arbor/session"
 	"github.com/arborlog/arbor/session/jsonl"
+	arbor "github.com/arborlog/arbor/store"
 	"github.com/arborlog/arbor/window"
 )
 
@@ -26,9 +30,12 @@ var commands = []command{
 	{"name", "<name>", "name the session"},
 	{"session", "", "the session's id, file, name, counts and context"},
 	{"tree", "", "the session's tree: enter moves the leaf there, with or without a summary"},
+	{"fork", "", "a new session from before one of your messages, with its text in the editor"},
 	{"clone", "", "copy the active branch into a new session"},
 	{"compact", "[focus]", "summarize the older part of the branch; --undo takes the last compaction back"},
 	{"export", "[path]", "write the session as HTML (or JSON lines for a .jsonl path)"},
+	{"copy", "", "put the last answer on the clipboard"},
+	{"share", "", "export the session to HTML and publish it with the configured shareCommand"},
 	{"clear", "", "start again from the beginning; the old branch stays in the tree"},
 	{"label", "[text]", "label the last entry (no text clears it)"},
 	{"pin", "", "keep the last message in full in the context, whatever compaction does"},
@@ -60,7 +67,7 @@ const busyRefusal = "the agent is working: wait for the turn to end, or press es
 
 // command runs a slash command; its result is a note in the conversation.
 func (c *Chat) command(name, arg string) tea.Cmd {
-	if c.busy != idle && name != "help" && name != "quit" {
+	if c.busy != idle && name != "help" && name != "quit" && name != "copy" {
 		c.note(kindError, "/"+name+": "+busyRefusal)
 		return nil
 	}
@@ -70,7 +77,13 @@ func (c *Chat) command(name, arg string) tea.Cmd {
 	case "quit", "exit":
 		return tea.Quit
 	case "resume":
-		return c.openPicker(false)
+		return c.openPicker()
+	case "fork":
+		return c.openFork()
+	case "copy":
+		return c.copyAnswer()
+	case "share":
+		return c.share()
 	case "new":
 		c.newSession()
 	case "name":
@@ -143,41 +156,129 @@ func (c *Chat) pickerStore() *store {
 	return newStore(c.opt.Catalog, nil)
 }
 
-// openPicker shows the session picker; first is arbor -r, where Esc quits.
-func (c *Chat) openPicker(first bool) tea.Cmd {
+// openPicker shows the session picker (/resume).
+func (c *Chat) openPicker() tea.Cmd {
 	if c.opt.Catalog == nil {
 		c.note(kindError, "/resume: no session catalog here")
 		return nil
 	}
-	opt := PickerOptions{Scope: c.opt.Scope, Current: c.path(), Rename: !first, Now: c.opt.Now,
+	opt := PickerOptions{Scope: c.opt.Scope, Current: c.path(), Rename: true, Now: c.opt.Now,
 		Choose: func(in catalog.Info) tea.Cmd {
 			path := in.Path
-			return func() tea.Msg {
-				return chatCmdMsg{func(c *Chat) tea.Cmd {
-					c.closeOverlay()
-					if err := c.switchTo(path); err != nil {
-						c.note(kindError, err.Error())
-					}
-					return nil
-				}}
-			}
+			return chatCmd(func(c *Chat) tea.Cmd {
+				c.closeOverlay()
+				if err := c.switchTo(path); err != nil {
+					c.note(kindError, err.Error())
+				}
+				return nil
+			})
 		},
-		Cancel: func() tea.Cmd {
-			if first {
-				return tea.Quit
-			}
-			return func() tea.Msg { return chatCmdMsg{func(c *Chat) tea.Cmd { c.closeOverlay(); return nil }} }
-		}}
+		Cancel: func() tea.Cmd { return chatCmd(func(c *Chat) tea.Cmd { c.closeOverlay(); return nil }) }}
 	c.picker = newPicker(c.pickerStore(), c.th, opt)
 	c.over = pickerOverlay
-	var cmd tea.Cmd
-	if c.width > 0 {
-		cmd = c.picker.Update(tea.WindowSizeMsg{Width: c.width, Height: c.height})
+	return tea.Batch(c.picker.Update(tea.WindowSizeMsg{Width: c.width, Height: c.height}), c.picker.Init())
+}
+
+// chatCmd is a command that acts on the chat when it runs: how an overlay's
+// callback reaches it.
+func chatCmd(f func(*Chat) tea.Cmd) tea.Cmd {
+	return func() tea.Msg { return chatCmdMsg{f} }
+}
+
+// openFork shows the user messages of the branch (/fork); the one chosen
+// starts a new session from its parent, its text in the editor (pi's /fork).
+func (c *Chat) openFork() tea.Cmd {
+	c.fork = NewForkSelector(c.dark, ForkOptions{Log: c.log, Now: c.opt.Now,
+		Choose: func(e *session.Entry, text string) tea.Cmd {
+			return chatCmd(func(c *Chat) tea.Cmd {
+				c.closeOverlay()
+				c.forkBefore(e)
+				return nil
+			})
+		},
+		Cancel: func() tea.Cmd { return chatCmd(func(c *Chat) tea.Cmd { c.closeOverlay(); return nil }) }})
+	if c.fork.Len() == 0 {
+		c.fork = nil
+		c.note(kindError, "/fork: no message of yours on this branch to fork from")
+		return nil
 	}
-	if first {
-		return cmd // Init loads it
+	c.over = forkOverlay
+	return c.fork.Update(tea.WindowSizeMsg{Width: c.width, Height: c.height})
+}
+
+func (c *Chat) forkBefore(e *session.Entry) {
+	if c.sess == nil {
+		l := session.New(c.opt.Cwd)
+		if e.ParentID != "" {
+			var err error
+			if l, err = c.log.Branched(e.ParentID); err != nil {
+				c.note(kindError, "/fork: "+err.Error())
+				return
+			}
+		}
+		c.attachMemory(l)
+		c.editor.SetValue(arbor.MessageText(e))
+		c.note(kindNote, "forked into a new session (in memory); your message is in the editor")
+		return
 	}
-	return tea.Batch(cmd, c.picker.Init())
+	s, text, err := arbor.ForkBefore(arbor.FilesOf(c.opt.Catalog), arbor.ForkFile, c.sess.Path(), c.log, e.ID, c.opt.Cwd, c.opt.Dir)
+	if err != nil {
+		c.note(kindError, "/fork: "+err.Error())
+		return
+	}
+	fs, ok := s.(arbor.FileSession)
+	if !ok {
+		_ = s.Close()
+		c.note(kindError, "/fork: the new session is not a file")
+		return
+	}
+	c.take(fs.Session)
+	c.editor.SetValue(text)
+	c.note(kindNote, "forked into a new session; your message is in the editor:\n  "+clean(shortHome(fs.Path())))
+}
+
+// copiedMsg is /copy's result: raw is the OSC 52 sequence for the terminal.
+type copiedMsg struct {
+	raw, how string
+	err      error
+}
+
+// copyAnswer puts the last answer on the clipboard, in the background (the
+// system's tool may be slow to answer).
+func (c *Chat) copyAnswer() tea.Cmd {
+	text := lastAnswer(c.items)
+	if text == "" {
+		c.note(kindError, "/copy: no answer to copy yet")
+		return nil
+	}
+	return func() tea.Msg {
+		var seq strings.Builder
+		r, err := clipboard.Copy(context.Background(), text, clipboard.Options{Terminal: &seq})
+		return copiedMsg{raw: seq.String(), how: r.String(), err: err}
+	}
+}
+
+// share exports the session and runs the configured share command on it.
+func (c *Chat) share() tea.Cmd {
+	if c.log.Leaf() == nil {
+		c.note(kindError, "/share: nothing to share yet")
+		return nil
+	}
+	l, command := c.log, c.opt.ShareCommand
+	return c.work(exporting, func(ctx context.Context, gen int) tea.Msg {
+		r, err := share.Share(ctx, l, share.Options{Command: command})
+		if err != nil {
+			return doneMsg{gen, "", fmt.Errorf("/share: %w", err)}
+		}
+		text := "shared"
+		if r.URL != "" {
+			text += ": " + r.URL
+		}
+		if r.Output != "" && r.Output != r.URL {
+			text += "\n" + r.Output
+		}
+		return doneMsg{gen, text, nil}
+	})
 }
 
 func (c *Chat) closeOverlay() {
@@ -264,22 +365,20 @@ func (c *Chat) openTree() tea.Cmd {
 		c.note(kindError, err.Error())
 	}
 	back := func(moved bool) tea.Cmd {
-		return func() tea.Msg {
-			return chatCmdMsg{func(c *Chat) tea.Cmd {
-				c.closeOverlay()
-				s, err := jsonl.Open(path)
-				if err != nil {
-					c.attachMemory(session.New(c.opt.Cwd))
-					c.note(kindError, fmt.Sprintf("reopen %s: %v; a new session in memory is open instead (/resume)", path, err))
-					return nil
-				}
-				c.attach(s)
-				if moved {
-					c.note(kindNote, "the leaf moved; the conversation above is the new branch")
-				}
+		return chatCmd(func(c *Chat) tea.Cmd {
+			c.closeOverlay()
+			s, err := jsonl.Open(path)
+			if err != nil {
+				c.attachMemory(session.New(c.opt.Cwd))
+				c.note(kindError, fmt.Sprintf("reopen %s: %v; a new session in memory is open instead (/resume)", path, err))
 				return nil
-			}}
-		}
+			}
+			c.attach(s)
+			if moved {
+				c.note(kindNote, "the leaf moved; the conversation above is the new branch")
+			}
+			return nil
+		})
 	}
 	summ := c.opt.Summarizer
 	if summ == nil {
@@ -412,11 +511,12 @@ func (c *Chat) pin() {
 
 func (c *Chat) showStats() {
 	s := window.Measure(c.log, c.log.Cursor(""), window.StatsOptions{Window: c.modelWindow(), Reserve: c.a.Model.Reserve})
+	th := statusbar.Thousands
 	lines := []string{
-		statsLine(s),
-		fmt.Sprintf("window %d − reserve %d = prompt budget %d · used ~%d · remaining %d", s.ContextWindow, s.CompletionReserve, s.PromptBudget, s.EstimatedUsed, s.EstimatedRemaining),
-		fmt.Sprintf("by role: user %d · assistant %d · tool %d · system %d", s.RoleTokens.User, s.RoleTokens.Assistant, s.RoleTokens.Tool, s.RoleTokens.System),
-		fmt.Sprintf("API usage: %d requests · input %d · output %d · $%.4f", s.APIUsage.Requests, int(s.APIUsage.Input), int(s.APIUsage.Output), s.APIUsage.Cost),
+		statusbar.Line(s, false), // a note is text, shown as it is: the footer has the colours
+		fmt.Sprintf("window %s − reserve %s = prompt budget %s · used ~%s · remaining %s", th(s.ContextWindow), th(s.CompletionReserve), th(s.PromptBudget), th(s.EstimatedUsed), th(s.EstimatedRemaining)),
+		fmt.Sprintf("by role: user %s · assistant %s · tool %s · system %s", th(s.RoleTokens.User), th(s.RoleTokens.Assistant), th(s.RoleTokens.Tool), th(s.RoleTokens.System)),
+		fmt.Sprintf("API usage: %s · input %s · output %s · $%.4f", statusbar.Count(s.APIUsage.Requests, "request"), th(int(s.APIUsage.Input)), th(int(s.APIUsage.Output)), s.APIUsage.Cost),
 	}
 	c.note(kindNote, strings.Join(lines, "\n"))
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/arborlog/arbor/agent"
+	"github.com/arborlog/arbor/internal/markdown"
+	"github.com/arborlog/arbor/internal/statusbar"
 	"github.com/arborlog/arbor/internal/termtext"
 	"github.com/arborlog/arbor/session"
 	"github.com/charmbracelet/x/ansi"
@@ -46,7 +48,7 @@ type item struct {
 type renderKey struct {
 	width               int
 	thinking, tools, ok bool
-	dark                bool
+	dark, color         bool
 }
 
 func (it *item) dirty() { it.key.ok = false }
@@ -201,13 +203,44 @@ func userPrompts(l *session.Log) []string {
 	return out
 }
 
+// lastAnswer is the text of the last reply on screen (/copy).
+func lastAnswer(items []*item) string {
+	for i := len(items) - 1; i >= 0; i-- {
+		if items[i].kind == kindAssistant {
+			return items[i].text
+		}
+	}
+	return ""
+}
+
+// markdown is the renderer of replies at width: one for the reply being
+// streamed (it redraws only its last block at each delta), one for the rest.
+// Both are made again when the width or the colours change.
+func (c *Chat) markdown(width int, live bool) (*markdown.Renderer, error) {
+	o := markdown.Options{Width: width, Dark: c.dark, Color: c.color}
+	if o != c.mdKey || c.md == nil {
+		c.md, c.mdLive, c.mdFailed = nil, nil, nil
+		c.mdKey = o
+		if c.md, c.mdFailed = markdown.New(o); c.mdFailed == nil {
+			c.mdLive, c.mdFailed = markdown.New(o)
+		}
+	}
+	if c.mdFailed != nil {
+		return nil, c.mdFailed
+	}
+	if live {
+		return c.mdLive, nil
+	}
+	return c.md, nil
+}
+
 // toolPreview is how many lines of a tool's output show until ctrl+o.
 const toolPreview = 5
 
 // render draws the item at width; the result is cached until the width, the
 // toggles or the item change.
 func (c *Chat) render(it *item, width int) []string {
-	k := renderKey{width: width, thinking: c.showThinking, tools: c.showTools, ok: true, dark: c.dark}
+	k := renderKey{width: width, thinking: c.showThinking, tools: c.showTools, ok: true, dark: c.dark, color: c.color}
 	if it.key == k && !it.running { // a running tool's spinner turns
 		return it.lines
 	}
@@ -231,13 +264,18 @@ func (c *Chat) draw(it *item, width int) []string {
 			out = append(out, bar+th.title.Render(l))
 		}
 	case kindAssistant:
-		body(it.text, "", plain)
+		if md, err := c.markdown(width, it.streaming); err == nil {
+			// Sanitize keeps tabs, which a terminal would move the cursor by: spaces.
+			out = append(out, strings.Split(strings.ReplaceAll(md.Render(it.text), "\t", "    "), "\n")...)
+		} else {
+			body(it.text, "", plain)
+		}
 	case kindThinking:
 		if c.showThinking {
 			body(it.text, "  ", func(s string) string { return th.muted.Italic(true).Render(s) })
 		} else {
 			n := len(strings.Split(strings.TrimRight(it.text, "\n"), "\n"))
-			out = append(out, th.muted.Italic(true).Render(fmt.Sprintf("∴ thinking (%s, ctrl+t shows)", count(n, "line"))))
+			out = append(out, th.muted.Italic(true).Render(fmt.Sprintf("∴ thinking (%s, ctrl+t shows)", statusbar.Count(n, "line"))))
 		}
 	case kindTool:
 		head := th.special.Render("⚙ "+clean(orDefault(it.tool, "tool"))) + " " + th.muted.Render(oneLine(toolArgs(it.args)))
@@ -253,7 +291,7 @@ func (c *Chat) draw(it *item, width int) []string {
 			lines := wrapText(strings.TrimRight(it.result, "\n"), width-2)
 			if !c.showTools && len(lines) > toolPreview {
 				more := len(lines) - toolPreview
-				lines = append(lines[:toolPreview:toolPreview], fmt.Sprintf("… %s more (ctrl+o shows all)", count(more, "line")))
+				lines = append(lines[:toolPreview:toolPreview], fmt.Sprintf("… %s more (ctrl+o shows all)", statusbar.Count(more, "line")))
 			}
 			for _, l := range lines {
 				out = append(out, "  "+st.Render(l))
@@ -297,12 +335,4 @@ func wrapText(text string, width int) []string {
 	width = max(width, 10)
 	text = strings.ReplaceAll(termtext.Block(text), "\t", "    ")
 	return strings.Split(ansi.Wrap(text, width, ""), "\n")
-}
-
-// count writes "1 line", "3 lines".
-func count(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
 }

@@ -6,13 +6,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/arborlog/arbor/window"
 )
-
-// statsLine is the footer's context status bar.
-func statsLine(s window.Stats) string {
-	return fmt.Sprintf("%d/%d tokens (%.1f%%)", s.EstimatedUsed, s.PromptBudget, s.UtilizationPercent)
-}
 
 // tail is the end of the conversation drawn at the current width: at least
 // need lines when there are that many. Only the blocks it takes are drawn
@@ -105,6 +99,8 @@ func (c *Chat) View() tea.View {
 		s = c.picker.View()
 	case treeOverlay:
 		s = c.tree.View()
+	case forkOverlay:
+		s = c.fork.View()
 	default:
 		s = c.chatView()
 	}
