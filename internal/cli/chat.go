@@ -59,7 +59,7 @@ func runChat(c *cobra.Command, o *agentOptions) error {
 			return err
 		}
 	}
-	opt := tui.ChatOptions{NewAgent: mk, Models: o.models(), Cwd: cwd, Dir: dir, Memory: o.noSession,
+	opt := tui.ChatOptions{NewAgent: mk, Models: o.models(), Cwd: cwd, Dir: dir,
 		Scope: o.g.scope(), Export: chatExport, ShareCommand: o.shareCommand, Catalog: cat,
 		Input: o.io.In, Output: o.io.Out, Env: os.Environ()}
 	opt.Blobs = s.blobs

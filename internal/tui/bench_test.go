@@ -172,8 +172,9 @@ func longChat(b *testing.B, n int) *chatHarness {
 }
 
 // BenchmarkChatFrame is one frame of a 1,000-turn chat (3,000 blocks): idle
-// (the conversation is drawn once and kept), while a reply streams (only the
-// reply is drawn again), and after a resize (everything is drawn again).
+// (the conversation is drawn once and kept), while a reply streams (its last
+// Markdown block is drawn again at each delta), and after a resize (every
+// block on screen is drawn again, the Markdown renderers made anew).
 func BenchmarkChatFrame(b *testing.B) {
 	b.Run("idle", func(b *testing.B) {
 		h := longChat(b, 1000)
@@ -186,8 +187,13 @@ func BenchmarkChatFrame(b *testing.B) {
 		h := longChat(b, 1000)
 		h.stream(delta("text_delta", 0, "The unit table"))
 		h.c.View()
+		i := 0
 		for b.Loop() {
-			h.c.event(delta("text_delta", 0, " grows"))
+			d := " grows"
+			if i++; i%40 == 0 {
+				d = "\n\nA new paragraph" // a reply's blocks stay a few hundred bytes
+			}
+			h.c.event(delta("text_delta", 0, d))
 			h.c.View()
 		}
 		h.c.stop()

@@ -31,10 +31,9 @@ type ChatOptions struct {
 	Cwd      string   // the project: new sessions record it
 	Dir      string   // the folder new sessions are written to
 	// Session is the session the chat opens on (it takes it over and closes
-	// it); nil with Memory.
+	// it); nil for --no-session: a session in memory, nothing written.
 	Session *jsonl.Session
-	Memory  bool              // --no-session: nothing is written, and there is no file to switch from
-	Blobs   window.BlobWriter // where full tool outputs go (a memory store with Memory)
+	Blobs   window.BlobWriter // where full tool outputs go (a memory store without a Session)
 	Catalog *catalog.Catalog  // for /resume and /fork
 	Scope   catalog.Scope
 	// ShareCommand publishes /share's page (config.json's shareCommand).
