@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,12 +10,10 @@ import (
 	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
 	"github.com/arborlog/arbor/catalog"
+	goldenfile "github.com/arborlog/arbor/internal/golden"
 	"github.com/arborlog/arbor/session/jsonl"
 	"github.com/charmbracelet/x/ansi"
-	"github.com/google/go-cmp/cmp"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden screens")
 
 const (
 	corpus  = "../../testdata/pi/sessions"
@@ -43,6 +40,7 @@ func TestMain(m *testing.M) {
 // and some of the pi corpus (pi wrote them) in pi's.
 type fixture struct {
 	arbor, pi string
+	work      string // the folder the tmux tests run arbor in
 	example   string // the copy of examples/refactor.jsonl
 	pi3       string // the copy of v3-tree.jsonl
 }
@@ -52,7 +50,10 @@ var piFiles = []string{"gen-s1-0.jsonl", "gen-s1-1.jsonl", "gen-s2-0.jsonl", "v3
 func newFixture(t testing.TB) *fixture {
 	t.Helper()
 	root := t.TempDir()
-	f := &fixture{arbor: filepath.Join(root, "arbor"), pi: filepath.Join(root, "pi")}
+	f := &fixture{arbor: filepath.Join(root, "arbor"), pi: filepath.Join(root, "pi"), work: filepath.Join(root, "work")}
+	if err := os.Mkdir(f.work, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	t.Setenv("ARBOR_DIR", f.arbor)
 	t.Setenv("PI_CODING_AGENT_DIR", f.pi)
 	t.Setenv("HOME", root) // paths on screen start with ~, the same on every run
@@ -208,18 +209,7 @@ func (h *harness) screen(f *fixture) string {
 // rewrites it.
 func golden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", "screens", name+".golden")
-	if *update {
-		write(t, path, []byte(got))
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to write it)", err)
-	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("screen %s (-want +got):\n%s", name, diff)
-	}
+	goldenfile.Check(t, filepath.Join("testdata", "screens", name+".golden"), []byte(got))
 }
 
 // collect runs a command and the batches it holds, returning their messages
