@@ -37,13 +37,12 @@ func Example() {
 
 // A cursor is a second position in the same log: what is appended through it
 // forms its own branch, and the main cursor's context does not change.
-func ExampleLog_Fork() {
+func ExampleLog_NewCursor() {
 	l := session.New("/p")
 	l.AppendUser("Write a parser.")
 	l.AppendAssistant(session.Assistant{Content: []session.Block{session.TextBlock("With a state machine.")}, StopReason: session.StopEnd})
 
-	id, _ := l.Fork("regexp")
-	side := l.Cursor(id)
+	side, _ := l.NewCursor("regexp")
 	side.AppendUser("Try it with a regular expression instead.")
 
 	fmt.Println("main:", len(l.Cursor(session.MainCursor).Context().Messages), "messages")

@@ -251,7 +251,7 @@ func TestCustomStateAndMessages(t *testing.T) {
 	mustAppend(l.AppendCustom("todo", []string{"a"}))
 	mustAppend(l.AppendCustom("other", 1))
 	mustAppend(l.AppendCustomMessage("note", session.TextContent("one"), true, nil))
-	id, err := l.Fork("side")
+	side, err := l.NewCursor("side")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -270,7 +270,6 @@ func TestCustomStateAndMessages(t *testing.T) {
 		t.Errorf("CustomMessages(note) = %+v", msgs)
 	}
 	// The cursor forked before the second state sees only the first.
-	side := l.Cursor(id)
 	if data, _ := side.CustomState("todo"); string(data) != `["a"]` {
 		t.Errorf("side cursor's todo = %s, want [\"a\"]", data)
 	}

@@ -21,7 +21,7 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	s.Log().SetName("rename Foo")
+	s.Log().SetSessionName("rename Foo")
 	s.Log().AppendUser("Rename Foo to Bar.")
 	s.Log().AppendAssistant(session.Assistant{Content: []session.Block{session.TextBlock("Done.")}, StopReason: session.StopEnd})
 	if err := s.Close(); err != nil {

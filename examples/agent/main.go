@@ -49,11 +49,11 @@ func run(w io.Writer, dir string) error {
 
 	// A second cursor tries something aside; main's branch is not touched.
 	// Appending through it makes it the active cursor: switch back to main.
-	side, err := s.Fork("experiment")
+	side, err := s.NewCursor("experiment")
 	if err != nil {
 		return err
 	}
-	if _, err := s.Cursor(side).AppendUser("Try renaming it."); err != nil {
+	if _, err := side.AppendUser("Try renaming it."); err != nil {
 		return err
 	}
 	if err := s.Switch(session.MainCursor); err != nil {
@@ -62,7 +62,7 @@ func run(w io.Writer, dir string) error {
 
 	// Keep the first prompt whatever the budget (the branch is model change,
 	// prompt, call, result...); show the first tool result as an outline.
-	cur, branch := s.Cursor(session.MainCursor), s.Branch("")
+	cur, branch := s.Cursor(session.MainCursor), s.PathTo("")
 	if err := cur.Pin(branch[1].ID); err != nil {
 		return err
 	}
