@@ -368,6 +368,14 @@ func (c *Cursor) branch() []*Entry {
 	return entriesOf(c.l.path(cur.leaf))
 }
 
+// AsBlocks returns the content as blocks: a plain string is one text block.
+func (c Content) AsBlocks() []Block {
+	if c.IsString {
+		return []Block{TextBlock(c.String)}
+	}
+	return c.Blocks
+}
+
 // Data decodes the message's fields.
 func (m ContextMessage) Data() (MessageData, error) {
 	msg, err := ParseMessage(m.Raw)
