@@ -54,7 +54,7 @@ func (p *Anthropic) params(r Request) anthropic.MessageNewParams {
 	for _, m := range r.Messages {
 		switch m.Role {
 		case "toolResult":
-			text := m.Content.Text()
+			text := m.Content.Text("\n")
 			if text == "" {
 				text = "(no output)"
 			}
@@ -63,7 +63,7 @@ func (p *Anthropic) params(r Request) anthropic.MessageNewParams {
 		case "user":
 			flush()
 			var blocks []anthropic.ContentBlockParamUnion
-			for _, b := range m.Content {
+			for _, b := range m.Content.AsBlocks() {
 				switch b.Type {
 				case "text":
 					if b.Text != "" {
@@ -79,7 +79,7 @@ func (p *Anthropic) params(r Request) anthropic.MessageNewParams {
 		case "assistant":
 			flush()
 			var blocks []anthropic.ContentBlockParamUnion
-			for _, b := range m.Content {
+			for _, b := range m.Content.AsBlocks() {
 				switch b.Type {
 				case "thinking":
 					if b.ThinkingSignature != "" {

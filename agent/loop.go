@@ -417,7 +417,7 @@ func (a *Agent) toolResult(call session.Block, out ToolOutput) (session.Message,
 // history is the request's messages: the active cursor's context at its
 // resolutions, compacted first when it passes window − reserve, fitted to the
 // budget, with unanswered tool calls closed.
-func (a *Agent) history(ctx context.Context) ([]Message, error) {
+func (a *Agent) history(ctx context.Context) ([]session.MessageData, error) {
 	cur := a.Log.Cursor("")
 	c, stamps := cur.ContextWithResolutions()
 	if a.Model.Window > 0 && a.settings().Enabled {
@@ -521,7 +521,7 @@ func (m modelSummarizer) Summarize(ctx context.Context, r compaction.Request) (s
 // compaction records (pi 1.6.0).
 func (m modelSummarizer) SummarizeMetered(ctx context.Context, r compaction.Request) (string, session.Usage, error) {
 	req := Request{Model: m.a.Model.ID, System: compaction.SystemPrompt, MaxTokens: r.MaxTokens,
-		Messages: []Message{{Role: session.RoleUser, Content: Content{{Type: "text", Text: compaction.Prompt(r)}}}}}
+		Messages: []session.MessageData{{Role: session.RoleUser, Content: session.TextContent(compaction.Prompt(r))}}}
 	out, err := m.a.Provider.Stream(ctx, req, func(Delta) {})
 	if err != nil {
 		return "", session.Usage{}, err

@@ -28,7 +28,7 @@ type Provider interface {
 type Request struct {
 	Model     string
 	System    string
-	Messages  []Message
+	Messages  []session.MessageData // user, assistant and toolResult messages, as the model gets them
 	Tools     []ToolSpec
 	Thinking  string // off, minimal, low, medium, high, xhigh
 	MaxTokens int
