@@ -32,7 +32,7 @@ func factsOf(d session.MessageData) *facts {
 	f := facts{role: intern(d.Role), toolCallID: d.ToolCallID, stopReason: intern(d.StopReason), usage: d.Usage, hasText: d.Content.Text("") != ""}
 	for _, b := range d.Content.Blocks {
 		if b.Type == "toolCall" {
-			f.calls = append(f.calls, toolBlock{b.ID, b.Name, b.Arguments})
+			f.calls = append(f.calls, toolBlock{b.ID, b.Name, jsontext.Value(b.Arguments)})
 		}
 	}
 	if f.toolCallID == "" && f.stopReason == "" && f.usage == nil && f.calls == nil {
