@@ -27,7 +27,6 @@ the last line, and it is the one other commands use by default.`,
 }
 
 func newCmdCursorLs(ios *IO, g *Global) *cobra.Command {
-	o := &cursorLsOptions{io: ios, g: g}
 	return &cobra.Command{
 		Use:   "ls <session>",
 		Short: "List a session's cursors",
@@ -38,36 +37,24 @@ one) and leaf.
   arbor cursor ls my-session --json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			o.arg = args[0]
-			return runCursorLs(o)
+			l, _, err := g.read(args[0])
+			if err != nil {
+				return err
+			}
+			cs := l.Cursors()
+			if g.JSON {
+				return ios.JSON(cs)
+			}
+			for _, c := range cs {
+				ios.Printf("%s\n", cursorRow(c))
+			}
+			return nil
 		},
 	}
 }
 
-// cursorLsOptions are the command's arguments and flags.
-type cursorLsOptions struct {
-	io  *IO
-	g   *Global
-	arg string
-}
-
-func runCursorLs(o *cursorLsOptions) error {
-	l, _, err := o.g.read(o.arg)
-	if err != nil {
-		return err
-	}
-	cs := l.Cursors()
-	if o.g.JSON {
-		return o.io.JSON(cs)
-	}
-	for _, c := range cs {
-		o.io.Printf("%s\n", cursorRow(c))
-	}
-	return nil
-}
-
 func newCmdCursorNew(ios *IO, g *Global) *cobra.Command {
-	o := &cursorNewOptions{io: ios, g: g}
+	var switchTo bool
 	cmd := &cobra.Command{
 		Use:   "new <session> [name]",
 		Short: "Create a cursor at the active cursor's leaf",
@@ -77,47 +64,33 @@ cursor stays as it was unless --switch is given. Names are unique.`,
   arbor cursor new my-session review --switch --json`,
 		Args: cobra.RangeArgs(1, 2),
 		RunE: func(c *cobra.Command, args []string) error {
-			o.args = args
-			return runCursorNew(o)
+			name := ""
+			if len(args) == 2 {
+				name = strings.TrimSpace(args[1])
+				if name == "" {
+					return usagef("the cursor name is empty; leave it out for an unnamed cursor")
+				}
+			}
+			return editCursor(ios, g, args[0], func(s *writable) (string, error) {
+				c, err := s.NewCursor(name)
+				if err != nil {
+					return "", err
+				}
+				id := c.ID()
+				if switchTo {
+					if err := s.Switch(id); err != nil {
+						return "", err
+					}
+				}
+				return id, nil
+			}, func(info session.CursorInfo) string { return sprintf("%s", info.ID) })
 		},
 	}
-	cmd.Flags().BoolVar(&o.switchTo, "switch", false, "make the new cursor the active one")
+	cmd.Flags().BoolVar(&switchTo, "switch", false, "make the new cursor the active one")
 	return cmd
 }
 
-// cursorNewOptions are the command's arguments and flags.
-type cursorNewOptions struct {
-	io       *IO
-	g        *Global
-	args     []string
-	switchTo bool
-}
-
-func runCursorNew(o *cursorNewOptions) error {
-	name := ""
-	if len(o.args) == 2 {
-		name = strings.TrimSpace(o.args[1])
-		if name == "" {
-			return usagef("the cursor name is empty; leave it out for an unnamed cursor")
-		}
-	}
-	return editCursor(o.io, o.g, o.args[0], func(s *writable) (string, error) {
-		c, err := s.NewCursor(name)
-		if err != nil {
-			return "", err
-		}
-		id := c.ID()
-		if o.switchTo {
-			if err := s.Switch(id); err != nil {
-				return "", err
-			}
-		}
-		return id, nil
-	}, func(info session.CursorInfo) string { return sprintf("%s", info.ID) })
-}
-
 func newCmdCursorSwitch(ios *IO, g *Global) *cobra.Command {
-	o := &cursorSwitchOptions{io: ios, g: g}
 	return &cobra.Command{
 		Use:   "switch <session> <cursor>",
 		Short: "Make another cursor the active one",
@@ -127,33 +100,21 @@ session's leaf use it from now on, and a reopen restores it.`,
   arbor cursor switch my-session main`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(c *cobra.Command, args []string) error {
-			o.args = args
-			return runCursorSwitch(o)
+			return editCursor(ios, g, args[0], func(s *writable) (string, error) {
+				cur, err := cursorOrErr(s.Log, s.Path(), args[1])
+				if err != nil {
+					return "", err
+				}
+				return cur.ID(), s.Switch(cur.ID())
+			}, func(info session.CursorInfo) string {
+				return sprintf("cursor %s is active, at %s", treeview.CursorName(info), orNone(info.Leaf))
+			})
 		},
 	}
 }
 
-// cursorSwitchOptions are the command's arguments and flags.
-type cursorSwitchOptions struct {
-	io   *IO
-	g    *Global
-	args []string
-}
-
-func runCursorSwitch(o *cursorSwitchOptions) error {
-	return editCursor(o.io, o.g, o.args[0], func(s *writable) (string, error) {
-		cur, err := cursorOrErr(s.Log, s.Path(), o.args[1])
-		if err != nil {
-			return "", err
-		}
-		return cur.ID(), s.Switch(cur.ID())
-	}, func(info session.CursorInfo) string {
-		return sprintf("cursor %s is active, at %s", treeview.CursorName(info), orNone(info.Leaf))
-	})
-}
-
 func newCmdCursorRename(ios *IO, g *Global) *cobra.Command {
-	o := &cursorRenameOptions{io: ios, g: g}
+	var clear bool
 	cmd := &cobra.Command{
 		Use:   "rename <session> <cursor> [name]",
 		Short: "Name or rename a cursor",
@@ -163,49 +124,36 @@ The name is recorded as an arbor.cursor marker under the cursor's leaf.`,
   arbor cursor rename my-session reviewer --clear`,
 		Args: cobra.RangeArgs(2, 3),
 		RunE: func(c *cobra.Command, args []string) error {
-			o.args = args
-			return runCursorRename(o)
+			name := ""
+			switch {
+			case len(args) == 3 && clear:
+				return usagef("give a name or --clear, not both")
+			case len(args) == 3:
+				name = strings.TrimSpace(args[2])
+				if name == "" {
+					return usagef("the cursor name is empty; use --clear to remove it")
+				}
+			case !clear:
+				return usagef("give the new name, or --clear")
+			}
+			return editCursor(ios, g, args[0], func(s *writable) (string, error) {
+				cur, err := cursorOrErr(s.Log, s.Path(), args[1])
+				if err != nil {
+					return "", err
+				}
+				if name != "" {
+					if other := s.Cursor(name); hasCursor(s.Log, other.ID()) && other.ID() != cur.ID() {
+						return "", fmt.Errorf("%s has a cursor named %q already (%s); pick another name", s.Path(), name, other.ID())
+					}
+				}
+				return cur.ID(), cur.Rename(name)
+			}, func(info session.CursorInfo) string {
+				return sprintf("cursor %s is named %s", info.ID, orNone(info.Name))
+			})
 		},
 	}
-	cmd.Flags().BoolVar(&o.clear, "clear", false, "remove the cursor's name")
+	cmd.Flags().BoolVar(&clear, "clear", false, "remove the cursor's name")
 	return cmd
-}
-
-// cursorRenameOptions are the command's arguments and flags.
-type cursorRenameOptions struct {
-	io    *IO
-	g     *Global
-	args  []string
-	clear bool
-}
-
-func runCursorRename(o *cursorRenameOptions) error {
-	name := ""
-	switch {
-	case len(o.args) == 3 && o.clear:
-		return usagef("give a name or --clear, not both")
-	case len(o.args) == 3:
-		name = strings.TrimSpace(o.args[2])
-		if name == "" {
-			return usagef("the cursor name is empty; use --clear to remove it")
-		}
-	case !o.clear:
-		return usagef("give the new name, or --clear")
-	}
-	return editCursor(o.io, o.g, o.args[0], func(s *writable) (string, error) {
-		cur, err := cursorOrErr(s.Log, s.Path(), o.args[1])
-		if err != nil {
-			return "", err
-		}
-		if name != "" {
-			if other := s.Cursor(name); hasCursor(s.Log, other.ID()) && other.ID() != cur.ID() {
-				return "", fmt.Errorf("%s has a cursor named %q already (%s); pick another name", s.Path(), name, other.ID())
-			}
-		}
-		return cur.ID(), cur.Rename(name)
-	}, func(info session.CursorInfo) string {
-		return sprintf("cursor %s is named %s", info.ID, orNone(info.Name))
-	})
 }
 
 // cursorRow is one cursor for a person: * when active, id, name, leaf.

@@ -12,7 +12,6 @@ import (
 )
 
 func newCmdImport(ios *IO, g *Global) *cobra.Command {
-	o := &importOptions{io: ios, g: g}
 	return &cobra.Command{
 		Use:   "import <file|folder>...",
 		Short: "Import rho, Claude Code and Codex sessions as pi sessions",
@@ -36,61 +35,49 @@ lines are listed with their numbers.`,
   arbor import ~/.rho/sessions --json`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			o.args = args
-			return runImport(o)
+			var results []importers.Written
+			var failed []error
+			for _, arg := range args {
+				srcs, err := importers.Sources(arg)
+				if err != nil {
+					failed = append(failed, err)
+					continue
+				}
+				if len(srcs) == 0 {
+					ios.Warnf("%s: no rho, Claude Code or Codex session files in it", arg)
+				}
+				imported := map[string]string{} // source path -> imported file
+				for _, src := range srcs {
+					w, err := importOne(g, src, imported)
+					if err != nil {
+						failed = append(failed, err)
+						continue
+					}
+					imported[w.Source] = w.Path
+					results = append(results, w)
+				}
+			}
+			if g.JSON {
+				if results == nil {
+					results = []importers.Written{}
+				}
+				if err := ios.JSON(results); err != nil {
+					return err
+				}
+			} else {
+				for _, w := range results {
+					printWritten(ios, w)
+				}
+			}
+			for _, err := range failed[:max(0, len(failed)-1)] {
+				ios.Warnf("%v", err)
+			}
+			if len(failed) > 0 {
+				return failed[len(failed)-1]
+			}
+			return nil
 		},
 	}
-}
-
-// importOptions are the command's arguments and flags.
-type importOptions struct {
-	io   *IO
-	g    *Global
-	args []string
-}
-
-func runImport(o *importOptions) error {
-	var results []importers.Written
-	var failed []error
-	for _, arg := range o.args {
-		srcs, err := importers.Sources(arg)
-		if err != nil {
-			failed = append(failed, err)
-			continue
-		}
-		if len(srcs) == 0 {
-			o.io.Warnf("%s: no rho, Claude Code or Codex session files in it", arg)
-		}
-		imported := map[string]string{} // source path -> imported file
-		for _, src := range srcs {
-			w, err := importOne(o.g, src, imported)
-			if err != nil {
-				failed = append(failed, err)
-				continue
-			}
-			imported[w.Source] = w.Path
-			results = append(results, w)
-		}
-	}
-	if o.g.JSON {
-		if results == nil {
-			results = []importers.Written{}
-		}
-		if err := o.io.JSON(results); err != nil {
-			return err
-		}
-	} else {
-		for _, w := range results {
-			printWritten(o.io, w)
-		}
-	}
-	for _, err := range failed[:max(0, len(failed)-1)] {
-		o.io.Warnf("%v", err)
-	}
-	if len(failed) > 0 {
-		return failed[len(failed)-1]
-	}
-	return nil
 }
 
 // importOne reads a source and writes it; a subagent's parent link is pointed at
