@@ -24,7 +24,6 @@ type blobResult struct {
 }
 
 func newCmdBlob(ios *IO, g *Global) *cobra.Command {
-	o := &blobOptions{io: ios, g: g}
 	return &cobra.Command{
 		Use:   "blob <ref>",
 		Short: "Print a tool output kept outside the session log",
@@ -40,41 +39,29 @@ bidirectional controls are shown as escapes (\x1b, \u202e), as everywhere.`,
   arbor blob 9f86d081 | less`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			o.args = args
-			return runBlob(o)
+			st := blob.Store{Dir: filepath.Join(catalog.Home(), "blobs")}
+			data, err := st.Get(args[0])
+			if errors.Is(err, blob.ErrNotFound) {
+				return fmt.Errorf("%w; blobs are written by 'arbor context --budget' and by agents that bound their tool results", err)
+			}
+			if err != nil {
+				return err
+			}
+			if g.JSON {
+				ref, _ := st.Resolve(args[0])
+				res := blobResult{Ref: blob.Prefix + ref, Bytes: len(data), UTF8: utf8.Valid(data)}
+				if res.UTF8 {
+					res.Text = string(data)
+				} else {
+					res.Base64 = base64.StdEncoding.EncodeToString(data)
+				}
+				return ios.JSON(res)
+			}
+			if ios.IsTTY() {
+				data = []byte(termtext.Block(string(data)))
+			}
+			_, err = ios.Out.Write(data)
+			return err
 		},
 	}
-}
-
-// blobOptions are the command's arguments and flags.
-type blobOptions struct {
-	io   *IO
-	g    *Global
-	args []string
-}
-
-func runBlob(o *blobOptions) error {
-	st := blob.Store{Dir: filepath.Join(catalog.Home(), "blobs")}
-	data, err := st.Get(o.args[0])
-	if errors.Is(err, blob.ErrNotFound) {
-		return fmt.Errorf("%w; blobs are written by 'arbor context --budget' and by agents that bound their tool results", err)
-	}
-	if err != nil {
-		return err
-	}
-	if o.g.JSON {
-		ref, _ := st.Resolve(o.args[0])
-		res := blobResult{Ref: blob.Prefix + ref, Bytes: len(data), UTF8: utf8.Valid(data)}
-		if res.UTF8 {
-			res.Text = string(data)
-		} else {
-			res.Base64 = base64.StdEncoding.EncodeToString(data)
-		}
-		return o.io.JSON(res)
-	}
-	if o.io.IsTTY() {
-		data = []byte(termtext.Block(string(data)))
-	}
-	_, err = o.io.Out.Write(data)
-	return err
 }

@@ -13,7 +13,7 @@ import (
 )
 
 func newCmdIndex(ios *IO, g *Global) *cobra.Command {
-	o := &indexOptions{io: ios, g: g}
+	var rebuild bool
 	cmd := &cobra.Command{
 		Use:   "index",
 		Short: "Bring the session index up to date (or rebuild it)",
@@ -30,34 +30,23 @@ session in scope again.`,
   arbor index --rebuild --session-dir ~/.pi/agent/sessions`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			return runIndex(o)
+			cat := g.catalog(ios)
+			defer cat.Close()
+			start := time.Now()
+			st, err := cat.Update(g.scope(), rebuild)
+			if err != nil {
+				return err
+			}
+			if g.JSON {
+				return ios.JSON(st)
+			}
+			ios.Printf("%s in %s; read %s (%s) in %s\n", count(st.Sessions, "session"), g.scope(), count(st.FilesRead, "file"), sizeString(st.BytesRead), time.Since(start).Round(time.Millisecond))
+			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&o.rebuild, "rebuild", false, "delete the index and read every session again")
+	cmd.Flags().BoolVar(&rebuild, "rebuild", false, "delete the index and read every session again")
 	addAllFlag(cmd, g)
 	return cmd
-}
-
-// indexOptions are the command's arguments and flags.
-type indexOptions struct {
-	io      *IO
-	g       *Global
-	rebuild bool
-}
-
-func runIndex(o *indexOptions) error {
-	cat := o.g.catalog(o.io)
-	defer cat.Close()
-	start := time.Now()
-	st, err := cat.Update(o.g.scope(), o.rebuild)
-	if err != nil {
-		return err
-	}
-	if o.g.JSON {
-		return o.io.JSON(st)
-	}
-	o.io.Printf("%s in %s; read %s (%s) in %s\n", count(st.Sessions, "session"), o.g.scope(), count(st.FilesRead, "file"), sizeString(st.BytesRead), time.Since(start).Round(time.Millisecond))
-	return nil
 }
 
 // printJSON writes v as JSON.stringify would: compact, no HTML escaping, and

@@ -23,7 +23,6 @@ type Info struct {
 }
 
 func newCmdInfo(ios *IO, g *Global) *cobra.Command {
-	o := &infoOptions{io: ios, g: g}
 	return &cobra.Command{
 		Use:   "info <session>",
 		Short: "Show a session's id, leaf, name, counts and cursors",
@@ -35,47 +34,35 @@ listed too ('arbor fsck' says more).`,
   arbor info 0195f1c2 --json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			o.arg = args[0]
-			return runInfo(o)
+			l, path, err := g.read(args[0])
+			if err != nil {
+				return err
+			}
+			info := infoOf(l, path)
+			if g.JSON {
+				return ios.JSON(info)
+			}
+			leaf := "(none)"
+			if info.LeafID != nil {
+				leaf = *info.LeafID
+			}
+			ios.Printf("id        %s\npath      %s\ncwd       %s\nversion   %d\n", info.ID, info.Path, info.Cwd, info.Version)
+			if info.Name != "" {
+				ios.Printf("name      %s\n", info.Name)
+			}
+			ios.Printf("leaf      %s\nentries   %d\nmessages  %d\n", leaf, info.EntryCount, info.MessageCount)
+			if info.ParentSession != "" {
+				ios.Printf("parent    %s\n", info.ParentSession)
+			}
+			for _, cur := range info.Cursors {
+				ios.Printf("cursor    %s\n", cursorRow(cur))
+			}
+			if info.Damage != nil {
+				ios.Printf("damage    %s\n", damageSummary(info.Damage))
+			}
+			return nil
 		},
 	}
-}
-
-// infoOptions are the command's arguments and flags.
-type infoOptions struct {
-	io  *IO
-	g   *Global
-	arg string
-}
-
-func runInfo(o *infoOptions) error {
-	l, path, err := o.g.read(o.arg)
-	if err != nil {
-		return err
-	}
-	info := infoOf(l, path)
-	if o.g.JSON {
-		return o.io.JSON(info)
-	}
-	leaf := "(none)"
-	if info.LeafID != nil {
-		leaf = *info.LeafID
-	}
-	o.io.Printf("id        %s\npath      %s\ncwd       %s\nversion   %d\n", info.ID, info.Path, info.Cwd, info.Version)
-	if info.Name != "" {
-		o.io.Printf("name      %s\n", info.Name)
-	}
-	o.io.Printf("leaf      %s\nentries   %d\nmessages  %d\n", leaf, info.EntryCount, info.MessageCount)
-	if info.ParentSession != "" {
-		o.io.Printf("parent    %s\n", info.ParentSession)
-	}
-	for _, cur := range info.Cursors {
-		o.io.Printf("cursor    %s\n", cursorRow(cur))
-	}
-	if info.Damage != nil {
-		o.io.Printf("damage    %s\n", damageSummary(info.Damage))
-	}
-	return nil
 }
 
 func orNone(s string) string {

@@ -5,7 +5,6 @@ import (
 )
 
 func newCmdLatest(ios *IO, g *Global) *cobra.Command {
-	o := &latestOptions{io: ios, g: g}
 	cmd := &cobra.Command{
 		Use:   "latest",
 		Short: "Print the most recent session of this project",
@@ -18,32 +17,22 @@ folder, any project; --all: of any project). Unlike pi, a header longer than
   arbor context "$(arbor latest)" --json`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			return runLatest(o)
+			cat, err := g.sessions(ios)
+			if err != nil {
+				return err
+			}
+			defer cat.Close()
+			in, err := cat.Latest(g.scope())
+			if err != nil {
+				return err
+			}
+			if g.JSON {
+				return ios.JSON(in)
+			}
+			ios.Printf("%s\n", in.Path)
+			return nil
 		},
 	}
 	addAllFlag(cmd, g)
 	return cmd
-}
-
-// latestOptions are the command's arguments and flags.
-type latestOptions struct {
-	io *IO
-	g  *Global
-}
-
-func runLatest(o *latestOptions) error {
-	cat, err := o.g.sessions(o.io)
-	if err != nil {
-		return err
-	}
-	defer cat.Close()
-	in, err := cat.Latest(o.g.scope())
-	if err != nil {
-		return err
-	}
-	if o.g.JSON {
-		return o.io.JSON(in)
-	}
-	o.io.Printf("%s\n", in.Path)
-	return nil
 }

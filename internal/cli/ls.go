@@ -15,7 +15,7 @@ import (
 )
 
 func newCmdLs(ios *IO, g *Global) *cobra.Command {
-	o := &lsOptions{io: ios, g: g}
+	var opt catalog.ListOptions
 	cmd := &cobra.Command{
 		Use:     "ls",
 		Aliases: []string{"list"},
@@ -40,46 +40,35 @@ only what changed, through the index in $ARBOR_DIR/index.db.`,
   arbor ls --session-dir ~/.pi/agent/sessions/--home-me-project-- --json`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			return runLs(o)
+			cat, err := g.sessions(ios)
+			if err != nil {
+				return err
+			}
+			defer cat.Close()
+			infos, err := cat.List(g.scope(), opt)
+			if err != nil {
+				return err
+			}
+			if g.JSON {
+				b := make([]byte, 0, 512*len(infos)+3)
+				b = append(b, '[')
+				for i := range infos {
+					if i > 0 {
+						b = append(b, ',')
+					}
+					b = infos[i].AppendJSON(b)
+				}
+				_, err := ios.Out.Write(append(b, ']', '\n'))
+				return err
+			}
+			printList(ios, infos, g.All || g.SessionDir != "", ios.Now())
+			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&o.opt.Empty, "empty", false, "include sessions without any message")
-	cmd.Flags().BoolVar(&o.opt.Archived, "archived", false, "include archived sessions")
+	cmd.Flags().BoolVar(&opt.Empty, "empty", false, "include sessions without any message")
+	cmd.Flags().BoolVar(&opt.Archived, "archived", false, "include archived sessions")
 	addAllFlag(cmd, g)
 	return cmd
-}
-
-// lsOptions are the command's arguments and flags.
-type lsOptions struct {
-	io  *IO
-	g   *Global
-	opt catalog.ListOptions
-}
-
-func runLs(o *lsOptions) error {
-	cat, err := o.g.sessions(o.io)
-	if err != nil {
-		return err
-	}
-	defer cat.Close()
-	infos, err := cat.List(o.g.scope(), o.opt)
-	if err != nil {
-		return err
-	}
-	if o.g.JSON {
-		b := make([]byte, 0, 512*len(infos)+3)
-		b = append(b, '[')
-		for i := range infos {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = infos[i].AppendJSON(b)
-		}
-		_, err := o.io.Out.Write(append(b, ']', '\n'))
-		return err
-	}
-	printList(o.io, infos, o.g.All || o.g.SessionDir != "", o.io.Now())
-	return nil
 }
 
 // printList writes one line per session, cut to the terminal's width.

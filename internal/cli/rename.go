@@ -5,7 +5,6 @@ import (
 )
 
 func newCmdRename(ios *IO, g *Global) *cobra.Command {
-	o := &renameOptions{io: ios, g: g}
 	return &cobra.Command{
 		Use:   "rename <session> <name>",
 		Short: "Give a session a name (pi shows it too)",
@@ -17,39 +16,27 @@ work wherever a <session> is expected.`,
   arbor context "flock deadlock" --json`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(c *cobra.Command, args []string) error {
-			o.args = args
-			return runRename(o)
+			s, err := g.open(args[0])
+			if err != nil {
+				return err
+			}
+			e, err := s.SetSessionName(args[1])
+			if err != nil {
+				s.Close()
+				return err
+			}
+			if err := s.Close(); err != nil {
+				return err
+			}
+			if g.JSON {
+				return ios.JSON(map[string]string{"path": s.Path(), "id": s.Header().ID, "name": s.SessionName(), "entryId": e.ID})
+			}
+			if s.SessionName() == "" {
+				ios.Printf("cleared the name of %s\n", s.Path())
+				return nil
+			}
+			ios.Printf("named %s %q\n", s.Path(), s.SessionName())
+			return nil
 		},
 	}
-}
-
-// renameOptions are the command's arguments and flags.
-type renameOptions struct {
-	io   *IO
-	g    *Global
-	args []string
-}
-
-func runRename(o *renameOptions) error {
-	s, err := o.g.open(o.args[0])
-	if err != nil {
-		return err
-	}
-	e, err := s.SetSessionName(o.args[1])
-	if err != nil {
-		s.Close()
-		return err
-	}
-	if err := s.Close(); err != nil {
-		return err
-	}
-	if o.g.JSON {
-		return o.io.JSON(map[string]string{"path": s.Path(), "id": s.Header().ID, "name": s.SessionName(), "entryId": e.ID})
-	}
-	if s.SessionName() == "" {
-		o.io.Printf("cleared the name of %s\n", s.Path())
-		return nil
-	}
-	o.io.Printf("named %s %q\n", s.Path(), s.SessionName())
-	return nil
 }

@@ -8,7 +8,7 @@ import (
 )
 
 func newCmdRm(ios *IO, g *Global) *cobra.Command {
-	o := &rmOptions{io: ios, g: g}
+	var purge bool
 	cmd := &cobra.Command{
 		Use:   "rm <session>...",
 		Short: "Move sessions to the trash (arbor restore brings them back)",
@@ -26,68 +26,55 @@ already in the trash; nothing else in arbor deletes a session.`,
   arbor rm --purge ~/.arbor/sessions/--tmp--/2026-01-01T00-00-00-000Z_0195f1c2.jsonl`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			o.args = args
-			return runRm(o)
+			cat := g.catalog(ios)
+			defer cat.Close()
+			type removed struct {
+				ID     string `json:"id"`
+				Path   string `json:"path"`
+				Purged bool   `json:"purged"`
+			}
+			var out []removed
+			for _, a := range args {
+				path, err := cat.Resolve(a, g.scope())
+				if purge && errors.Is(err, catalog.ErrNotFound) {
+					// Not a live session: maybe one in the trash.
+					t, terr := cat.PurgeTrashed(a)
+					if terr == nil {
+						out = append(out, removed{ID: t.ID, Path: t.Path, Purged: true})
+						if !g.JSON {
+							ios.Printf("deleted %s from the trash\n", t.Path)
+						}
+						continue
+					}
+				}
+				if err != nil {
+					return err
+				}
+				if purge {
+					if err := cat.Purge(path); err != nil {
+						return err
+					}
+					out = append(out, removed{Path: path, Purged: true})
+					if !g.JSON {
+						ios.Printf("deleted %s\n", path)
+					}
+					continue
+				}
+				t, err := cat.Remove(path)
+				if err != nil {
+					return err
+				}
+				out = append(out, removed{ID: t.ID, Path: t.Path})
+				if !g.JSON {
+					ios.Printf("moved %s to the trash; 'arbor restore %s' brings it back\n", t.Path, t.ID)
+				}
+			}
+			if g.JSON {
+				return ios.JSON(out)
+			}
+			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&o.purge, "purge", false, "delete the session files for good (no trash)")
+	cmd.Flags().BoolVar(&purge, "purge", false, "delete the session files for good (no trash)")
 	return cmd
-}
-
-// rmOptions are the command's arguments and flags.
-type rmOptions struct {
-	io    *IO
-	g     *Global
-	args  []string
-	purge bool
-}
-
-func runRm(o *rmOptions) error {
-	cat := o.g.catalog(o.io)
-	defer cat.Close()
-	type removed struct {
-		ID     string `json:"id"`
-		Path   string `json:"path"`
-		Purged bool   `json:"purged"`
-	}
-	var out []removed
-	for _, a := range o.args {
-		path, err := cat.Resolve(a, o.g.scope())
-		if o.purge && errors.Is(err, catalog.ErrNotFound) {
-			// Not a live session: maybe one in the trash.
-			t, terr := cat.PurgeTrashed(a)
-			if terr == nil {
-				out = append(out, removed{ID: t.ID, Path: t.Path, Purged: true})
-				if !o.g.JSON {
-					o.io.Printf("deleted %s from the trash\n", t.Path)
-				}
-				continue
-			}
-		}
-		if err != nil {
-			return err
-		}
-		if o.purge {
-			if err := cat.Purge(path); err != nil {
-				return err
-			}
-			out = append(out, removed{Path: path, Purged: true})
-			if !o.g.JSON {
-				o.io.Printf("deleted %s\n", path)
-			}
-			continue
-		}
-		t, err := cat.Remove(path)
-		if err != nil {
-			return err
-		}
-		out = append(out, removed{ID: t.ID, Path: t.Path})
-		if !o.g.JSON {
-			o.io.Printf("moved %s to the trash; 'arbor restore %s' brings it back\n", t.Path, t.ID)
-		}
-	}
-	if o.g.JSON {
-		return o.io.JSON(out)
-	}
-	return nil
 }

@@ -11,7 +11,7 @@ import (
 )
 
 func newCmdSearch(ios *IO, g *Global) *cobra.Command {
-	o := &searchOptions{io: ios, g: g}
+	var opt catalog.SearchOptions
 	cmd := &cobra.Command{
 		Use:   "search <query>",
 		Short: "Search the text of every session",
@@ -33,49 +33,36 @@ indexes what is new; later ones take milliseconds.
   arbor search 're:panic: .*nil' --json`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			o.args = args
-			return runSearch(o)
+			q, err := catalog.ParseQuery(strings.Join(args, " "))
+			if errors.Is(err, catalog.ErrEmptyQuery) {
+				return usagef("%v", err)
+			}
+			if err != nil {
+				return usageError{err}
+			}
+			cat, err := g.sessions(ios)
+			if err != nil {
+				return err
+			}
+			defer cat.Close()
+			hits, err := cat.Search(g.scope(), q, opt)
+			if err != nil {
+				return err
+			}
+			if g.JSON {
+				if hits == nil {
+					hits = []catalog.Hit{}
+				}
+				return printJSON(ios, hits)
+			}
+			printHits(ios, hits, g.All || g.SessionDir != "")
+			return nil
 		},
 	}
-	cmd.Flags().IntVar(&o.opt.Limit, "limit", 50, "show at most this many hits (0: all)")
-	cmd.Flags().BoolVar(&o.opt.Archived, "archived", false, "include archived sessions")
+	cmd.Flags().IntVar(&opt.Limit, "limit", 50, "show at most this many hits (0: all)")
+	cmd.Flags().BoolVar(&opt.Archived, "archived", false, "include archived sessions")
 	addAllFlag(cmd, g)
 	return cmd
-}
-
-// searchOptions are the command's arguments and flags.
-type searchOptions struct {
-	io   *IO
-	g    *Global
-	args []string
-	opt  catalog.SearchOptions
-}
-
-func runSearch(o *searchOptions) error {
-	q, err := catalog.ParseQuery(strings.Join(o.args, " "))
-	if errors.Is(err, catalog.ErrEmptyQuery) {
-		return usagef("%v", err)
-	}
-	if err != nil {
-		return usageError{err}
-	}
-	cat, err := o.g.sessions(o.io)
-	if err != nil {
-		return err
-	}
-	defer cat.Close()
-	hits, err := cat.Search(o.g.scope(), q, o.opt)
-	if err != nil {
-		return err
-	}
-	if o.g.JSON {
-		if hits == nil {
-			hits = []catalog.Hit{}
-		}
-		return printJSON(o.io, hits)
-	}
-	printHits(o.io, hits, o.g.All || o.g.SessionDir != "")
-	return nil
 }
 
 func printHits(ios *IO, hits []catalog.Hit, wide bool) {
