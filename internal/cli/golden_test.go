@@ -105,7 +105,7 @@ func (f commandFixture) cases() []commandCase {
 // notPrinting are the commands the tables leave out, and why.
 var notPrinting = map[string]string{
 	"browse": "a full-screen program: internal/tui's tests drive it in tmux",
-	"serve":  "speaks JSON-RPC on stdin and stdout: serve_test.go and package rpc",
+	"serve":  "speaks JSON-RPC on stdin and stdout: cmd/arbor/rpc_serve_test.go and package rpc",
 	"db":     "needs PostgreSQL: store_test.go",
 	"sync":   "needs PostgreSQL: store_test.go",
 }

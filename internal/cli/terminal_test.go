@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/arborlog/arbor/internal/tmuxtest"
 )
 
 // TestRealTerminal runs the arbor binary in a tmux window 90 columns wide:
@@ -14,9 +16,7 @@ import (
 // with NO_COLOR set it does not colour, and piped it neither colours nor
 // reads the window's width.
 func TestRealTerminal(t *testing.T) {
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("tmux is not installed (.ci/run installs it)")
-	}
+	term := tmuxtest.New(t)
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "arbor")
 	if out, err := exec.Command("go", "build", "-o", bin, "github.com/arborlog/arbor/cmd/arbor").CombinedOutput(); err != nil {
@@ -26,32 +26,15 @@ func TestRealTerminal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sock := filepath.Join(dir, "tmux.sock")
-	tmux := func(args ...string) string {
-		t.Helper()
-		out, err := exec.Command("tmux", append([]string{"-S", sock, "-f", "/dev/null"}, args...)...).CombinedOutput()
-		if err != nil {
-			t.Fatalf("tmux %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-		return string(out)
-	}
-	t.Cleanup(func() { _ = exec.Command("tmux", "-S", sock, "kill-server").Run() })
 	run := func(name, shell string) string {
 		t.Helper()
 		done := filepath.Join(dir, name+".done")
-		tmux("new-session", "-d", "-s", name, "-x", "90", "-y", "40", "sh", "-c",
+		term.Run("new-session", "-d", "-s", name, "-x", "90", "-y", "40", "sh", "-c",
 			"env ARBOR_DIR="+dir+" TERM=xterm-256color "+shell+"; touch "+done+"; sleep 30")
-		deadline := time.Now().Add(20 * time.Second)
-		for {
-			if _, err := os.Stat(done); err == nil {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%s did not finish:\n%s", shell, tmux("capture-pane", "-p", "-t", name))
-			}
-			time.Sleep(50 * time.Millisecond)
+		if !tmuxtest.Until(20*time.Second, func() bool { _, err := os.Stat(done); return err == nil }) {
+			t.Fatalf("%s did not finish:\n%s", shell, term.Run("capture-pane", "-p", "-t", name))
 		}
-		return tmux("capture-pane", "-p", "-e", "-t", name)
+		return term.Run("capture-pane", "-p", "-e", "-t", name)
 	}
 	const sgr = "\x1b["
 	tree := bin + " tree " + session
