@@ -1151,6 +1151,16 @@ func (e *Engine) SetAutoRetry(on bool) error {
 	return nil
 }
 
+// AbortRetry stops the provider client's retries of the running prompt's
+// request while it waits before one; the prompt then ends with the last
+// failure. It reports whether a retry was waiting.
+func (e *Engine) AbortRetry() bool {
+	e.mu.Lock()
+	a := e.ag
+	e.mu.Unlock()
+	return a != nil && a.AbortRetry()
+}
+
 // Bash runs a person's own command in the project folder (pi's "!command"):
 // onChunk receives its output as it comes; the result is recorded as a
 // bashExecution message, at once or, while a prompt runs, when it ends.

@@ -232,9 +232,8 @@ func (p *piServer) run(c piCommand) (any, error) {
 		}
 		return nil, e.SetAutoRetry(*c.Enabled)
 	case "abort_retry":
-		// arbor's retries happen inside one request, in the provider's
-		// client: there is no wait between them to cut short (pi's
-		// abortRetry, too, does nothing when no retry waits).
+		// Like pi's abortRetry, nothing to stop is not an error.
+		e.AbortRetry()
 		return nil, nil
 	case "abort_bash":
 		e.AbortBash()
