@@ -170,14 +170,6 @@ type run struct {
 	messages []json.RawMessage
 }
 
-func (a *Agent) append(r *run, v any) (json.RawMessage, error) {
-	m, err := session.NewMessage(v)
-	if err != nil {
-		return nil, err
-	}
-	return a.appendMessage(r, m)
-}
-
 func (a *Agent) appendMessage(r *run, m session.Message) (json.RawMessage, error) {
 	if _, err := a.Log.AppendMessage(m); err != nil {
 		return nil, err
@@ -195,7 +187,7 @@ var ErrNothingQueued = errors.New("agent: no queued message to continue with")
 // assistant message. A provider or tool failure that stops the run is
 // returned as an error (the failed reply is kept with stop reason error);
 // Ctrl-C (ctx cancelled) returns ErrAborted.
-func (a *Agent) Run(ctx context.Context, prompt string) (*Assistant, error) {
+func (a *Agent) Run(ctx context.Context, prompt string) (*session.Assistant, error) {
 	return a.start(ctx, []string{prompt}, true)
 }
 
@@ -203,7 +195,7 @@ func (a *Agent) Run(ctx context.Context, prompt string) (*Assistant, error) {
 // mode delivers them), else the follow-ups. It is for messages queued after a
 // run last looked (pi's continue); with nothing queued it returns
 // ErrNothingQueued and emits nothing.
-func (a *Agent) Continue(ctx context.Context) (*Assistant, error) {
+func (a *Agent) Continue(ctx context.Context) (*session.Assistant, error) {
 	first, poll := a.Queue.take(false), false
 	if len(first) == 0 {
 		first, poll = a.Queue.take(true), true
@@ -214,7 +206,7 @@ func (a *Agent) Continue(ctx context.Context) (*Assistant, error) {
 	return a.start(ctx, first, poll)
 }
 
-func (a *Agent) start(ctx context.Context, first []string, poll bool) (*Assistant, error) {
+func (a *Agent) start(ctx context.Context, first []string, poll bool) (*session.Assistant, error) {
 	r := &run{}
 	a.emit(Event{Type: "agent_start"})
 	a.emit(Event{Type: "turn_start"})
@@ -225,8 +217,8 @@ func (a *Agent) start(ctx context.Context, first []string, poll bool) (*Assistan
 
 // user appends a user message and emits it.
 func (a *Agent) user(r *run, text string) error {
-	user := User{Role: session.RoleUser, Content: []Block{{Type: "text", Text: text}}, Timestamp: a.now().UnixMilli()}
-	raw, err := a.append(r, user)
+	user := session.User{Text: text, Timestamp: a.now().UnixMilli()}
+	raw, err := a.appendMessage(r, user.Message())
 	if err != nil {
 		return err
 	}
@@ -240,7 +232,7 @@ func (a *Agent) user(r *run, text string) error {
 // appended after a turn's tool calls have all run, before the next request
 // (poll: also right after the first messages); follow-ups when the run would
 // otherwise stop.
-func (a *Agent) run(ctx context.Context, r *run, first []string, poll bool) (*Assistant, error) {
+func (a *Agent) run(ctx context.Context, r *run, first []string, poll bool) (*session.Assistant, error) {
 	for _, text := range first {
 		if err := a.user(r, text); err != nil {
 			return nil, err
@@ -286,15 +278,15 @@ func (a *Agent) run(ctx context.Context, r *run, first []string, poll bool) (*As
 			a.emit(Event{Type: "message_update", AssistantMessageEvent: &d})
 		})
 		if asst == nil {
-			asst = &Assistant{Content: []Block{}}
+			asst = &session.Assistant{Content: []session.Block{}}
 		}
-		asst.Role, asst.API, asst.Provider, asst.Model = session.RoleAssistant, a.Provider.API(), a.Model.Provider, a.Model.ID
+		asst.API, asst.Provider, asst.Model, asst.ThinkingLevel = a.Provider.API(), a.Model.Provider, a.Model.ID, a.Thinking
 		asst.Timestamp = a.now().UnixMilli()
 		asst.Usage.Cost = a.Model.Prices.cost(asst.Usage)
 		var pe *ProviderError
 		switch {
 		case err != nil && ctx.Err() != nil:
-			asst.StopReason, asst.ErrorMessage = StopAborted, "Request was aborted"
+			asst.StopReason, asst.ErrorMessage = session.StopAborted, "Request was aborted"
 		case errors.As(err, &pe) && pe.Overflow && !overflowRetried && a.settings().Enabled:
 			// Not kept: compact once and send again.
 			overflowRetried = true
@@ -306,9 +298,9 @@ func (a *Agent) run(ctx context.Context, r *run, first []string, poll bool) (*As
 			if aborted, last := a.retry.abortedAfter(); aborted {
 				err = fmt.Errorf("%s: %s (its retries were stopped)", a.Model.Provider, last)
 			}
-			asst.StopReason, asst.ErrorMessage = StopError, err.Error()
+			asst.StopReason, asst.ErrorMessage = session.StopError, err.Error()
 		}
-		raw, aerr := a.append(r, asst)
+		raw, aerr := a.appendMessage(r, asst.Message())
 		if aerr != nil {
 			return asst, aerr
 		}
@@ -317,7 +309,7 @@ func (a *Agent) run(ctx context.Context, r *run, first []string, poll bool) (*As
 		}
 		a.emit(Event{Type: "message_end", Message: raw})
 		switch {
-		case asst.StopReason == StopAborted:
+		case asst.StopReason == session.StopAborted:
 			a.emit(Event{Type: "turn_end", Message: raw})
 			return asst, ErrAborted
 		case err != nil:
@@ -352,7 +344,7 @@ func (a *Agent) run(ctx context.Context, r *run, first []string, poll bool) (*As
 // runTools runs the calls in order and appends each result as it completes.
 // After an abort the remaining calls are answered as skipped, so the log
 // never holds a call without its result.
-func (a *Agent) runTools(ctx context.Context, r *run, calls []Block) ([]json.RawMessage, bool, error) {
+func (a *Agent) runTools(ctx context.Context, r *run, calls []session.Block) ([]json.RawMessage, bool, error) {
 	var results []json.RawMessage
 	for _, call := range calls {
 		var out ToolOutput
@@ -376,9 +368,9 @@ func (a *Agent) runTools(ctx context.Context, r *run, calls []Block) ([]json.Raw
 	return results, ctx.Err() != nil, nil
 }
 
-func (a *Agent) runTool(ctx context.Context, call Block) ToolOutput {
-	if call.argError != "" {
-		return errorOutput("%s", call.argError)
+func (a *Agent) runTool(ctx context.Context, call session.Block) ToolOutput {
+	if call.ArgumentsError != "" {
+		return errorOutput("%s", call.ArgumentsError)
 	}
 	for _, t := range a.Tools {
 		if t.Name == call.Name {
@@ -390,7 +382,7 @@ func (a *Agent) runTool(ctx context.Context, call Block) ToolOutput {
 
 // toolResult builds the result message: secrets redacted, then cut to
 // MaxResultBytes with the full (redacted) text kept in Blobs.
-func (a *Agent) toolResult(call Block, out ToolOutput) (session.Message, error) {
+func (a *Agent) toolResult(call session.Block, out ToolOutput) (session.Message, error) {
 	text, n := out.Text, 0
 	if a.Redactor != nil {
 		if out.File != "" {
@@ -399,8 +391,8 @@ func (a *Agent) toolResult(call Block, out ToolOutput) (session.Message, error) 
 			text, n = a.Redactor.Redact(text)
 		}
 	}
-	content := append([]Block{{Type: "text", Text: text}}, out.Images...)
-	tr := ToolResult{Role: session.RoleToolResult, ToolCallID: call.ID, ToolName: call.Name, Content: content, IsError: out.IsError, Timestamp: a.now().UnixMilli()}
+	content := append([]session.Block{session.TextBlock(text)}, out.Images...)
+	tr := session.ToolResult{ToolCallID: call.ID, ToolName: call.Name, Content: content, IsError: out.IsError, Timestamp: a.now().UnixMilli()}
 	details := map[string]any{}
 	for k, v := range out.Details {
 		details[k] = v
@@ -409,12 +401,14 @@ func (a *Agent) toolResult(call Block, out ToolOutput) (session.Message, error) 
 		details[window.RedactedKey] = n
 	}
 	if len(details) > 0 {
-		tr.Details = details
+		raw, err := json.Marshal(details)
+		if err != nil {
+			return session.Message{}, err
+		}
+		tr.Details = raw
 	}
-	m, err := session.NewMessage(tr)
-	if err != nil {
-		return m, err
-	}
+	m := tr.Message()
+	var err error
 	limit := a.MaxResultBytes
 	if limit == 0 {
 		limit = 50 * 1024

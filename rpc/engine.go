@@ -282,7 +282,7 @@ func (e *Engine) Resume(ref string, readOnly bool) error {
 // Prompt runs message on the session and returns the last reply. It blocks
 // until the run ends; Abort stops it. started, if not nil, is called once the
 // prompt is accepted, before the run's first event.
-func (e *Engine) Prompt(ctx context.Context, message string, started func()) (*agent.Assistant, error) {
+func (e *Engine) Prompt(ctx context.Context, message string, started func()) (*session.Assistant, error) {
 	if strings.TrimSpace(message) == "" {
 		return nil, badParams("message", "the message is empty")
 	}
@@ -306,7 +306,7 @@ func (e *Engine) Prompt(ctx context.Context, message string, started func()) (*a
 	}
 
 	var (
-		last *agent.Assistant
+		last *session.Assistant
 		err  error
 	)
 	if first {
@@ -324,7 +324,7 @@ func (e *Engine) Prompt(ctx context.Context, message string, started func()) (*a
 		if !more {
 			break
 		}
-		var next *agent.Assistant
+		var next *session.Assistant
 		if next, err = a.Continue(ctx); errors.Is(err, agent.ErrNothingQueued) {
 			err = nil
 			break
@@ -348,7 +348,7 @@ func failed(messages []json.RawMessage) bool {
 		StopReason string `json:"stopReason"`
 	}
 	_ = json.Unmarshal(messages[len(messages)-1], &m)
-	return m.StopReason == agent.StopAborted || m.StopReason == agent.StopError
+	return m.StopReason == session.StopAborted || m.StopReason == session.StopError
 }
 
 // stopped marks the run over and appends the person's commands that ended

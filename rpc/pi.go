@@ -442,7 +442,7 @@ func (p *piServer) stats() (any, error) {
 				out.ToolResults++
 			case session.RoleAssistant:
 				out.AssistantMessages++
-				var a agent.Assistant
+				var a session.Assistant
 				if json.Unmarshal(m.Raw, &a) != nil {
 					continue
 				}
@@ -471,11 +471,11 @@ func (p *piServer) lastText() (any, error) {
 			if ms[i].Role != session.RoleAssistant {
 				continue
 			}
-			var a agent.Assistant
+			var a session.Assistant
 			if json.Unmarshal(ms[i].Raw, &a) != nil {
 				continue
 			}
-			if a.StopReason == agent.StopAborted && len(a.Content) == 0 {
+			if a.StopReason == session.StopAborted && len(a.Content) == 0 {
 				continue
 			}
 			if t := a.Text(); t != "" {

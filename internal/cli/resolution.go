@@ -8,13 +8,6 @@ import (
 	"github.com/arborlog/arbor/session"
 )
 
-var (
-	_ = register(func(ios *IO, g *Global) *cobra.Command { return newCmdResolution(ios, g, "pin") })
-	_ = register(func(ios *IO, g *Global) *cobra.Command { return newCmdResolution(ios, g, "unpin") })
-	_ = register(func(ios *IO, g *Global) *cobra.Command { return newCmdResolution(ios, g, "outline") })
-	_ = register(func(ios *IO, g *Global) *cobra.Command { return newCmdResolution(ios, g, "summarize") })
-)
-
 type resolutionOptions struct {
 	io     *IO
 	g      *Global

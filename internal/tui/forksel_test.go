@@ -105,7 +105,7 @@ func TestForkChoose(t *testing.T) {
 	}
 	src, _ := jsonl.Read(f.example)
 	var users []*session.Entry
-	for _, e := range src.Branch("") {
+	for _, e := range src.PathTo("") {
 		if e.Role() == session.RoleUser {
 			users = append(users, e)
 		}
