@@ -470,6 +470,10 @@ func (a *Agent) SetAutoCompaction(on bool) {
 	a.Compaction.Enabled = on
 }
 
+// CompactionSettings are the compaction settings in effect (the defaults
+// when none are set; the model's reserve when it has one).
+func (a *Agent) CompactionSettings() compaction.Settings { return a.settings() }
+
 // AutoCompaction says whether automatic compaction is on.
 func (a *Agent) AutoCompaction() bool { return a.settings().Enabled }
 

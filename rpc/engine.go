@@ -682,6 +682,26 @@ func (e *Engine) Models() []ModelInfo {
 	return out
 }
 
+// contextUse is how full the model's window is.
+type contextUse struct{ used, window, reserve int }
+
+func (u contextUse) percent() int {
+	if u.window <= 0 {
+		return 0
+	}
+	return u.used * 100 / u.window
+}
+
+// use estimates the context's tokens against the current model's window
+// (pi's estimateContextTokens); e.mu is held.
+func (e *Engine) use(c session.Context) contextUse {
+	u := contextUse{used: compaction.EstimateContext(c.Messages).Tokens}
+	if e.ag != nil {
+		u.window, u.reserve = e.ag.Model.Window, e.ag.CompactionSettings().ReserveTokens
+	}
+	return u
+}
+
 // checkEntry fails with BadParams when id is not an entry of l.
 func checkEntry(l *session.Log, what, id string) error {
 	if id == "" {
