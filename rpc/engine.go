@@ -169,6 +169,7 @@ func (e *Engine) attach(s store.Session) error {
 		return err
 	}
 	e.sess, e.log, e.follow = s, s.Log(), ""
+	e.dropQueue()
 	e.messages = len(e.log.Context().Messages)
 	a, err := e.cfg.NewAgent(e.model)
 	e.ag, e.agentErr = a, err
@@ -176,6 +177,14 @@ func (e *Engine) attach(s store.Session) error {
 		e.setup(a)
 	}
 	return nil
+}
+
+// dropQueue empties the queue when the session changes: what was queued for
+// one session is not sent to another (pi resets its agent's queues).
+func (e *Engine) dropQueue() {
+	if e.q.Len() > 0 {
+		e.q.Clear()
+	}
 }
 
 // setup gives an agent the engine's session, queue and settings.
@@ -269,6 +278,7 @@ func (e *Engine) Resume(ref string, readOnly bool) error {
 			return err
 		}
 		e.log, e.follow, e.ag = l, r, nil
+		e.dropQueue()
 		e.messages = len(l.Context().Messages)
 		return nil
 	}

@@ -62,6 +62,14 @@ func TestPiSettingsCommands(t *testing.T) {
 	if q := c.ok("clear_queue", nil); fmt.Sprint(q["steering"], q["followUp"]) != "[for the next prompt] [and after it]" {
 		t.Errorf("clear_queue %v", q)
 	}
+	// What is queued for one session is not sent to another.
+	c.ok("steer", map[string]any{"message": "for this session"})
+	if _, events := c.cmd("new_session", nil); len(events) != 1 || events[0]["type"] != "queue_update" {
+		t.Errorf("new_session events %v", events)
+	}
+	if st := c.ok("get_state", nil); st["pendingMessageCount"].(float64) != 0 {
+		t.Errorf("queued after new_session: %v", st)
+	}
 }
 
 // TestPiBash: the person's own command, recorded as pi records it; streamed
