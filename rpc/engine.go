@@ -72,22 +72,23 @@ type Engine struct {
 	cfg  Config
 	emit func(agent.Event)
 
-	mu       sync.Mutex
-	sess     store.Session
-	follow   string // the ref of a session read without the lock (a follower)
-	log      *session.Log
-	model    string
-	ag       *agent.Agent
-	running  bool
-	aborted  bool // Abort was called during the current run
-	cancel   context.CancelFunc
-	q        *agent.Queue // steering and follow-up messages, shared by every agent the engine builds
-	settings settings
-	bash     map[*context.CancelFunc]bool // the person's own commands running (abort_bash cancels them)
-	bashLog  []map[string]any             // their bashExecution messages, held while a prompt runs
-	messages int                          // context messages, kept up to date while a run appends
-	gen      int                          // counts the prompts started, so a finished one does not end the next
-	agentErr error                        // why there is no agent (no model configured)
+	mu         sync.Mutex
+	sess       store.Session
+	follow     string // the ref of a session read without the lock (a follower)
+	log        *session.Log
+	model      string
+	ag         *agent.Agent
+	running    bool
+	aborted    bool // Abort was called during the current run
+	compacting bool // the run is compact's
+	cancel     context.CancelFunc
+	q          *agent.Queue // steering and follow-up messages, shared by every agent the engine builds
+	settings   settings
+	bash       map[*context.CancelFunc]bool // the person's own commands running (abort_bash cancels them)
+	bashLog    []map[string]any             // their bashExecution messages, held while a prompt runs
+	messages   int                          // context messages, kept up to date while a run appends
+	gen        int                          // counts the prompts started, so a finished one does not end the next
+	agentErr   error                        // why there is no agent (no model configured)
 }
 
 // settings are what a client changed that every agent of the engine keeps.
@@ -365,7 +366,7 @@ func failed(messages []json.RawMessage) bool {
 // while it ran (as pi does, so a tool call and its result stay together).
 // e.mu is held.
 func (e *Engine) stopped() {
-	e.running, e.cancel = false, nil
+	e.running, e.cancel, e.compacting = false, nil, false
 	for _, m := range e.bashLog {
 		if err := e.appendBash(m); err != nil && e.emit != nil {
 			e.emit(agent.Event{Type: "error", ErrorMessage: err.Error()})
@@ -438,6 +439,7 @@ type State struct {
 	SessionID    string `json:"sessionId"`
 	SessionName  string `json:"sessionName,omitempty"`
 	IsStreaming  bool   `json:"isStreaming"`
+	IsCompacting bool   `json:"isCompacting"` // compact runs (isStreaming is then false, as in pi)
 	ReadOnly     bool   `json:"readOnly"`
 }
 
@@ -446,7 +448,7 @@ type State struct {
 func (e *Engine) State() State {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	st := State{Cwd: e.cfg.Cwd, MessageCount: e.messages, SessionFile: e.ref(), IsStreaming: e.running, ReadOnly: e.follow != ""}
+	st := State{Cwd: e.cfg.Cwd, MessageCount: e.messages, SessionFile: e.ref(), IsStreaming: e.running && !e.compacting, IsCompacting: e.compacting, ReadOnly: e.follow != ""}
 	if e.ag != nil {
 		st.Model, st.Provider = e.ag.Model.ID, e.ag.Model.Provider
 	}
@@ -564,7 +566,7 @@ func (e *Engine) Compact(ctx context.Context, instructions string) (*session.Ent
 		return nil, &Error{Kind: Internal, What: "model", Msg: fmt.Sprintf("no model to summarize with: %v", e.agentErr)}
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	e.running, e.cancel, e.aborted = true, cancel, false
+	e.running, e.cancel, e.aborted, e.compacting = true, cancel, false, true
 	a := e.ag
 	e.mu.Unlock()
 	err := a.Compact(ctx, instructions)
