@@ -556,8 +556,8 @@ func (e *Engine) Entries(since string) ([]json.RawMessage, string, error) {
 
 // Compact summarizes the older part of the active branch now (instructions:
 // what the summary should focus on, "" for none) and returns the compaction
-// entry.
-func (e *Engine) Compact(ctx context.Context, instructions string) (*session.Entry, error) {
+// entry. started, if not nil, is called once it runs (abort then reaches it).
+func (e *Engine) Compact(ctx context.Context, instructions string, started func()) (*session.Entry, error) {
 	if err := e.writable(); err != nil {
 		return nil, err
 	}
@@ -569,6 +569,9 @@ func (e *Engine) Compact(ctx context.Context, instructions string) (*session.Ent
 	e.running, e.cancel, e.aborted, e.compacting = true, cancel, false, true
 	a := e.ag
 	e.mu.Unlock()
+	if started != nil {
+		started()
+	}
 	err := a.Compact(ctx, instructions)
 	cancel()
 	e.mu.Lock()

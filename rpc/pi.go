@@ -142,17 +142,21 @@ func (p *piServer) handle(line string) {
 		return
 	case "compact":
 		// Like a prompt, compaction runs while further commands are read, so
-		// abort and get_state reach it.
+		// abort and get_state reach it; the next command is read once it runs.
+		running := make(chan struct{})
 		p.runs.Add(1)
 		go func() {
 			defer p.runs.Done()
-			data, err := p.compact(c)
+			var once sync.Once
+			data, err := p.compact(c, func() { once.Do(func() { close(running) }) })
+			once.Do(func() { close(running) })
 			if err != nil {
 				p.write(fail(c.ID, c.Type, err))
 				return
 			}
 			p.write(ok(c.ID, c.Type, data))
 		}()
+		<-running
 		return
 	}
 	data, err := p.run(c)
@@ -361,8 +365,8 @@ func (p *piServer) run(c piCommand) (any, error) {
 }
 
 // compact is pi's CompactionResult for a manual compaction.
-func (p *piServer) compact(c piCommand) (any, error) {
-	en, err := p.e.Compact(context.Background(), c.Instructions)
+func (p *piServer) compact(c piCommand, started func()) (any, error) {
+	en, err := p.e.Compact(context.Background(), c.Instructions, started)
 	if err != nil {
 		return nil, err
 	}

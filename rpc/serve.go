@@ -427,7 +427,7 @@ func (s *server) table() []method {
 			return Empty{}, rpcError(err)
 		}},
 		{"compact", "Summarize the older part of the active branch now.", func(ctx context.Context) (Empty, error) {
-			_, err := e.Compact(context.WithoutCancel(ctx), "")
+			_, err := e.Compact(context.WithoutCancel(ctx), "", nil)
 			return Empty{}, rpcError(err)
 		}},
 		{"getState", "The model, the project folder, the session and whether a prompt runs. Served while a prompt runs.", func(context.Context) (State, error) { return e.State(), nil }},
