@@ -491,14 +491,11 @@ func (a *Agent) budget() int {
 	return max(b.Prompt(), 1)
 }
 
-// compact summarizes the older part of the branch (pi's automatic compaction).
+// compact summarizes the older part of the branch (pi's automatic compaction),
+// with the user's focus when there is one.
 func (a *Agent) compact(ctx context.Context, reason string, willRetry bool, instructions string) error {
 	a.emit(Event{Type: "compaction_start", Reason: reason})
-	s := a.Summarizer
-	if s == nil {
-		s = modelSummarizer{a}
-	}
-	e, _, err := compaction.Compact(ctx, a.Log, compaction.Options{Settings: a.settings(), Summarizer: s, Instructions: instructions})
+	e, _, err := compaction.Compact(ctx, a.Log, compaction.Options{Settings: a.settings(), Summarizer: a.summarizer(), Instructions: instructions})
 	end := Event{Type: "compaction_end", Reason: reason, Aborted: ptr(ctx.Err() != nil), WillRetry: ptr(willRetry && err == nil)}
 	if err != nil {
 		end.ErrorMessage = err.Error()
@@ -508,6 +505,17 @@ func (a *Agent) compact(ctx context.Context, reason string, willRetry bool, inst
 	a.emit(end)
 	return err
 }
+
+func (a *Agent) summarizer() compaction.Summarizer {
+	if a.Summarizer != nil {
+		return a.Summarizer
+	}
+	return modelSummarizer{a}
+}
+
+// BranchSummarizer is what writes the agent's summaries (Summarizer, or the
+// model itself), for branch summaries written outside a run (the chat's /tree).
+func (a *Agent) BranchSummarizer() compaction.Summarizer { return a.summarizer() }
 
 // modelSummarizer asks the agent's own model for a compaction summary, with pi's prompts.
 type modelSummarizer struct{ a *Agent }
