@@ -136,6 +136,10 @@ func (p *Anthropic) Stream(ctx context.Context, r Request, on func(Delta)) (*ses
 	if r.NoRetry {
 		once = append(once, option.WithMaxRetries(0))
 	}
+	if r.retry != nil {
+		ctx = r.retry.start(ctx)
+		once = append(once, option.WithMiddleware(r.retry.observe))
+	}
 	stream := p.client.Messages.NewStreaming(ctx, p.params(r), once...)
 	defer stream.Close()
 

@@ -18,9 +18,10 @@
 // assembled from the pieces they arrive in, usage, and pi's stop reasons
 // (stop, length, toolUse, error, aborted). The SDKs retry 429, 5xx and
 // connection failures with backoff, honouring Retry-After; other 4xx fail at
-// once with the provider's message (ProviderError). A stream that sends nothing
-// for Options.IdleTimeout is given up (ErrStalled). IsOverflow recognises each
-// provider's context-overflow error.
+// once with the provider's message (ProviderError). Request.NoRetry sends a
+// request once; Agent.AbortRetry cuts the wait before a retry short. A
+// stream that sends nothing for Options.IdleTimeout is given up (ErrStalled).
+// IsOverflow recognises each provider's context-overflow error.
 //
 // # Tools
 //

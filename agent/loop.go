@@ -71,6 +71,8 @@ type Agent struct {
 	// NoRetry sends each request once (pi's auto-retry off); by default the
 	// provider's client retries 429, 5xx and lost connections.
 	NoRetry bool
+
+	retry retryGate
 }
 
 // Event is one thing that happened in a run, with pi's event names:
@@ -263,7 +265,7 @@ func (a *Agent) run(ctx context.Context, r *run, first []string, poll bool) (*se
 			}
 			return nil, err
 		}
-		req := Request{Model: a.Model.ID, System: a.System, Messages: msgs, Thinking: a.Thinking, MaxTokens: a.Model.MaxTokens, NoRetry: a.NoRetry}
+		req := Request{Model: a.Model.ID, System: a.System, Messages: msgs, Thinking: a.Thinking, MaxTokens: a.Model.MaxTokens, NoRetry: a.NoRetry, retry: &a.retry}
 		for _, t := range a.Tools {
 			req.Tools = append(req.Tools, ToolSpec{Name: t.Name, Description: t.Description, Parameters: t.Parameters})
 		}
@@ -293,6 +295,9 @@ func (a *Agent) run(ctx context.Context, r *run, first []string, poll bool) (*se
 			}
 			continue
 		case err != nil:
+			if aborted, last := a.retry.abortedAfter(); aborted {
+				err = fmt.Errorf("%s: %s (its retries were stopped)", a.Model.Provider, last)
+			}
 			asst.StopReason, asst.ErrorMessage = session.StopError, err.Error()
 		}
 		raw, aerr := a.appendMessage(r, asst.Message())
@@ -465,6 +470,10 @@ func (a *Agent) SetAutoCompaction(on bool) {
 	a.Compaction = a.settings()
 	a.Compaction.Enabled = on
 }
+
+// CompactionSettings are the compaction settings in effect (the defaults
+// when none are set; the model's reserve when it has one).
+func (a *Agent) CompactionSettings() compaction.Settings { return a.settings() }
 
 // AutoCompaction says whether automatic compaction is on.
 func (a *Agent) AutoCompaction() bool { return a.settings().Enabled }

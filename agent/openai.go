@@ -131,6 +131,10 @@ func (p *OpenAI) Stream(ctx context.Context, r Request, on func(Delta)) (*sessio
 	if r.NoRetry {
 		once = append(once, option.WithMaxRetries(0))
 	}
+	if r.retry != nil {
+		ctx = r.retry.start(ctx)
+		once = append(once, option.WithMiddleware(r.retry.observe))
+	}
 	stream := p.client.Chat.Completions.NewStreaming(ctx, p.params(r), once...)
 	defer stream.Close()
 

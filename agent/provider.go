@@ -33,6 +33,7 @@ type Request struct {
 	Thinking  string // off, minimal, low, medium, high, xhigh
 	MaxTokens int
 	NoRetry   bool // send once: no retry of a 429, 5xx or lost connection
+	retry     *retryGate
 }
 
 // ToolSpec is a tool as the model sees it.
