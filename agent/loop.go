@@ -65,6 +65,12 @@ type Agent struct {
 	Summarizer     compaction.Summarizer // nil: the model itself writes summaries
 	Emit           func(Event)
 	Now            func() time.Time
+	// Queue holds steering and follow-up messages sent while a run works
+	// (nil: none). Several agents of one session may share it.
+	Queue *Queue
+	// NoRetry sends each request once (pi's auto-retry off); by default the
+	// provider's client retries 429, 5xx and lost connections.
+	NoRetry bool
 }
 
 // Event is one thing that happened in a run, with pi's event names:
@@ -86,6 +92,21 @@ type Event struct {
 	ErrorMessage          string            `json:"errorMessage,omitempty"`
 	Messages              []json.RawMessage `json:"messages,omitempty"`
 	ToolResults           []json.RawMessage `json:"toolResults,omitempty"`
+	Level                 string            `json:"level,omitempty"` // thinking_level_changed
+	// queue_update: what is queued (always both lists, possibly empty).
+	Steering *[]string `json:"steering,omitempty"`
+	FollowUp *[]string `json:"followUp,omitempty"`
+}
+
+// QueueEvent is pi's queue_update event.
+func QueueEvent(steering, followUp []string) Event {
+	if steering == nil {
+		steering = []string{}
+	}
+	if followUp == nil {
+		followUp = []string{}
+	}
+	return Event{Type: "queue_update", Steering: &steering, FollowUp: &followUp}
 }
 
 func (a *Agent) emit(e Event) {
@@ -156,37 +177,85 @@ func (a *Agent) appendMessage(r *run, m session.Message) (json.RawMessage, error
 	return raw, nil
 }
 
-// Run sends a prompt and runs until the model stops calling tools. It returns
-// the last assistant message. A provider or tool failure that stops the run
-// is returned as an error (the failed reply is kept with stop reason error);
+// ErrNothingQueued is Continue's error when no message is queued.
+var ErrNothingQueued = errors.New("agent: no queued message to continue with")
+
+// Run sends a prompt and runs until the model stops calling tools and no
+// steering or follow-up message is queued (see Queue). It returns the last
+// assistant message. A provider or tool failure that stops the run is
+// returned as an error (the failed reply is kept with stop reason error);
 // Ctrl-C (ctx cancelled) returns ErrAborted.
 func (a *Agent) Run(ctx context.Context, prompt string) (*session.Assistant, error) {
+	return a.start(ctx, []string{prompt}, true)
+}
+
+// Continue starts a run with what is queued: the steering messages (as the
+// mode delivers them), else the follow-ups. It is for messages queued after a
+// run last looked (pi's continue); with nothing queued it returns
+// ErrNothingQueued and emits nothing.
+func (a *Agent) Continue(ctx context.Context) (*session.Assistant, error) {
+	first, poll := a.Queue.take(false), false
+	if len(first) == 0 {
+		first, poll = a.Queue.take(true), true
+	}
+	if len(first) == 0 {
+		return nil, ErrNothingQueued
+	}
+	return a.start(ctx, first, poll)
+}
+
+func (a *Agent) start(ctx context.Context, first []string, poll bool) (*session.Assistant, error) {
 	r := &run{}
 	a.emit(Event{Type: "agent_start"})
-	last, err := a.run(ctx, r, prompt)
+	a.emit(Event{Type: "turn_start"})
+	last, err := a.run(ctx, r, first, poll)
 	a.emit(Event{Type: "agent_end", Messages: r.messages})
 	return last, err
 }
 
-func (a *Agent) run(ctx context.Context, r *run, prompt string) (*session.Assistant, error) {
-	user := session.User{Text: prompt, Timestamp: a.now().UnixMilli()}
+// user appends a user message and emits it.
+func (a *Agent) user(r *run, text string) error {
+	user := session.User{Text: text, Timestamp: a.now().UnixMilli()}
 	raw, err := a.appendMessage(r, user.Message())
 	if err != nil {
-		return nil, err
+		return err
+	}
+	a.emit(Event{Type: "message_start", Message: raw})
+	a.emit(Event{Type: "message_end", Message: raw})
+	return nil
+}
+
+// run appends the first messages and loops as pi's agent loop does: a turn
+// is one request and the tool calls of its reply; steering messages are
+// appended after a turn's tool calls have all run, before the next request
+// (poll: also right after the first messages); follow-ups when the run would
+// otherwise stop.
+func (a *Agent) run(ctx context.Context, r *run, first []string, poll bool) (*session.Assistant, error) {
+	for _, text := range first {
+		if err := a.user(r, text); err != nil {
+			return nil, err
+		}
 	}
 	if a.Flush != nil {
 		if err := a.Flush(); err != nil {
 			return nil, err
 		}
 	}
-	a.emit(Event{Type: "message_start", Message: raw})
-	a.emit(Event{Type: "message_end", Message: raw})
+	var pending []string
+	if poll {
+		pending = a.Queue.take(false)
+	}
 	overflowRetried := false
 	for {
+		for _, text := range pending {
+			if err := a.user(r, text); err != nil {
+				return nil, err
+			}
+		}
+		pending = nil
 		if ctx.Err() != nil {
 			return nil, ErrAborted
 		}
-		a.emit(Event{Type: "turn_start"})
 		msgs, err := a.history(ctx)
 		if err != nil {
 			if ctx.Err() != nil {
@@ -194,7 +263,7 @@ func (a *Agent) run(ctx context.Context, r *run, prompt string) (*session.Assist
 			}
 			return nil, err
 		}
-		req := Request{Model: a.Model.ID, System: a.System, Messages: msgs, Thinking: a.Thinking, MaxTokens: a.Model.MaxTokens}
+		req := Request{Model: a.Model.ID, System: a.System, Messages: msgs, Thinking: a.Thinking, MaxTokens: a.Model.MaxTokens, NoRetry: a.NoRetry}
 		for _, t := range a.Tools {
 			req.Tools = append(req.Tools, ToolSpec{Name: t.Name, Description: t.Description, Parameters: t.Parameters})
 		}
@@ -216,10 +285,10 @@ func (a *Agent) run(ctx context.Context, r *run, prompt string) (*session.Assist
 		switch {
 		case err != nil && ctx.Err() != nil:
 			asst.StopReason, asst.ErrorMessage = session.StopAborted, "Request was aborted"
-		case errors.As(err, &pe) && pe.Overflow && !overflowRetried:
+		case errors.As(err, &pe) && pe.Overflow && !overflowRetried && a.settings().Enabled:
 			// Not kept: compact once and send again.
 			overflowRetried = true
-			if cerr := a.compact(ctx, "overflow", true); cerr != nil {
+			if cerr := a.compact(ctx, "overflow", true, ""); cerr != nil {
 				return nil, fmt.Errorf("%w (compaction after it failed: %v)", err, cerr)
 			}
 			continue
@@ -243,18 +312,27 @@ func (a *Agent) run(ctx context.Context, r *run, prompt string) (*session.Assist
 			return asst, err
 		}
 		calls := asst.ToolCalls()
-		if len(calls) == 0 {
+		var results []json.RawMessage
+		if len(calls) > 0 {
+			var aborted bool
+			results, aborted, err = a.runTools(ctx, r, calls)
+			a.emit(Event{Type: "turn_end", Message: raw, ToolResults: results})
+			if err != nil {
+				return asst, err
+			}
+			if aborted {
+				return asst, ErrAborted
+			}
+		} else {
 			a.emit(Event{Type: "turn_end", Message: raw})
-			return asst, nil
 		}
-		results, aborted, err := a.runTools(ctx, r, calls)
-		a.emit(Event{Type: "turn_end", Message: raw, ToolResults: results})
-		if err != nil {
-			return asst, err
+		pending = a.Queue.take(false)
+		if len(calls) == 0 && len(pending) == 0 {
+			if pending = a.Queue.take(true); len(pending) == 0 {
+				return asst, nil
+			}
 		}
-		if aborted {
-			return asst, ErrAborted
-		}
+		a.emit(Event{Type: "turn_start"})
 	}
 }
 
@@ -343,7 +421,7 @@ func (a *Agent) history(ctx context.Context) ([]Message, error) {
 	c := a.Log.Context()
 	if a.Model.Window > 0 && a.settings().Enabled {
 		if need, _ := compaction.NeedsCompaction(c.Messages, a.Model.Window, a.settings()); need {
-			if err := a.compact(ctx, "threshold", false); err == nil {
+			if err := a.compact(ctx, "threshold", false, ""); err == nil {
 				c = a.Log.Context()
 			} else if ctx.Err() != nil {
 				return nil, err
@@ -353,7 +431,7 @@ func (a *Agent) history(ctx context.Context) ([]Message, error) {
 	opts := window.Options{Resolutions: a.Log.Cursor("").Resolutions(), Budget: a.budget(), Blobs: a.Blobs}
 	res, err := window.Build(c, opts)
 	if errors.Is(err, window.ErrBudget) && a.settings().Enabled {
-		if cerr := a.compact(ctx, "threshold", false); cerr != nil {
+		if cerr := a.compact(ctx, "threshold", false, ""); cerr != nil {
 			return nil, fmt.Errorf("%w; compaction failed too: %v", err, cerr)
 		}
 		res, err = window.Build(a.Log.Context(), opts)
@@ -379,6 +457,17 @@ func (a *Agent) settings() compaction.Settings {
 	return s
 }
 
+// SetAutoCompaction turns pi's automatic compaction (before a request that
+// would not fit, and after a context-overflow error) on or off; Compact
+// works either way.
+func (a *Agent) SetAutoCompaction(on bool) {
+	a.Compaction = a.settings()
+	a.Compaction.Enabled = on
+}
+
+// AutoCompaction says whether automatic compaction is on.
+func (a *Agent) AutoCompaction() bool { return a.settings().Enabled }
+
 // budget is window − reserve − system prompt − tool schemas (0 without a window).
 func (a *Agent) budget() int {
 	if a.Model.Window <= 0 {
@@ -395,10 +484,9 @@ func (a *Agent) budget() int {
 
 // compact summarizes the older part of the branch (pi's automatic compaction),
 // with the user's focus when there is one.
-func (a *Agent) compact(ctx context.Context, reason string, willRetry bool, instructions ...string) error {
+func (a *Agent) compact(ctx context.Context, reason string, willRetry bool, instructions string) error {
 	a.emit(Event{Type: "compaction_start", Reason: reason})
-	e, _, err := compaction.Compact(ctx, a.Log, compaction.Options{Settings: a.settings(), Summarizer: a.summarizer(),
-		Instructions: strings.Join(instructions, "")})
+	e, _, err := compaction.Compact(ctx, a.Log, compaction.Options{Settings: a.settings(), Summarizer: a.summarizer(), Instructions: instructions})
 	end := Event{Type: "compaction_end", Reason: reason, Aborted: ptr(ctx.Err() != nil), WillRetry: ptr(willRetry && err == nil)}
 	if err != nil {
 		end.ErrorMessage = err.Error()
@@ -447,13 +535,8 @@ func (m modelSummarizer) SummarizeMetered(ctx context.Context, r compaction.Requ
 }
 
 // Compact summarizes the older part of the active branch now (pi's manual
-// compaction), with the agent's summarizer.
-func (a *Agent) Compact(ctx context.Context) error {
-	return a.compact(ctx, "manual", false)
-}
-
-// CompactWith is Compact with the user's focus for the summary (pi's
-// /compact [instructions]).
-func (a *Agent) CompactWith(ctx context.Context, instructions string) error {
+// compaction), with the agent's summarizer; instructions ("" for none) say
+// what the summary should focus on.
+func (a *Agent) Compact(ctx context.Context, instructions string) error {
 	return a.compact(ctx, "manual", false, instructions)
 }

@@ -127,7 +127,11 @@ func (p *OpenAI) Stream(ctx context.Context, r Request, on func(Delta)) (*sessio
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	wd := newWatchdog(p.o.IdleTimeout, cancel)
-	stream := p.client.Chat.Completions.NewStreaming(ctx, p.params(r))
+	var once []option.RequestOption
+	if r.NoRetry {
+		once = append(once, option.WithMaxRetries(0))
+	}
+	stream := p.client.Chat.Completions.NewStreaming(ctx, p.params(r), once...)
 	defer stream.Close()
 
 	out := &session.Assistant{Content: []session.Block{}}

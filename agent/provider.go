@@ -32,6 +32,7 @@ type Request struct {
 	Tools     []ToolSpec
 	Thinking  string // off, minimal, low, medium, high, xhigh
 	MaxTokens int
+	NoRetry   bool // send once: no retry of a 429, 5xx or lost connection
 }
 
 // ToolSpec is a tool as the model sees it.

@@ -175,10 +175,10 @@ func (o *agentOptions) check(c *cobra.Command) error {
 		}
 	}
 	if c.Flags().Changed("context-window") && o.contextWindow <= 0 {
-		return usagef("--context-window must be a number of tokens above 0")
+		return usagef("--context-window must be a number of tokens above 0, not %d", o.contextWindow)
 	}
 	if c.Flags().Changed("reserve") && o.reserve <= 0 {
-		return usagef("--reserve must be a number of tokens above 0")
+		return usagef("--reserve must be a number of tokens above 0, not %d", o.reserve)
 	}
 	return nil
 }

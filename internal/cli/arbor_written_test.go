@@ -1,6 +1,7 @@
 package cli
 
 import (
+	goldenfile "github.com/arborlog/arbor/internal/golden"
 	"github.com/arborlog/arbor/internal/pitest"
 	"os"
 	"path/filepath"
@@ -120,7 +121,7 @@ var writtenCases = []writtenCase{
 func ignore(_ *session.Entry, err error) error { return err }
 
 func TestArborWrittenPiReads(t *testing.T) {
-	if *update {
+	if *goldenfile.Update {
 		for _, tc := range writtenCases {
 			writeArborSession(t, tc)
 		}

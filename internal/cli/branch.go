@@ -4,8 +4,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-var _ = register(newCmdBranch)
-
 type branchOptions struct {
 	io     *IO
 	g      *Global

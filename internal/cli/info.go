@@ -7,8 +7,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-var _ = register(newCmdInfo)
-
 // Info is the record `arbor info --json` prints (SPEC §10).
 type Info struct {
 	ID            string               `json:"id"`

@@ -4,8 +4,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-var _ = register(newCmdRename)
-
 func newCmdRename(ios *IO, g *Global) *cobra.Command {
 	return &cobra.Command{
 		Use:   "rename <session> <name>",

@@ -9,8 +9,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-var _ = register(newCmdStats)
-
 type statsOptions struct {
 	io      *IO
 	g       *Global

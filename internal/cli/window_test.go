@@ -119,6 +119,33 @@ func TestResolutionCommands(t *testing.T) {
 	if _, errOut, code := windowRun(t, "pin", path, results[0], "--cursor", "nope"); code != 1 || !strings.Contains(errOut, "nope") {
 		t.Errorf("unknown cursor: exit %d %s", code, errOut)
 	}
+	// What never reaches the model cannot be pinned, and a marker is not part of the
+	// conversation: session.Resolvable, the check the RPC servers use too.
+	if _, errOut, code := windowRun(t, "label", path, results[0], "checked"); code != 0 {
+		t.Fatalf("label: %s", errOut)
+	}
+	var attached, marker string
+	after, _ := os.ReadFile(path)
+	for _, e := range session.Load(after).Entries() {
+		switch {
+		case e.IsMarker() && marker == "":
+			marker = e.ID
+		case !e.IsMarker() && session.DefaultLevel(e) == session.Attached && attached == "":
+			attached = e.ID
+		}
+	}
+	if attached == "" || marker == "" {
+		t.Fatalf("the fixture lacks an attached entry (%q) or a marker (%q)", attached, marker)
+	}
+	for _, c := range []struct{ verb, id, says string }{
+		{"pin", attached, "never reaches the model"},
+		{"outline", attached, "never reaches the model"},
+		{"pin", marker, "arbor marker"},
+	} {
+		if _, errOut, code := windowRun(t, c.verb, path, c.id); code != 1 || !strings.Contains(errOut, c.says) || strings.Count(strings.TrimSpace(errOut), "\n") > 0 {
+			t.Errorf("%s %s: exit %d %q, want one line saying %q", c.verb, c.id, code, errOut, c.says)
+		}
+	}
 
 	text := func(args ...string) map[string]string {
 		out, errOut, code := windowRun(t, append([]string{"context", path, "--json", "--resolved"}, args...)...)

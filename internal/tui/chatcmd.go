@@ -440,7 +440,7 @@ func (c *Chat) compact(arg string) tea.Cmd {
 	}
 	a := c.a
 	return c.work(compacting, func(ctx context.Context, gen int) tea.Msg {
-		return compactDoneMsg{gen, a.CompactWith(ctx, arg)}
+		return compactDoneMsg{gen, a.Compact(ctx, arg)}
 	})
 }
 
