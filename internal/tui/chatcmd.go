@@ -345,7 +345,7 @@ func (c *Chat) sessionInfo() {
 	row("model", oneLine(c.a.Model.Provider+"/"+c.a.Model.ID))
 	row("entries", fmt.Sprintf("%d · messages: %d user, %d assistant, %d tool results", c.log.Len(),
 		roles[session.RoleUser], roles[session.RoleAssistant], roles[session.RoleToolResult]))
-	row("context", c.stats)
+	row("context", statusbar.Line(c.stats, false))
 	c.note(kindNote, strings.Join(lines, "\n"))
 }
 
