@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -53,9 +54,11 @@ func ParseFilter(s string) (Filter, error) {
 type View struct {
 	log      *session.Log
 	filter   Filter
-	width    int            // rows are cut to this many columns; 0: not cut
-	leaf     *session.Entry // the leaf whose path is marked; nil before the first entry
-	onPath   map[*session.Entry]bool
+	width    int                     // rows are cut to this many columns; 0: not cut
+	leaf     *session.Entry          // the leaf whose path is marked; nil before the first entry
+	path     []*session.Entry        // root→leaf: the entry at depth d of the tree is on it if it is path[d]
+	onPath   map[*session.Entry]bool // made for OnPath, once, when asked
+	pathOnce sync.Once
 	tags     map[*session.TreeNode][]string // names of the cursors whose leaf is this entry or hidden below it (only with several cursors)
 	calls    map[string]string              // tool call id → the call as shown, to name tool results
 	names    map[string]string              // cursor id → name
@@ -79,6 +82,7 @@ type viewRow struct {
 	n      *session.TreeNode
 	parent int32 // row this one hangs from: its nearest visible ancestor that is not a marker; -1 at the top
 	kids   int32 // rows hanging from this one
+	onPath bool  // the entry is on the path to the leaf
 	desc   Line  // what the entry says (a tool result's is made when drawn, once every call is known)
 	result *resultView
 }
@@ -100,7 +104,6 @@ func New(roots []*session.TreeNode, l *session.Log, leaf *session.Entry, filter 
 		filter: filter,
 		width:  width,
 		leaf:   leaf,
-		onPath: map[*session.Entry]bool{},
 		calls:  map[string]string{},
 		tags:   map[*session.TreeNode][]string{},
 		names:  map[string]string{},
@@ -108,11 +111,7 @@ func New(roots []*session.TreeNode, l *session.Log, leaf *session.Entry, filter 
 	v.home, _ = os.UserHomeDir()
 	v.rows = make([]viewRow, 0, l.Len()) // at most one row an entry: one allocation rather than doublings
 	if leaf != nil {
-		path := l.Branch(leaf.ID)
-		v.onPath = make(map[*session.Entry]bool, len(path)) // sized once: a million-entry path grows no copies
-		for _, e := range path {
-			v.onPath[e] = true
-		}
+		v.path = l.Branch(leaf.ID)
 	}
 	cursorsAt := map[string][]string{}
 	cs := l.Cursors()
@@ -123,34 +122,35 @@ func New(roots []*session.TreeNode, l *session.Log, leaf *session.Entry, filter 
 		}
 	}
 	type item struct {
-		n   *session.TreeNode
-		anc int32 // row of the nearest visible non-marker ancestor; -1 at the top
-		vis int32 // row of the nearest visible ancestor, markers included
+		n     *session.TreeNode
+		anc   int32 // row of the nearest visible non-marker ancestor; -1 at the top
+		vis   int32 // row of the nearest visible ancestor, markers included
+		depth int   // in the tree: 0 for a root
 	}
 	var stack []item
-	push := func(ns []*session.TreeNode, anc, vis int32) {
+	push := func(ns []*session.TreeNode, anc, vis int32, depth int) {
 		// Active branch first, then the others in timestamp order; pushed in
 		// reverse so they pop in display order.
 		if len(ns) == 1 {
-			stack = append(stack, item{ns[0], anc, vis})
+			stack = append(stack, item{ns[0], anc, vis, depth})
 			return
 		}
 		ordered := make([]*session.TreeNode, 0, len(ns))
 		for _, n := range ns {
-			if v.onPath[n.Entry] {
+			if v.pathAt(n.Entry, depth) {
 				ordered = append(ordered, n)
 			}
 		}
 		for _, n := range ns {
-			if !v.onPath[n.Entry] {
+			if !v.pathAt(n.Entry, depth) {
 				ordered = append(ordered, n)
 			}
 		}
 		for i := len(ordered) - 1; i >= 0; i-- {
-			stack = append(stack, item{ordered[i], anc, vis})
+			stack = append(stack, item{ordered[i], anc, vis, depth})
 		}
 	}
-	push(roots, -1, -1)
+	push(roots, -1, -1, 0)
 	// Rows are made in the order they are drawn: a visible entry's row comes
 	// after its ancestors' and after the rows of every earlier sibling's subtree.
 	for len(stack) > 0 {
@@ -168,7 +168,7 @@ func New(roots []*session.TreeNode, l *session.Log, leaf *session.Entry, filter 
 			} else {
 				v.rows[it.anc].kids++
 			}
-			r := viewRow{n: it.n, parent: it.anc}
+			r := viewRow{n: it.n, parent: it.anc, onPath: v.pathAt(e, it.depth)}
 			if m != nil && m.Role == session.RoleToolResult {
 				r.result = &resultView{callID: m.ToolCallID, toolName: m.ToolName, isError: m.IsError}
 			} else {
@@ -189,9 +189,16 @@ func New(roots []*session.TreeNode, l *session.Log, leaf *session.Entry, filter 
 				v.tags[v.rows[vis].n] = append(v.tags[v.rows[vis].n], at...)
 			}
 		}
-		push(it.n.Children, anc, vis)
+		push(it.n.Children, anc, vis, it.depth+1)
 	}
 	return v
+}
+
+// pathAt reports whether e, at depth in the tree, is on the path to the leaf:
+// the path holds one entry at each depth, so no set of a million entries is
+// made to tell.
+func (v *View) pathAt(e *session.Entry, depth int) bool {
+	return depth < len(v.path) && v.path[depth] == e
 }
 
 func CursorName(c session.CursorInfo) string {
@@ -254,6 +261,14 @@ func (v *View) message(e *session.Entry) (*msgView, bool) {
 	if m, ok := lazyUser(e); ok {
 		return m, true
 	}
+	if m, ok := quickMessage(e); ok {
+		return m, true
+	}
+	return decodeMessage(e)
+}
+
+// decodeMessage is message through the JSON decoder.
+func decodeMessage(e *session.Entry) (*msgView, bool) {
 	if e.Role() == session.RoleToolResult {
 		// The content is skipped, not copied.
 		var w struct {
@@ -374,15 +389,20 @@ type Row struct {
 // Lines draws the whole view, one Line per visible entry (as Each, kept).
 func (v *View) Lines() []Line {
 	var out []Line
-	v.Each(func(ln Line) { out = append(out, ln) })
+	v.walk(nil, func(r Row) { out = append(out, v.Line(r)) })
 	return out
 }
 
 // Each draws the rows one at a time, in order, with box-drawing branches. A
 // chain without branches stays in one column; a branch point indents its
-// children under ├─ and └─. Only one row is held at a time.
+// children under ├─ and └─. Only one row is held at a time: the Line given to
+// draw is reused for the next row once draw returns.
 func (v *View) Each(draw func(Line)) {
-	v.walk(nil, func(r Row) { draw(v.Line(r)) })
+	var ln Line
+	v.walk(nil, func(r Row) {
+		ln = v.appendLine(ln[:0], r)
+		draw(ln)
+	})
 }
 
 // Rows lists the visible entries in drawing order, as Each draws them. The
@@ -431,7 +451,15 @@ func (v *View) walk(folded func(*session.TreeNode) bool, visit func(Row)) {
 }
 
 // OnPath reports whether e is on the path from the root to the leaf.
-func (v *View) OnPath(e *session.Entry) bool { return v.onPath[e] }
+func (v *View) OnPath(e *session.Entry) bool {
+	v.pathOnce.Do(func() {
+		v.onPath = make(map[*session.Entry]bool, len(v.path))
+		for _, p := range v.path {
+			v.onPath[p] = true
+		}
+	})
+	return v.onPath[e]
+}
 
 // LeafMark is the visible entry that stands for the leaf (the leaf, or the
 // nearest shown entry above a hidden leaf); nil before the first entry.
@@ -471,9 +499,13 @@ func (v *View) indent(cont, level string) string {
 // Line is one row drawn: leaf mark, id, branch lines, active-path bullet,
 // cursor names, label, then what the entry says.
 func (v *View) Line(row Row) Line {
+	return v.appendLine(make(Line, 0, 5+len(v.rows[row.i].desc)), row)
+}
+
+// appendLine is Line, appended to ln.
+func (v *View) appendLine(ln Line, row Row) Line {
 	r := &v.rows[row.i]
 	n, prefix := r.n, row.Prefix
-	ln := make(Line, 0, 5+len(r.desc))
 	if n == v.leafMark {
 		ln.Add(Accent, "› ")
 	} else {
@@ -481,7 +513,7 @@ func (v *View) Line(row Row) Line {
 	}
 	ln.Add(Dim, n.Entry.ID+"  ")
 	ln.Add(Dim, prefix)
-	if v.onPath[n.Entry] {
+	if r.onPath {
 		ln.Add(Accent, "• ")
 	}
 	for _, c := range v.tags[n] {
