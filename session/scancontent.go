@@ -162,9 +162,9 @@ func ScanMessageData(raw []byte) (MessageData, bool) {
 		case bit == 1<<2:
 			d.Timestamp, ok = number(v)
 		case bit == 1<<6:
-			if len(v) > 0 && v[0] == '{' {
-				d.Usage = new(Usage)
-				ok = unmarshal(v, d.Usage) == nil
+			var u Usage
+			if u, ok = scanUsage(v); ok {
+				d.Usage = &u
 			}
 		case bit == 1<<12:
 			d.Details, ok = v[:len(v):len(v)], true
@@ -186,4 +186,118 @@ func number(v []byte) (float64, bool) {
 	}
 	x, err := strconv.ParseFloat(string(v), 64)
 	return x, err == nil
+}
+
+// scanUsage is the decoder's Usage of a usage object as written; ok is false
+// where the walk gives up (a repeated field, a value that is not a number).
+func scanUsage(v []byte) (Usage, bool) {
+	var u Usage
+	var seen uint8
+	ok := jsonscan.Members(v, func(name, x []byte) bool {
+		var dst *float64
+		var bit uint8
+		switch string(name) {
+		case "input":
+			dst, bit = &u.Input, 1
+		case "output":
+			dst, bit = &u.Output, 2
+		case "cacheRead":
+			dst, bit = &u.CacheRead, 4
+		case "cacheWrite":
+			dst, bit = &u.CacheWrite, 8
+		case "totalTokens":
+			dst, bit = &u.TotalTokens, 16
+		case "cost":
+			bit = 32
+		default:
+			return true
+		}
+		if seen&bit != 0 {
+			return false
+		}
+		seen |= bit
+		var ok bool
+		if dst != nil {
+			*dst, ok = number(x)
+		} else {
+			u.Cost, ok = scanCost(x)
+		}
+		return ok
+	})
+	return u, ok
+}
+
+// scanCost is scanUsage for the cost object.
+func scanCost(v []byte) (Cost, bool) {
+	var c Cost
+	var seen uint8
+	ok := jsonscan.Members(v, func(name, x []byte) bool {
+		var dst *float64
+		var bit uint8
+		switch string(name) {
+		case "input":
+			dst, bit = &c.Input, 1
+		case "output":
+			dst, bit = &c.Output, 2
+		case "cacheRead":
+			dst, bit = &c.CacheRead, 4
+		case "cacheWrite":
+			dst, bit = &c.CacheWrite, 8
+		case "total":
+			dst, bit = &c.Total, 16
+		default:
+			return true
+		}
+		if seen&bit != 0 {
+			return false
+		}
+		seen |= bit
+		var ok bool
+		*dst, ok = number(x)
+		return ok
+	})
+	return c, ok
+}
+
+// scanUsageRecord is UsageRecord of an assistant message as written, in one
+// walk; done is false where the walk gives up, and UsageRecord then reads it
+// with the decoder.
+func scanUsageRecord(raw []byte) (key string, u Usage, ok, done bool) {
+	var usage, responseModel, model, provider []byte
+	var seen uint8
+	walked := jsonscan.Members(raw, func(name, v []byte) bool {
+		var dst *[]byte
+		var bit uint8
+		switch string(name) {
+		case "usage":
+			dst, bit = &usage, 1
+		case "responseModel":
+			dst, bit = &responseModel, 2
+		case "model":
+			dst, bit = &model, 4
+		case "provider":
+			dst, bit = &provider, 8
+		default:
+			return true
+		}
+		if seen&bit != 0 {
+			return false
+		}
+		seen |= bit
+		*dst = v
+		return true
+	})
+	if !walked {
+		return "", Usage{}, false, false
+	}
+	if len(usage) == 0 || usage[0] != '{' {
+		return "", Usage{}, false, true
+	}
+	if u, ok = scanUsage(usage); !ok {
+		return "", Usage{}, false, false
+	}
+	if len(responseModel) == 0 || responseModel[0] == 'n' {
+		responseModel = model
+	}
+	return jsTemplate(provider) + "/" + jsTemplate(responseModel), u, true, true
 }

@@ -133,3 +133,54 @@ func FuzzScanMessageData(f *testing.F) {
 	}
 	f.Fuzz(checkScanMessageData)
 }
+
+var usageSeeds = []string{
+	`{"role":"assistant","provider":"anthropic","model":"claude","usage":{"input":3,"output":363,"cacheRead":3000,"cacheWrite":0,"totalTokens":3366,"cost":{"input":0.000009,"output":0.005445,"cacheRead":0.0009,"cacheWrite":0,"total":0.006354}}}`,
+	`{"role":"assistant","provider":"p","model":"m","responseModel":"r","usage":{"input":1}}`,
+	`{"role":"assistant","provider":"p","model":"m","responseModel":null,"usage":{"totalTokens":5,"extra":[1]}}`,
+	`{"role":"assistant","provider":7,"model":["a","b"],"usage":{"input":1}}`,
+	`{"role":"assistant","usage":null}`, `{"role":"assistant","usage":{}}`, `{"role":"assistant"}`,
+	`{"role":"assistant","usage":{"input":"3"}}`, `{"role":"assistant","usage":{"input":1,"input":2}}`,
+	`{"role":"assistant","usage":{"cost":{"total":"x"}}}`, `{"role":"assistant","usage":{"input":1e999}}`,
+	`{"role":"assistant","provider":"p\u0041","model":"m","usage":{"input":1}}`,
+}
+
+// checkUsageRecord: UsageRecord of an assistant message read in one walk,
+// when it is, is what the decoder reads.
+func checkUsageRecord(t *testing.T, msg string) {
+	if !json.Valid([]byte(msg)) {
+		return
+	}
+	e, ok := ParseLine([]byte(`{"type":"message","id":"a1","parentId":null,"timestamp":"t","message":` + msg + `}`))
+	if !ok || e.Role() != RoleAssistant {
+		return
+	}
+	key, u, ok, done := scanUsageRecord(e.MessageRaw())
+	if !done {
+		return
+	}
+	wkey, wu, wok := e.decodeUsageRecord(e.MessageRaw())
+	if key != wkey || u != wu || ok != wok {
+		t.Fatalf("scanUsageRecord(%s) = %q %+v %v, want %q %+v %v", msg, key, u, ok, wkey, wu, wok)
+	}
+}
+
+func TestScanUsageRecord(t *testing.T) {
+	done := 0
+	for _, s := range usageSeeds {
+		checkUsageRecord(t, s)
+		if _, _, _, d := scanUsageRecord([]byte(s)); d {
+			done++
+		}
+	}
+	if done < 6 {
+		t.Fatalf("scanUsageRecord read %d of the seeds, want at least 6", done)
+	}
+}
+
+func FuzzScanUsageRecord(f *testing.F) {
+	for _, s := range usageSeeds {
+		f.Add(s)
+	}
+	f.Fuzz(checkUsageRecord)
+}
