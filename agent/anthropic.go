@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/arborlog/arbor/session"
 	"strings"
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
@@ -127,14 +128,18 @@ func (p *Anthropic) params(r Request) anthropic.MessageNewParams {
 }
 
 // Stream implements Provider.
-func (p *Anthropic) Stream(ctx context.Context, r Request, on func(Delta)) (*Assistant, error) {
+func (p *Anthropic) Stream(ctx context.Context, r Request, on func(Delta)) (*session.Assistant, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	wd := newWatchdog(p.o.IdleTimeout, cancel)
-	stream := p.client.Messages.NewStreaming(ctx, p.params(r))
+	var once []option.RequestOption
+	if r.NoRetry {
+		once = append(once, option.WithMaxRetries(0))
+	}
+	stream := p.client.Messages.NewStreaming(ctx, p.params(r), once...)
 	defer stream.Close()
 
-	out := &Assistant{Content: []Block{}}
+	out := &session.Assistant{Content: []session.Block{}}
 	at := map[int64]int{} // the server's block index → ours
 	args := map[int]*strings.Builder{}
 	stop := ""
@@ -149,14 +154,14 @@ func (p *Anthropic) Stream(ctx context.Context, r Request, on func(Delta)) (*Ass
 			out.Usage.CacheWrite = float64(u.CacheCreationInputTokens)
 			out.Usage.Output = float64(u.OutputTokens)
 		case anthropic.ContentBlockStartEvent:
-			var b Block
+			var b session.Block
 			switch cb := e.ContentBlock.AsAny().(type) {
 			case anthropic.TextBlock:
-				b = Block{Type: "text", Text: cb.Text}
+				b = session.Block{Type: "text", Text: cb.Text}
 			case anthropic.ThinkingBlock:
-				b = Block{Type: "thinking", Thinking: cb.Thinking, ThinkingSignature: cb.Signature}
+				b = session.Block{Type: "thinking", Thinking: cb.Thinking, ThinkingSignature: cb.Signature}
 			case anthropic.ToolUseBlock:
-				b = Block{Type: "toolCall", ID: cb.ID, Name: cb.Name}
+				b = session.Block{Type: "toolCall", ID: cb.ID, Name: cb.Name}
 			default:
 				continue
 			}
@@ -205,19 +210,19 @@ func (p *Anthropic) Stream(ctx context.Context, r Request, on func(Delta)) (*Ass
 	}
 	stalled := wd.stop()
 	for i, b := range args {
-		out.Content[i].Arguments, out.Content[i].argError = arguments(b.String())
+		out.Content[i].Arguments, out.Content[i].ArgumentsError = arguments(b.String())
 	}
 	u := &out.Usage
 	u.TotalTokens = u.Input + u.Output + u.CacheRead + u.CacheWrite
 	switch stop {
 	case "max_tokens":
-		out.StopReason = StopLength
+		out.StopReason = session.StopLength
 	case "tool_use":
-		out.StopReason = StopToolUse
+		out.StopReason = session.StopToolUse
 	case "refusal":
-		out.StopReason = StopError
+		out.StopReason = session.StopError
 	default:
-		out.StopReason = StopEnd
+		out.StopReason = session.StopEnd
 	}
 	if err := stream.Err(); err != nil {
 		return out, p.error(ctx, err, stalled)

@@ -16,16 +16,20 @@ import (
 // Config is the agent's configuration file ($ARBOR_DIR/config.json). Every
 // field is optional; flags and environment variables override it.
 type Config struct {
-	Provider           string                    `json:"provider,omitempty"` // a name in Providers, or openai / anthropic
-	Model              string                    `json:"model,omitempty"`
-	Thinking           string                    `json:"thinking,omitempty"`
-	Tools              []string                  `json:"tools,omitempty"`
-	SystemPrompt       string                    `json:"systemPrompt,omitempty"`
-	BashTimeoutSeconds float64                   `json:"bashTimeoutSeconds,omitempty"`
-	MaxResultBytes     int                       `json:"maxResultBytes,omitempty"`
-	Providers          map[string]ProviderConfig `json:"providers,omitempty"`
-	Models             map[string]ModelConfig    `json:"models,omitempty"`
-	Redact             struct {
+	Provider           string   `json:"provider,omitempty"` // a name in Providers, or openai / anthropic
+	Model              string   `json:"model,omitempty"`
+	Thinking           string   `json:"thinking,omitempty"`
+	Tools              []string `json:"tools,omitempty"`
+	SystemPrompt       string   `json:"systemPrompt,omitempty"`
+	BashTimeoutSeconds float64  `json:"bashTimeoutSeconds,omitempty"`
+	MaxResultBytes     int      `json:"maxResultBytes,omitempty"`
+	// ShareCommand publishes the HTML page of the chat's /share (package
+	// internal/share): a shell command line, {file} the page's path, else the
+	// page on stdin; what it prints (a URL) is shown.
+	ShareCommand string                    `json:"shareCommand,omitempty"`
+	Providers    map[string]ProviderConfig `json:"providers,omitempty"`
+	Models       map[string]ModelConfig    `json:"models,omitempty"`
+	Redact       struct {
 		Patterns []string `json:"patterns,omitempty"`
 	} `json:"redact,omitzero"`
 	Compaction *struct {

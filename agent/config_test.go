@@ -12,9 +12,12 @@ func TestConfigResolve(t *testing.T) {
 	c, err := ParseConfig([]byte(`{"provider":"local","model":"small","thinking":"low",
 		"providers":{"local":{"type":"openai","baseUrl":"http://127.0.0.1:1/v1"},"claude":{"type":"anthropic","apiKeyEnv":"CLAUDE_KEY"}},
 		"models":{"small":{"id":"qwen3:8b","contextWindow":32768,"reserve":2048,"prices":{"input":1,"output":2}},"big":{"provider":"claude","contextWindow":200000}},
-		"compaction":{"enabled":false,"keepRecentTokens":5000}}`), "cfg.json")
+		"compaction":{"enabled":false,"keepRecentTokens":5000},"shareCommand":"gh gist create {file}"}`), "cfg.json")
 	if err != nil {
 		t.Fatal(err)
+	}
+	if c.ShareCommand != "gh gist create {file}" {
+		t.Errorf("shareCommand %q", c.ShareCommand)
 	}
 	env := map[string]string{"CLAUDE_KEY": "k"}
 	getenv := func(k string) string { return env[k] }

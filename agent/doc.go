@@ -39,4 +39,13 @@
 // whose context passes window − reserve, and once after a context-overflow
 // error, after which the request is sent again. Prepare records model and
 // thinking-level changes as pi does.
+//
+// # Steering and follow-up
+//
+// A Queue (Agent.Queue, safe from any goroutine) holds what a person sends
+// while a run works, with pi's semantics: Steer delivers a message after the
+// tool calls of the current reply have all run, before the next request;
+// FollowUp waits until the run would stop. Each delivers one message a time
+// or all at once (SetModes, pi's steeringMode and followUpMode). What is
+// queued between runs goes with the next Run (or Continue).
 package agent

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"encoding/json"
+	"github.com/arborlog/arbor/session"
 	"testing"
 )
 
@@ -14,7 +15,7 @@ func FuzzMessagesForRequest(f *testing.F) {
 		for _, m := range msgs {
 			switch m.Role {
 			case "assistant":
-				if m.StopReason == StopError || m.StopReason == StopAborted {
+				if m.StopReason == session.StopError || m.StopReason == session.StopAborted {
 					t.Fatalf("a failed reply was kept: %+v", m)
 				}
 				for _, c := range m.Content {

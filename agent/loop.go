@@ -65,6 +65,12 @@ type Agent struct {
 	Summarizer     compaction.Summarizer // nil: the model itself writes summaries
 	Emit           func(Event)
 	Now            func() time.Time
+	// Queue holds steering and follow-up messages sent while a run works
+	// (nil: none). Several agents of one session may share it.
+	Queue *Queue
+	// NoRetry sends each request once (pi's auto-retry off); by default the
+	// provider's client retries 429, 5xx and lost connections.
+	NoRetry bool
 }
 
 // Event is one thing that happened in a run, with pi's event names:
@@ -86,6 +92,21 @@ type Event struct {
 	ErrorMessage          string            `json:"errorMessage,omitempty"`
 	Messages              []json.RawMessage `json:"messages,omitempty"`
 	ToolResults           []json.RawMessage `json:"toolResults,omitempty"`
+	Level                 string            `json:"level,omitempty"` // thinking_level_changed
+	// queue_update: what is queued (always both lists, possibly empty).
+	Steering *[]string `json:"steering,omitempty"`
+	FollowUp *[]string `json:"followUp,omitempty"`
+}
+
+// QueueEvent is pi's queue_update event.
+func QueueEvent(steering, followUp []string) Event {
+	if steering == nil {
+		steering = []string{}
+	}
+	if followUp == nil {
+		followUp = []string{}
+	}
+	return Event{Type: "queue_update", Steering: &steering, FollowUp: &followUp}
 }
 
 func (a *Agent) emit(e Event) {
@@ -126,7 +147,7 @@ func hasThinkingChange(l *session.Log) bool {
 	if leaf == nil {
 		return false
 	}
-	for _, e := range l.Branch(leaf.ID) {
+	for _, e := range l.PathTo(leaf.ID) {
 		if e.Type == session.TypeThinkingLevelChange {
 			return true
 		}
@@ -147,14 +168,6 @@ type run struct {
 	messages []json.RawMessage
 }
 
-func (a *Agent) append(r *run, v any) (json.RawMessage, error) {
-	m, err := session.NewMessage(v)
-	if err != nil {
-		return nil, err
-	}
-	return a.appendMessage(r, m)
-}
-
 func (a *Agent) appendMessage(r *run, m session.Message) (json.RawMessage, error) {
 	if _, err := a.Log.AppendMessage(m); err != nil {
 		return nil, err
@@ -164,37 +177,85 @@ func (a *Agent) appendMessage(r *run, m session.Message) (json.RawMessage, error
 	return raw, nil
 }
 
-// Run sends a prompt and runs until the model stops calling tools. It returns
-// the last assistant message. A provider or tool failure that stops the run
-// is returned as an error (the failed reply is kept with stop reason error);
+// ErrNothingQueued is Continue's error when no message is queued.
+var ErrNothingQueued = errors.New("agent: no queued message to continue with")
+
+// Run sends a prompt and runs until the model stops calling tools and no
+// steering or follow-up message is queued (see Queue). It returns the last
+// assistant message. A provider or tool failure that stops the run is
+// returned as an error (the failed reply is kept with stop reason error);
 // Ctrl-C (ctx cancelled) returns ErrAborted.
-func (a *Agent) Run(ctx context.Context, prompt string) (*Assistant, error) {
+func (a *Agent) Run(ctx context.Context, prompt string) (*session.Assistant, error) {
+	return a.start(ctx, []string{prompt}, true)
+}
+
+// Continue starts a run with what is queued: the steering messages (as the
+// mode delivers them), else the follow-ups. It is for messages queued after a
+// run last looked (pi's continue); with nothing queued it returns
+// ErrNothingQueued and emits nothing.
+func (a *Agent) Continue(ctx context.Context) (*session.Assistant, error) {
+	first, poll := a.Queue.take(false), false
+	if len(first) == 0 {
+		first, poll = a.Queue.take(true), true
+	}
+	if len(first) == 0 {
+		return nil, ErrNothingQueued
+	}
+	return a.start(ctx, first, poll)
+}
+
+func (a *Agent) start(ctx context.Context, first []string, poll bool) (*session.Assistant, error) {
 	r := &run{}
 	a.emit(Event{Type: "agent_start"})
-	last, err := a.run(ctx, r, prompt)
+	a.emit(Event{Type: "turn_start"})
+	last, err := a.run(ctx, r, first, poll)
 	a.emit(Event{Type: "agent_end", Messages: r.messages})
 	return last, err
 }
 
-func (a *Agent) run(ctx context.Context, r *run, prompt string) (*Assistant, error) {
-	user := User{Role: session.RoleUser, Content: []Block{{Type: "text", Text: prompt}}, Timestamp: a.now().UnixMilli()}
-	raw, err := a.append(r, user)
+// user appends a user message and emits it.
+func (a *Agent) user(r *run, text string) error {
+	user := session.User{Text: text, Timestamp: a.now().UnixMilli()}
+	raw, err := a.appendMessage(r, user.Message())
 	if err != nil {
-		return nil, err
+		return err
+	}
+	a.emit(Event{Type: "message_start", Message: raw})
+	a.emit(Event{Type: "message_end", Message: raw})
+	return nil
+}
+
+// run appends the first messages and loops as pi's agent loop does: a turn
+// is one request and the tool calls of its reply; steering messages are
+// appended after a turn's tool calls have all run, before the next request
+// (poll: also right after the first messages); follow-ups when the run would
+// otherwise stop.
+func (a *Agent) run(ctx context.Context, r *run, first []string, poll bool) (*session.Assistant, error) {
+	for _, text := range first {
+		if err := a.user(r, text); err != nil {
+			return nil, err
+		}
 	}
 	if a.Flush != nil {
 		if err := a.Flush(); err != nil {
 			return nil, err
 		}
 	}
-	a.emit(Event{Type: "message_start", Message: raw})
-	a.emit(Event{Type: "message_end", Message: raw})
+	var pending []string
+	if poll {
+		pending = a.Queue.take(false)
+	}
 	overflowRetried := false
 	for {
+		for _, text := range pending {
+			if err := a.user(r, text); err != nil {
+				return nil, err
+			}
+		}
+		pending = nil
 		if ctx.Err() != nil {
 			return nil, ErrAborted
 		}
-		a.emit(Event{Type: "turn_start"})
 		msgs, err := a.history(ctx)
 		if err != nil {
 			if ctx.Err() != nil {
@@ -202,7 +263,7 @@ func (a *Agent) run(ctx context.Context, r *run, prompt string) (*Assistant, err
 			}
 			return nil, err
 		}
-		req := Request{Model: a.Model.ID, System: a.System, Messages: msgs, Thinking: a.Thinking, MaxTokens: a.Model.MaxTokens}
+		req := Request{Model: a.Model.ID, System: a.System, Messages: msgs, Thinking: a.Thinking, MaxTokens: a.Model.MaxTokens, NoRetry: a.NoRetry}
 		for _, t := range a.Tools {
 			req.Tools = append(req.Tools, ToolSpec{Name: t.Name, Description: t.Description, Parameters: t.Parameters})
 		}
@@ -215,26 +276,26 @@ func (a *Agent) run(ctx context.Context, r *run, prompt string) (*Assistant, err
 			a.emit(Event{Type: "message_update", AssistantMessageEvent: &d})
 		})
 		if asst == nil {
-			asst = &Assistant{Content: []Block{}}
+			asst = &session.Assistant{Content: []session.Block{}}
 		}
-		asst.Role, asst.API, asst.Provider, asst.Model = session.RoleAssistant, a.Provider.API(), a.Model.Provider, a.Model.ID
+		asst.API, asst.Provider, asst.Model, asst.ThinkingLevel = a.Provider.API(), a.Model.Provider, a.Model.ID, a.Thinking
 		asst.Timestamp = a.now().UnixMilli()
 		asst.Usage.Cost = a.Model.Prices.cost(asst.Usage)
 		var pe *ProviderError
 		switch {
 		case err != nil && ctx.Err() != nil:
-			asst.StopReason, asst.ErrorMessage = StopAborted, "Request was aborted"
-		case errors.As(err, &pe) && pe.Overflow && !overflowRetried:
+			asst.StopReason, asst.ErrorMessage = session.StopAborted, "Request was aborted"
+		case errors.As(err, &pe) && pe.Overflow && !overflowRetried && a.settings().Enabled:
 			// Not kept: compact once and send again.
 			overflowRetried = true
-			if cerr := a.compact(ctx, "overflow", true); cerr != nil {
+			if cerr := a.compact(ctx, "overflow", true, ""); cerr != nil {
 				return nil, fmt.Errorf("%w (compaction after it failed: %v)", err, cerr)
 			}
 			continue
 		case err != nil:
-			asst.StopReason, asst.ErrorMessage = StopError, err.Error()
+			asst.StopReason, asst.ErrorMessage = session.StopError, err.Error()
 		}
-		raw, aerr := a.append(r, asst)
+		raw, aerr := a.appendMessage(r, asst.Message())
 		if aerr != nil {
 			return asst, aerr
 		}
@@ -243,7 +304,7 @@ func (a *Agent) run(ctx context.Context, r *run, prompt string) (*Assistant, err
 		}
 		a.emit(Event{Type: "message_end", Message: raw})
 		switch {
-		case asst.StopReason == StopAborted:
+		case asst.StopReason == session.StopAborted:
 			a.emit(Event{Type: "turn_end", Message: raw})
 			return asst, ErrAborted
 		case err != nil:
@@ -251,25 +312,34 @@ func (a *Agent) run(ctx context.Context, r *run, prompt string) (*Assistant, err
 			return asst, err
 		}
 		calls := asst.ToolCalls()
-		if len(calls) == 0 {
+		var results []json.RawMessage
+		if len(calls) > 0 {
+			var aborted bool
+			results, aborted, err = a.runTools(ctx, r, calls)
+			a.emit(Event{Type: "turn_end", Message: raw, ToolResults: results})
+			if err != nil {
+				return asst, err
+			}
+			if aborted {
+				return asst, ErrAborted
+			}
+		} else {
 			a.emit(Event{Type: "turn_end", Message: raw})
-			return asst, nil
 		}
-		results, aborted, err := a.runTools(ctx, r, calls)
-		a.emit(Event{Type: "turn_end", Message: raw, ToolResults: results})
-		if err != nil {
-			return asst, err
+		pending = a.Queue.take(false)
+		if len(calls) == 0 && len(pending) == 0 {
+			if pending = a.Queue.take(true); len(pending) == 0 {
+				return asst, nil
+			}
 		}
-		if aborted {
-			return asst, ErrAborted
-		}
+		a.emit(Event{Type: "turn_start"})
 	}
 }
 
 // runTools runs the calls in order and appends each result as it completes.
 // After an abort the remaining calls are answered as skipped, so the log
 // never holds a call without its result.
-func (a *Agent) runTools(ctx context.Context, r *run, calls []Block) ([]json.RawMessage, bool, error) {
+func (a *Agent) runTools(ctx context.Context, r *run, calls []session.Block) ([]json.RawMessage, bool, error) {
 	var results []json.RawMessage
 	for _, call := range calls {
 		var out ToolOutput
@@ -293,9 +363,9 @@ func (a *Agent) runTools(ctx context.Context, r *run, calls []Block) ([]json.Raw
 	return results, ctx.Err() != nil, nil
 }
 
-func (a *Agent) runTool(ctx context.Context, call Block) ToolOutput {
-	if call.argError != "" {
-		return errorOutput("%s", call.argError)
+func (a *Agent) runTool(ctx context.Context, call session.Block) ToolOutput {
+	if call.ArgumentsError != "" {
+		return errorOutput("%s", call.ArgumentsError)
 	}
 	for _, t := range a.Tools {
 		if t.Name == call.Name {
@@ -307,7 +377,7 @@ func (a *Agent) runTool(ctx context.Context, call Block) ToolOutput {
 
 // toolResult builds the result message: secrets redacted, then cut to
 // MaxResultBytes with the full (redacted) text kept in Blobs.
-func (a *Agent) toolResult(call Block, out ToolOutput) (session.Message, error) {
+func (a *Agent) toolResult(call session.Block, out ToolOutput) (session.Message, error) {
 	text, n := out.Text, 0
 	if a.Redactor != nil {
 		if out.File != "" {
@@ -316,8 +386,8 @@ func (a *Agent) toolResult(call Block, out ToolOutput) (session.Message, error) 
 			text, n = a.Redactor.Redact(text)
 		}
 	}
-	content := append([]Block{{Type: "text", Text: text}}, out.Images...)
-	tr := ToolResult{Role: session.RoleToolResult, ToolCallID: call.ID, ToolName: call.Name, Content: content, IsError: out.IsError, Timestamp: a.now().UnixMilli()}
+	content := append([]session.Block{session.TextBlock(text)}, out.Images...)
+	tr := session.ToolResult{ToolCallID: call.ID, ToolName: call.Name, Content: content, IsError: out.IsError, Timestamp: a.now().UnixMilli()}
 	details := map[string]any{}
 	for k, v := range out.Details {
 		details[k] = v
@@ -326,12 +396,14 @@ func (a *Agent) toolResult(call Block, out ToolOutput) (session.Message, error) 
 		details[window.RedactedKey] = n
 	}
 	if len(details) > 0 {
-		tr.Details = details
+		raw, err := json.Marshal(details)
+		if err != nil {
+			return session.Message{}, err
+		}
+		tr.Details = raw
 	}
-	m, err := session.NewMessage(tr)
-	if err != nil {
-		return m, err
-	}
+	m := tr.Message()
+	var err error
 	limit := a.MaxResultBytes
 	if limit == 0 {
 		limit = 50 * 1024
@@ -349,7 +421,7 @@ func (a *Agent) history(ctx context.Context) ([]Message, error) {
 	c := a.Log.Context()
 	if a.Model.Window > 0 && a.settings().Enabled {
 		if need, _ := compaction.NeedsCompaction(c.Messages, a.Model.Window, a.settings()); need {
-			if err := a.compact(ctx, "threshold", false); err == nil {
+			if err := a.compact(ctx, "threshold", false, ""); err == nil {
 				c = a.Log.Context()
 			} else if ctx.Err() != nil {
 				return nil, err
@@ -359,7 +431,7 @@ func (a *Agent) history(ctx context.Context) ([]Message, error) {
 	opts := window.Options{Resolutions: a.Log.Cursor("").Resolutions(), Budget: a.budget(), Blobs: a.Blobs}
 	res, err := window.Build(c, opts)
 	if errors.Is(err, window.ErrBudget) && a.settings().Enabled {
-		if cerr := a.compact(ctx, "threshold", false); cerr != nil {
+		if cerr := a.compact(ctx, "threshold", false, ""); cerr != nil {
 			return nil, fmt.Errorf("%w; compaction failed too: %v", err, cerr)
 		}
 		res, err = window.Build(a.Log.Context(), opts)
@@ -385,6 +457,17 @@ func (a *Agent) settings() compaction.Settings {
 	return s
 }
 
+// SetAutoCompaction turns pi's automatic compaction (before a request that
+// would not fit, and after a context-overflow error) on or off; Compact
+// works either way.
+func (a *Agent) SetAutoCompaction(on bool) {
+	a.Compaction = a.settings()
+	a.Compaction.Enabled = on
+}
+
+// AutoCompaction says whether automatic compaction is on.
+func (a *Agent) AutoCompaction() bool { return a.settings().Enabled }
+
 // budget is window − reserve − system prompt − tool schemas (0 without a window).
 func (a *Agent) budget() int {
 	if a.Model.Window <= 0 {
@@ -400,13 +483,13 @@ func (a *Agent) budget() int {
 }
 
 // compact summarizes the older part of the branch (pi's automatic compaction).
-func (a *Agent) compact(ctx context.Context, reason string, willRetry bool) error {
+func (a *Agent) compact(ctx context.Context, reason string, willRetry bool, instructions string) error {
 	a.emit(Event{Type: "compaction_start", Reason: reason})
 	s := a.Summarizer
 	if s == nil {
 		s = modelSummarizer{a}
 	}
-	e, _, err := compaction.Compact(ctx, a.Log, compaction.Options{Settings: a.settings(), Summarizer: s})
+	e, _, err := compaction.Compact(ctx, a.Log, compaction.Options{Settings: a.settings(), Summarizer: s, Instructions: instructions})
 	end := Event{Type: "compaction_end", Reason: reason, Aborted: ptr(ctx.Err() != nil), WillRetry: ptr(willRetry && err == nil)}
 	if err != nil {
 		end.ErrorMessage = err.Error()
@@ -444,7 +527,8 @@ func (m modelSummarizer) SummarizeMetered(ctx context.Context, r compaction.Requ
 }
 
 // Compact summarizes the older part of the active branch now (pi's manual
-// compaction), with the agent's summarizer.
-func (a *Agent) Compact(ctx context.Context) error {
-	return a.compact(ctx, "manual", false)
+// compaction), with the agent's summarizer; instructions ("" for none) say
+// what the summary should focus on.
+func (a *Agent) Compact(ctx context.Context, instructions string) error {
+	return a.compact(ctx, "manual", false, instructions)
 }

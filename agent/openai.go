@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/arborlog/arbor/session"
 	"strings"
 
 	"github.com/openai/openai-go/v3"
@@ -122,14 +123,18 @@ func (p *OpenAI) params(r Request) openai.ChatCompletionNewParams {
 }
 
 // Stream implements Provider.
-func (p *OpenAI) Stream(ctx context.Context, r Request, on func(Delta)) (*Assistant, error) {
+func (p *OpenAI) Stream(ctx context.Context, r Request, on func(Delta)) (*session.Assistant, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	wd := newWatchdog(p.o.IdleTimeout, cancel)
-	stream := p.client.Chat.Completions.NewStreaming(ctx, p.params(r))
+	var once []option.RequestOption
+	if r.NoRetry {
+		once = append(once, option.WithMaxRetries(0))
+	}
+	stream := p.client.Chat.Completions.NewStreaming(ctx, p.params(r), once...)
 	defer stream.Close()
 
-	out := &Assistant{Content: []Block{}}
+	out := &session.Assistant{Content: []session.Block{}}
 	// Blocks are opened in the order their first delta arrives; tool calls are
 	// keyed by the index the server gives them, their arguments accumulated.
 	textIdx, thinkIdx := -1, -1
@@ -150,7 +155,7 @@ func (p *OpenAI) Stream(ctx context.Context, r Request, on func(Delta)) (*Assist
 			d := ch.Delta
 			if reasoning := reasoningOf(d.JSON.ExtraFields); reasoning != "" {
 				if thinkIdx < 0 {
-					out.Content = append(out.Content, Block{Type: "thinking"})
+					out.Content = append(out.Content, session.Block{Type: "thinking"})
 					thinkIdx = len(out.Content) - 1
 				}
 				out.Content[thinkIdx].Thinking += reasoning
@@ -158,7 +163,7 @@ func (p *OpenAI) Stream(ctx context.Context, r Request, on func(Delta)) (*Assist
 			}
 			if d.Content != "" {
 				if textIdx < 0 {
-					out.Content = append(out.Content, Block{Type: "text"})
+					out.Content = append(out.Content, session.Block{Type: "text"})
 					textIdx = len(out.Content) - 1
 				}
 				out.Content[textIdx].Text += d.Content
@@ -167,7 +172,7 @@ func (p *OpenAI) Stream(ctx context.Context, r Request, on func(Delta)) (*Assist
 			for _, tc := range d.ToolCalls {
 				i, ok := calls[tc.Index]
 				if !ok {
-					out.Content = append(out.Content, Block{Type: "toolCall", ID: tc.ID, Name: tc.Function.Name})
+					out.Content = append(out.Content, session.Block{Type: "toolCall", ID: tc.ID, Name: tc.Function.Name})
 					i = len(out.Content) - 1
 					calls[tc.Index] = i
 					args[i] = &strings.Builder{}
@@ -191,7 +196,7 @@ func (p *OpenAI) Stream(ctx context.Context, r Request, on func(Delta)) (*Assist
 	}
 	stalled := wd.stop()
 	for i, b := range args {
-		out.Content[i].Arguments, out.Content[i].argError = arguments(b.String())
+		out.Content[i].Arguments, out.Content[i].ArgumentsError = arguments(b.String())
 	}
 	for i := range out.Content {
 		if out.Content[i].Type == "toolCall" && out.Content[i].ID == "" {
@@ -200,13 +205,13 @@ func (p *OpenAI) Stream(ctx context.Context, r Request, on func(Delta)) (*Assist
 	}
 	switch finish {
 	case "length":
-		out.StopReason = StopLength
+		out.StopReason = session.StopLength
 	case "tool_calls", "function_call":
-		out.StopReason = StopToolUse
+		out.StopReason = session.StopToolUse
 	default:
-		out.StopReason = StopEnd
+		out.StopReason = session.StopEnd
 		if len(out.ToolCalls()) > 0 {
-			out.StopReason = StopToolUse
+			out.StopReason = session.StopToolUse
 		}
 	}
 	if err := stream.Err(); err != nil {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/arborlog/arbor/session"
 	"net/http"
 	"strings"
 	"sync"
@@ -19,8 +20,8 @@ type Provider interface {
 	API() string
 	// Stream sends the request and calls on for every delta. It returns the
 	// reply so far even when it fails: Content, Usage and StopReason are
-	// filled; Role, API, Provider, Model and Timestamp are the caller's.
-	Stream(ctx context.Context, r Request, on func(Delta)) (*Assistant, error)
+	// filled; API, Provider, Model, ThinkingLevel and Timestamp are the caller's.
+	Stream(ctx context.Context, r Request, on func(Delta)) (*session.Assistant, error)
 }
 
 // Request is one model request.
@@ -31,6 +32,7 @@ type Request struct {
 	Tools     []ToolSpec
 	Thinking  string // off, minimal, low, medium, high, xhigh
 	MaxTokens int
+	NoRetry   bool // send once: no retry of a 429, 5xx or lost connection
 }
 
 // ToolSpec is a tool as the model sees it.
@@ -165,7 +167,7 @@ func parseArguments(s string) (json.RawMessage, error) {
 	return compactJSON(s), nil
 }
 
-// arguments is parseArguments with the error as text, for Block.argError.
+// arguments is parseArguments with the error as text, for session.Block.ArgumentsError.
 func arguments(s string) (json.RawMessage, string) {
 	a, err := parseArguments(s)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"github.com/arborlog/arbor/session"
 	"os"
 	"path/filepath"
 	"sort"
@@ -69,7 +70,7 @@ func runRead(_ context.Context, env *ToolEnv, raw json.RawMessage) ToolOutput {
 		return errorOutput("read %s: %v", a.Path, pathErr(err))
 	}
 	if mime, ok := imageTypes[strings.ToLower(filepath.Ext(p))]; ok {
-		return ToolOutput{Text: fmt.Sprintf("Read image file [%s]", mime), Images: []Block{{Type: "image", Data: base64.StdEncoding.EncodeToString(data), MimeType: mime}}, File: p}
+		return ToolOutput{Text: fmt.Sprintf("Read image file [%s]", mime), Images: []session.Block{{Type: "image", Data: base64.StdEncoding.EncodeToString(data), MimeType: mime}}, File: p}
 	}
 	if isBinary(data) {
 		return errorOutput("read %s: a binary file of %d bytes; it cannot be shown as text", a.Path, len(data))

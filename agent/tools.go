@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/arborlog/arbor/session"
 	"os"
 	"path/filepath"
 	"slices"
@@ -23,7 +24,7 @@ type Tool struct {
 // failed, and the file it read, for redaction of .env files.
 type ToolOutput struct {
 	Text    string
-	Images  []Block
+	Images  []session.Block
 	IsError bool
 	Details map[string]any
 	File    string

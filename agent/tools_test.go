@@ -145,7 +145,7 @@ func TestHugeOutputKeptAsBlob(t *testing.T) {
 	if out.IsError || !strings.Contains(out.Text, "more bytes of output were not kept") {
 		t.Fatalf("capture bound: %q", out.Text[len(out.Text)-200:])
 	}
-	m, err := a.toolResult(Block{ID: "c1", Name: "bash"}, ToolOutput{Text: strings.Repeat("x\n", 10000) + "key AKIAIOSFODNN7EXAMPLE\n"})
+	m, err := a.toolResult(session.Block{ID: "c1", Name: "bash"}, ToolOutput{Text: strings.Repeat("x\n", 10000) + "key AKIAIOSFODNN7EXAMPLE\n"})
 	if err != nil {
 		t.Fatal(err)
 	}

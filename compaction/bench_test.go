@@ -17,7 +17,7 @@ func BenchmarkPrepare(b *testing.B) {
 	if err != nil {
 		b.Skip(err)
 	}
-	path := session.Load(data).Branch("")
+	path := session.Load(data).PathTo("")
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for b.Loop() {
@@ -36,7 +36,7 @@ func BenchmarkPrepareChain(b *testing.B) {
 	if err := sessiongen.Plain(&buf, 100000); err != nil {
 		b.Fatal(err)
 	}
-	path := session.Load(buf.Bytes()).Branch("")
+	path := session.Load(buf.Bytes()).PathTo("")
 	b.SetBytes(int64(buf.Len()))
 	b.ReportAllocs()
 	for b.Loop() {

@@ -31,12 +31,12 @@ func CollectBranch(l *session.Log, oldLeafID, targetID string) (entries []*sessi
 		return nil, ""
 	}
 	onOld := map[string]bool{}
-	for _, e := range l.Branch(oldLeafID) {
+	for _, e := range l.PathTo(oldLeafID) {
 		onOld[e.ID] = true
 	}
 	var target []*session.Entry
 	if targetID != "" {
-		target = l.Branch(targetID)
+		target = l.PathTo(targetID)
 	}
 	for i := len(target) - 1; i >= 0; i-- {
 		if onOld[target[i].ID] {
@@ -44,7 +44,7 @@ func CollectBranch(l *session.Log, oldLeafID, targetID string) (entries []*sessi
 			break
 		}
 	}
-	old := l.Branch(oldLeafID)
+	old := l.PathTo(oldLeafID)
 	for i := len(old) - 1; i >= 0 && old[i].ID != commonAncestorID; i-- {
 		entries = append(entries, old[i])
 	}
@@ -158,7 +158,7 @@ func BranchWithSummary(ctx context.Context, l *session.Log, targetID string, o B
 	m.Left = len(entries)
 	if len(entries) == 0 {
 		if targetID == "" {
-			return m, c.Clear()
+			return m, c.ResetLeaf()
 		}
 		return m, c.BranchTo(targetID)
 	}

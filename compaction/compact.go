@@ -44,7 +44,7 @@ func (o Options) summarizer() Summarizer {
 // (Prepare), summarizes, and appends the compaction, which becomes the leaf.
 // When the summarizer fails nothing is appended.
 func Compact(ctx context.Context, l *session.Log, o Options) (*session.Entry, *Plan, error) {
-	plan, err := Prepare(l.Branch(leafID(l, o.Cursor)), o.settings())
+	plan, err := Prepare(l.PathTo(leafID(l, o.Cursor)), o.settings())
 	if err != nil {
 		return nil, nil, err
 	}
@@ -58,7 +58,7 @@ func Compact(ctx context.Context, l *session.Log, o Options) (*session.Entry, *P
 // keeps everything from the next entry a context may start with. It fails with
 // ErrBelowThreshold when the branch holds less than that beyond its leaf.
 func CompactOlderThan(ctx context.Context, l *session.Log, threshold int, o Options) (*session.Entry, *Plan, error) {
-	plan, err := PrepareOlderThan(l.Branch(leafID(l, o.Cursor)), threshold)
+	plan, err := PrepareOlderThan(l.PathTo(leafID(l, o.Cursor)), threshold)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -124,7 +124,7 @@ func PrepareOlderThan(path []*session.Entry, threshold int) (*Plan, error) {
 // firstKeptEntryId must be on the branch; where keeping from it would leave a
 // tool result without its call, it is moved back to the call (SafeFirstKept).
 func Append(l *session.Log, cursor string, r Result) (*session.Entry, error) {
-	id, err := SafeFirstKept(l.Branch(leafID(l, cursor)), r.FirstKeptEntryID)
+	id, err := SafeFirstKept(l.PathTo(leafID(l, cursor)), r.FirstKeptEntryID)
 	if err != nil {
 		return nil, err
 	}
@@ -165,7 +165,7 @@ func Undo(l *session.Log, cursor string) (Undone, error) {
 	if leaf == nil {
 		return Undone{}, ErrNoCompaction
 	}
-	path := l.Branch(leaf.ID)
+	path := l.PathTo(leaf.ID)
 	i := lastCompaction(path)
 	if i < 0 {
 		return Undone{}, ErrNoCompaction
@@ -173,7 +173,7 @@ func Undo(l *session.Log, cursor string) (Undone, error) {
 	u := Undone{Compaction: path[i], From: leaf.ID, To: path[i].ParentID, Left: len(path) - i - 1}
 	var err error
 	if u.To == "" {
-		err = c.Clear()
+		err = c.ResetLeaf()
 	} else {
 		err = c.BranchTo(u.To)
 	}
@@ -208,7 +208,7 @@ func Covers(l *session.Log, id string) (Coverage, error) {
 	if e.Type != session.TypeCompaction {
 		return Coverage{}, fmt.Errorf("compaction: entry %s is a %s, not a compaction", id, e.Type)
 	}
-	path := l.Branch(id)
+	path := l.PathTo(id)
 	path = path[:len(path)-1]
 	c := compactionOf(e)
 	var tokens struct {

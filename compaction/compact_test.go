@@ -131,7 +131,7 @@ func TestPrepareRepairsAnOlderCompaction(t *testing.T) {
 	if _, err := b.l.AppendThinkingLevelChange("high"); err != nil {
 		t.Fatal(err)
 	}
-	p, err := Prepare(b.l.Branch(""), tight.Settings)
+	p, err := Prepare(b.l.PathTo(""), tight.Settings)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +144,7 @@ func TestPrepareRepairsAnOlderCompaction(t *testing.T) {
 		b.user(strings.Repeat("u", 400))
 		b.assistant(strings.Repeat("a", 400))
 	}
-	if p, err = Prepare(b.l.Branch(""), tight.Settings); err != nil {
+	if p, err = Prepare(b.l.PathTo(""), tight.Settings); err != nil {
 		t.Fatal(err)
 	}
 	assertNoOrphans(t, p)
@@ -217,14 +217,14 @@ func TestCovers(t *testing.T) {
 	if cov2.Replaced[0].ID != p1.FirstKeptEntryID {
 		t.Errorf("second compaction replaced from %s, want the first's kept %s", cov2.Replaced[0].ID, p1.FirstKeptEntryID)
 	}
-	if _, err := Covers(b.l, b.l.Branch("")[0].ID); err == nil {
+	if _, err := Covers(b.l, b.l.PathTo("")[0].ID); err == nil {
 		t.Error("Covers accepted an entry that is not a compaction")
 	}
 }
 
 func TestBranchSummary(t *testing.T) {
 	b := work(t)
-	path := b.l.Branch("")
+	path := b.l.PathTo("")
 	fork := path[0] // the first user message
 	oldLeaf := b.l.Leaf().ID
 	m, err := BranchWithSummary(context.Background(), b.l, fork.ID, BranchOptions{})
@@ -268,7 +268,7 @@ func TestBranchMessages(t *testing.T) {
 	b.assistant(strings.Repeat("a", 380), c) // 95 + call
 	b.result(c, strings.Repeat("r", 4000))
 	b.user(strings.Repeat("v", 400)) // 100
-	entries := b.l.Branch("")
+	entries := b.l.PathTo("")
 	msgs, read, modified, _ := BranchMessages(entries, 0)
 	if len(msgs) != 4 || msgs[0].Role != session.RoleBranchSummary {
 		t.Errorf("no budget: %d messages", len(msgs))
@@ -289,10 +289,11 @@ func TestBranchMessages(t *testing.T) {
 // Compacting and undoing another cursor leaves the active one alone.
 func TestCompactOtherCursor(t *testing.T) {
 	b := work(t)
-	id, err := b.l.Fork("review")
+	idC, err := b.l.NewCursor("review")
 	if err != nil {
 		t.Fatal(err)
 	}
+	id := idC.ID()
 	b.user("main goes on")
 	mainContext := func() string {
 		c := b.l.Cursor(session.MainCursor).Context()

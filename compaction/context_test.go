@@ -79,7 +79,7 @@ func TestContextAroundCompactions(t *testing.T) {
 			if got := roles(b.l.Context().Messages); got != tt.want {
 				t.Errorf("session context %q, want %q", got, tt.want)
 			}
-			if got := roles(contextOf(b.l.Branch(""))); got != tt.want {
+			if got := roles(contextOf(b.l.PathTo(""))); got != tt.want {
 				t.Errorf("contextOf %q, want %q", got, tt.want)
 			}
 		})

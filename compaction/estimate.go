@@ -79,7 +79,7 @@ func estimate(f fields) int {
 			case "thinking":
 				chars += jsLen(b.Thinking)
 			case "toolCall":
-				args, _ := jsStringify(b.Arguments)
+				args, _ := jsStringify(jsontext.Value(b.Arguments))
 				chars += jsLen(b.Name) + jsLen(args)
 			}
 		}

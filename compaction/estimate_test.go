@@ -129,7 +129,7 @@ func TestFindCutPoint(t *testing.T) {
 			b.user(strings.Repeat("u", 400))
 			b.assistant(strings.Repeat("a", 400))
 		}
-		path := b.l.Branch("")
+		path := b.l.PathTo("")
 		cut := findCutPoint(session.ProjectPath(path).Entries, 0, len(path), 250)
 		e := path[cut.firstKept]
 		if r := e.Role(); r != session.RoleUser && r != session.RoleAssistant {
@@ -149,7 +149,7 @@ func TestFindCutPoint(t *testing.T) {
 		c := b.toolCall("read", "a.go")
 		b.result(c, "x")
 		b.result(c, "y")
-		path := b.l.Branch("")
+		path := b.l.PathTo("")
 		if got := findCutPoint(session.ProjectPath(path).Entries, 1, len(path), 1); got.firstKept != 1 || got.splitTurn {
 			t.Errorf("got %+v, want first kept 1, no split", got)
 		}
@@ -158,7 +158,7 @@ func TestFindCutPoint(t *testing.T) {
 		b := newBuilder(t)
 		b.user("hi")
 		b.assistant("hello")
-		path := b.l.Branch("")
+		path := b.l.PathTo("")
 		if got := findCutPoint(session.ProjectPath(path).Entries, 0, len(path), 100000); got.firstKept != 0 {
 			t.Errorf("got %+v, want 0", got)
 		}
@@ -173,7 +173,7 @@ func TestFindCutPoint(t *testing.T) {
 			b.assistant(strings.Repeat("t", 200), c)
 			b.result(c, strings.Repeat("r", 200))
 		}
-		path := b.l.Branch("")
+		path := b.l.PathTo("")
 		cut := findCutPoint(session.ProjectPath(path).Entries, 0, len(path), 200)
 		if !cut.splitTurn || cut.turnStart != 2 {
 			t.Fatalf("got %+v, want a split turn starting at 2", cut)
@@ -191,7 +191,7 @@ func TestFindCutPoint(t *testing.T) {
 		}
 		b.user("next")
 		b.assistant("done")
-		path := b.l.Branch("")
+		path := b.l.PathTo("")
 		cut := findCutPoint(session.ProjectPath(path).Entries, 0, len(path), 2)
 		if path[cut.firstKept].Type != session.TypeThinkingLevelChange {
 			t.Errorf("cut at %s, want the thinking level change before the kept user message", path[cut.firstKept].Type)
@@ -215,7 +215,7 @@ func TestContextOfEqualsSessionContext(t *testing.T) {
 			continue
 		}
 		want := l.ContextAt(&leaf.ID).Messages
-		got := contextOf(l.Branch(leaf.ID))
+		got := contextOf(l.PathTo(leaf.ID))
 		if len(got) != len(want) {
 			t.Errorf("%s: %d messages, session builds %d", f, len(got), len(want))
 			continue
@@ -232,7 +232,7 @@ func TestContextOfEqualsSessionContext(t *testing.T) {
 // pi's fixture test: a long session gets a valid cut and keeps a long context.
 func TestLargeSessionPlan(t *testing.T) {
 	l := loadFile(t, filepath.Join("..", "testdata", "pi", "sessions", "big-1mb.jsonl"))
-	path := l.Branch("")
+	path := l.PathTo("")
 	if len(path) < 100 {
 		t.Skipf("big-1mb has %d entries", len(path))
 	}

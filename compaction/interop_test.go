@@ -77,7 +77,7 @@ func TestPiReadsArborCompactions(t *testing.T) {
 				t.Errorf("pi does not see the undo:\n  pi %.300s\nwant %.300s", got, before)
 			}
 			edit(func(s *jsonl.Session) error {
-				path := s.Branch("")
+				path := s.PathTo("")
 				_, err := BranchWithSummary(context.Background(), s.Log, path[len(path)/2].ID, BranchOptions{})
 				return err
 			})

@@ -544,7 +544,7 @@ func (o *fileOps) addMessage(m session.ContextMessage) {
 		}
 		for _, b := range decode(m.Raw).Content.Blocks {
 			if b.Type == "toolCall" {
-				o.add(b.Name, b.Arguments)
+				o.add(b.Name, jsontext.Value(b.Arguments))
 			}
 		}
 	case session.RoleToolResult:

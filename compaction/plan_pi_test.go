@@ -140,7 +140,7 @@ func checkPlan(t *testing.T, c planCase) {
 		t.Skip(why)
 	}
 	l := loadFile(t, c.session)
-	p, err := Prepare(l.Branch(c.leaf), Settings{Enabled: true, ReserveTokens: 16384, KeepRecentTokens: c.keep})
+	p, err := Prepare(l.PathTo(c.leaf), Settings{Enabled: true, ReserveTokens: 16384, KeepRecentTokens: c.keep})
 	if strings.TrimSpace(string(c.want)) == "null" {
 		if err == nil && p.MovedFrom != "" {
 			// pi leaves a tool result without its call and has nothing to

@@ -51,7 +51,7 @@ func randomSession(t *rapid.T) *builder {
 				}
 			}
 		case 9:
-			if path := b.l.Branch(""); len(path) > 1 && path[len(path)-1].Type != session.TypeCompaction {
+			if path := b.l.PathTo(""); len(path) > 1 && path[len(path)-1].Type != session.TypeCompaction {
 				kept := rapid.SampledFrom(path).Draw(t, "oldFirstKept")
 				if _, err := b.l.AppendCompaction(session.CompactionData{Summary: text("old summary"), FirstKeptEntryID: kept.ID, TokensBefore: 1}); err != nil {
 					t.Fatal(err)
@@ -84,7 +84,7 @@ func TestPropertyCompactUndo(t *testing.T) {
 		var err error
 		switch rapid.IntRange(0, 2).Draw(t, "how") {
 		case 0: // a caller's own cut
-			path := b.l.Branch("")
+			path := b.l.PathTo("")
 			kept := rapid.SampledFrom(path).Draw(t, "firstKept")
 			e, err = Append(b.l, "", Result{Summary: "caller summary", FirstKeptEntryID: kept.ID, TokensBefore: 1})
 		case 1: // rho's compact_older_than
@@ -136,7 +136,7 @@ func TestPropertySecondCompactionResummarizesKept(t *testing.T) {
 			b.user(strings.Repeat("more work ", 50))
 			b.assistant(strings.Repeat("done ", 50))
 		}
-		p2, err := Prepare(b.l.Branch(""), opts.Settings)
+		p2, err := Prepare(b.l.PathTo(""), opts.Settings)
 		if errors.Is(err, ErrNothingToCompact) {
 			t.Skip("everything fits: pi 1.6.0 makes no plan")
 		}

@@ -312,7 +312,7 @@ func TestSummarizeSplitTurn(t *testing.T) {
 		b.assistant(strings.Repeat("t", 200), c)
 		b.result(c, strings.Repeat("r", 200))
 	}
-	p, err := Prepare(b.l.Branch(""), Settings{Enabled: true, ReserveTokens: 1000, KeepRecentTokens: 200})
+	p, err := Prepare(b.l.PathTo(""), Settings{Enabled: true, ReserveTokens: 1000, KeepRecentTokens: 200})
 	if err != nil || !p.IsSplitTurn {
 		t.Fatalf("plan %+v, %v", p, err)
 	}

@@ -206,7 +206,7 @@ func TestPageTreeShowsEveryEntry(t *testing.T) {
 			t.Error("no inline code rendered in the conversation")
 		}
 		// The page opens on the active leaf's path.
-		if diff := cmp.Diff(ids(l.Branch(l.Leaf().ID)), b.convIDs()); diff != "" {
+		if diff := cmp.Diff(ids(l.PathTo(l.Leaf().ID)), b.convIDs()); diff != "" {
 			t.Errorf("%s: conversation is not the active path (-want +got):\n%s", name, diff)
 		}
 		b.noConsole()
@@ -248,7 +248,7 @@ func TestPageClickShowsPath(t *testing.T) {
 		b.open(exportPage(t, l, Options{}, csp), "")
 		b.click(`#filters button[data-filter="all"]`)
 		active := map[string]bool{}
-		for _, e := range l.Branch(l.Leaf().ID) {
+		for _, e := range l.PathTo(l.Leaf().ID) {
 			active[e.ID] = true
 		}
 		clicked := 0
@@ -259,7 +259,7 @@ func TestPageClickShowsPath(t *testing.T) {
 			clicked++
 			b.click(fmt.Sprintf(`#tree .row[data-id=%q]`, e.ID))
 			leaf := newestLeaf(l, e.ID)
-			if diff := cmp.Diff(ids(l.Branch(leaf)), b.convIDs()); diff != "" {
+			if diff := cmp.Diff(ids(l.PathTo(leaf)), b.convIDs()); diff != "" {
 				t.Errorf("%s: after clicking %s the conversation is not the path to %s (-want +got):\n%s", name, e.ID, leaf, diff)
 			}
 			if got := eval[string](b, `document.querySelector('#conv article.target')?.id || ''`); got != "entry-"+e.ID {
@@ -380,7 +380,7 @@ func TestPageDeepLink(t *testing.T) {
 	l := load(t, "pi16-n000")
 	page := exportPage(t, l, Options{}, csp)
 	for _, leaf := range leaves(l)[1:] {
-		path := l.Branch(leaf)
+		path := l.PathTo(leaf)
 		target := path[len(path)/3].ID
 		for _, suffix := range []string{"#leaf=" + leaf + "&entry=" + target, "?leafId=" + leaf + "&targetId=" + target} {
 			b.open(page, suffix)
@@ -662,7 +662,7 @@ func TestPagePiCorpus(t *testing.T) {
 		}
 		var want []string
 		if leaf := l.Leaf(); leaf != nil {
-			want = ids(l.Branch(leaf.ID))
+			want = ids(l.PathTo(leaf.ID))
 		}
 		// The page draws the last 40 entries of a long path, more on request.
 		got := b.convIDs()

@@ -3,10 +3,7 @@ package export
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"fmt"
-	"github.com/arborlog/arbor/internal/pitest"
-	"github.com/arborlog/arbor/redact"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -14,13 +11,15 @@ import (
 	"testing"
 	"time"
 
+	goldenfile "github.com/arborlog/arbor/internal/golden"
+	"github.com/arborlog/arbor/internal/pitest"
+	"github.com/arborlog/arbor/redact"
+
 	"github.com/arborlog/arbor/compaction"
 	"github.com/arborlog/arbor/session"
 	"github.com/arborlog/arbor/session/jsonl"
 	"github.com/google/go-cmp/cmp"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
 
 // fixtures are sessions pi and arbor wrote: examples/refactor.jsonl (branches,
 // a branch summary, labels, tools) and one pi 1.6.0 wrote with gen16
@@ -47,22 +46,7 @@ var fixedNow = func() time.Time { return time.Date(2026, 12, 1, 3, 0, 0, 0, time
 
 func golden(t *testing.T, file string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", "golden", file)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s differs (-want +got):\n%s", path, diff)
-	}
+	goldenfile.Check(t, filepath.Join("testdata", "golden", file), got)
 }
 
 func TestMarkdownGolden(t *testing.T) {
@@ -342,7 +326,7 @@ func TestHTMLShrinks(t *testing.T) {
 	for _, e := range d.Entries {
 		got = append(got, e["id"].(string))
 	}
-	if diff := cmp.Diff(ids(l.Branch(leaf)), got); diff != "" {
+	if diff := cmp.Diff(ids(l.PathTo(leaf)), got); diff != "" {
 		t.Errorf("--branch-only entries differ from the path (-want +got):\n%s", diff)
 	}
 	d = page(Options{NoTools: true})

@@ -67,7 +67,7 @@ func writeHTML(w io.Writer, l *session.Log, o Options, policy string) error {
 	usage := make(chan window.APIUsage, 1)
 	go func() { usage <- window.FileUsage(l) }()
 	data := pageData(l, e, o, usage)
-	title := l.Name()
+	title := l.SessionName()
 	if title == "" {
 		title = "Session " + l.Header().ID
 	}
@@ -99,7 +99,7 @@ func pageData(l *session.Log, leafEntry *session.Entry, o Options, usage <-chan 
 	var onPath map[string]bool
 	if o.BranchOnly && leafEntry != nil {
 		onPath = map[string]bool{}
-		for _, x := range l.Branch(leafEntry.ID) {
+		for _, x := range l.PathTo(leafEntry.ID) {
 			onPath[x.ID] = true
 		}
 	}
@@ -153,7 +153,7 @@ func pageData(l *session.Log, leafEntry *session.Entry, o Options, usage <-chan 
 	b.WriteString(`,"file":`)
 	writeJSON(filepath.Base(o.Source))
 	b.WriteString(`,"name":`)
-	writeJSON(l.Name())
+	writeJSON(l.SessionName())
 	b.WriteString(`,"leaf":`)
 	if leafEntry != nil {
 		writeJSON(leafEntry.ID)
@@ -234,7 +234,7 @@ func escapedSize(ns []*session.TreeNode) int {
 // estimates the branch's tokens, which on a long session with many
 // compactions would cost seconds; this walks the branch only.
 func replaced(l *session.Log, c *session.Entry) (first, last string, n int) {
-	path := l.Branch(c.ID)
+	path := l.PathTo(c.ID)
 	path = path[:len(path)-1]
 	start := 0
 	for i := len(path) - 1; i >= 0; i-- {

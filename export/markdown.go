@@ -24,7 +24,7 @@ func Markdown(w io.Writer, l *session.Log, o Options) error {
 	}
 	var b bytes.Buffer
 	h := l.Header()
-	title := l.Name()
+	title := l.SessionName()
 	if title == "" {
 		title = "Session " + h.ID
 	}
@@ -38,7 +38,7 @@ func Markdown(w io.Writer, l *session.Log, o Options) error {
 	}
 	var path []*session.Entry
 	if e != nil {
-		path = l.Branch(e.ID)
+		path = l.PathTo(e.ID)
 		fmt.Fprintf(&b, "- Leaf: %s\n", code(e.ID))
 	}
 	b.WriteString("\n")

@@ -124,8 +124,21 @@ func TestServeEveryMethod(t *testing.T) {
 	if r := call("setModel", map[string]any{"model": "other"}); r["model"] != "other" {
 		t.Errorf("setModel %v", r)
 	}
-	if m := call("listModels", nil)["models"].([]any); len(m) != 2 {
+	if m := call("listModels", nil)["models"].([]any); fmt.Sprint(m) != "[map[id:fake-model provider:openai] map[id:other provider:openai]]" {
 		t.Errorf("listModels %v", m)
+	}
+	if p := call("listProviders", nil)["providers"].([]any); fmt.Sprint(p) != "[map[active:true isExternal:false name:openai reachable:true]]" {
+		t.Errorf("listProviders %v", p)
+	}
+	if x := call("listExtensions", nil)["extensions"].([]any); len(x) != 0 {
+		t.Errorf("listExtensions %v", x)
+	}
+	if r := call("reloadExtensions", nil); len(r) != 0 {
+		t.Errorf("reloadExtensions %v", r)
+	}
+	called["approvalResponse"] = true
+	if e := errorOf(t, first(c.call("approvalResponse", map[string]any{"approved": true})), -32602); !strings.Contains(fmt.Sprint(e["message"]), "no tool approval is pending") {
+		t.Errorf("approvalResponse %v", e)
 	}
 	if tools := call("listTools", nil)["tools"].([]any); len(tools) != 2 || tools[0].(map[string]any)["description"] == "" {
 		t.Errorf("listTools %v", tools)

@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/arborlog/arbor/agent"
 	"github.com/arborlog/arbor/catalog"
@@ -77,18 +79,34 @@ type Engine struct {
 	model    string
 	ag       *agent.Agent
 	running  bool
+	aborted  bool // Abort was called during the current run
 	cancel   context.CancelFunc
-	queue    []string
-	messages int   // context messages, kept up to date while a run appends
-	gen      int   // counts the prompts started, so a finished one does not end the next
-	agentErr error // why there is no agent (no model configured)
+	q        *agent.Queue // steering and follow-up messages, shared by every agent the engine builds
+	settings settings
+	bash     map[*context.CancelFunc]bool // the person's own commands running (abort_bash cancels them)
+	bashLog  []map[string]any             // their bashExecution messages, held while a prompt runs
+	messages int                          // context messages, kept up to date while a run appends
+	gen      int                          // counts the prompts started, so a finished one does not end the next
+	agentErr error                        // why there is no agent (no model configured)
+}
+
+// settings are what a client changed that every agent of the engine keeps.
+type settings struct {
+	thinking  string // "" for the configuration's
+	noCompact bool
+	noRetry   bool
 }
 
 // New returns an Engine on the session cfg.Start names, or on a new session
 // (written with its first prompt). emit receives the agent's events (pi's
 // names) from any goroutine.
 func New(cfg Config, emit func(agent.Event)) (*Engine, error) {
-	e := &Engine{cfg: cfg, emit: emit}
+	e := &Engine{cfg: cfg, emit: emit, bash: map[*context.CancelFunc]bool{}}
+	e.q = &agent.Queue{OnChange: func(steering, followUp []string) {
+		if e.emit != nil {
+			e.emit(agent.QueueEvent(steering, followUp))
+		}
+	}}
 	if cfg.Start != "" {
 		if err := e.Resume(cfg.Start, false); err != nil {
 			return nil, err
@@ -104,6 +122,7 @@ func New(cfg Config, emit func(agent.Event)) (*Engine, error) {
 // Close releases the session's writer lock.
 func (e *Engine) Close() error {
 	e.Abort()
+	e.AbortBash()
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.closeSession()
@@ -154,10 +173,21 @@ func (e *Engine) attach(s store.Session) error {
 	a, err := e.cfg.NewAgent(e.model)
 	e.ag, e.agentErr = a, err
 	if err == nil {
-		a.Log, a.Flush = e.log, s.Flush
-		a.Emit = e.onEvent
+		e.setup(a)
 	}
 	return nil
+}
+
+// setup gives an agent the engine's session, queue and settings.
+func (e *Engine) setup(a *agent.Agent) {
+	a.Log, a.Flush, a.Emit, a.Queue = e.log, e.sess.Flush, e.onEvent, e.q
+	if e.settings.thinking != "" {
+		a.Thinking = e.settings.thinking
+	}
+	if e.settings.noCompact {
+		a.SetAutoCompaction(false)
+	}
+	a.NoRetry = e.settings.noRetry
 }
 
 func (e *Engine) onEvent(ev agent.Event) {
@@ -167,13 +197,13 @@ func (e *Engine) onEvent(ev agent.Event) {
 		e.messages++
 		e.mu.Unlock()
 	case "agent_end":
-		// The run is over unless a steering message is queued: a client that
-		// waits for agent_end may send the next prompt at once. The run's
-		// goroutine touches the log no more.
+		// The run is over unless a message is queued after a reply that
+		// ended well (Prompt then continues): a client that waits for
+		// agent_end may send the next prompt at once. The run's goroutine
+		// touches the log no more.
 		e.mu.Lock()
-		if len(e.queue) == 0 && e.running {
-			e.running, e.cancel = false, nil
-			e.messages = len(e.log.Context().Messages)
+		if e.running && (e.q.Len() == 0 || e.aborted || failed(ev.Messages)) {
+			e.stopped()
 		}
 		e.mu.Unlock()
 	}
@@ -252,7 +282,7 @@ func (e *Engine) Resume(ref string, readOnly bool) error {
 // Prompt runs message on the session and returns the last reply. It blocks
 // until the run ends; Abort stops it. started, if not nil, is called once the
 // prompt is accepted, before the run's first event.
-func (e *Engine) Prompt(ctx context.Context, message string, started func()) (*agent.Assistant, error) {
+func (e *Engine) Prompt(ctx context.Context, message string, started func()) (*session.Assistant, error) {
 	if strings.TrimSpace(message) == "" {
 		return nil, badParams("message", "the message is empty")
 	}
@@ -264,7 +294,7 @@ func (e *Engine) Prompt(ctx context.Context, message string, started func()) (*a
 		return nil, &Error{Kind: Internal, What: "model", Msg: fmt.Sprintf("no model to prompt: %v", e.agentErr)}
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	e.running, e.cancel = true, cancel
+	e.running, e.cancel, e.aborted = true, cancel, false
 	e.gen++
 	gen := e.gen
 	a := e.ag
@@ -276,60 +306,109 @@ func (e *Engine) Prompt(ctx context.Context, message string, started func()) (*a
 	}
 
 	var (
-		last *agent.Assistant
+		last *session.Assistant
 		err  error
 	)
 	if first {
 		err = a.Prepare()
 	}
-	for err == nil {
+	if err == nil {
 		last, err = a.Run(ctx, message)
-		if err != nil {
-			break
-		}
+	}
+	// A message queued after the run last looked starts another run (pi's
+	// continue), unless the run was over for the engine already.
+	for err == nil {
 		e.mu.Lock()
-		if len(e.queue) == 0 || e.gen != gen {
-			break
-		}
-		message, e.queue = e.queue[0], e.queue[1:]
+		more := e.gen == gen && e.running && e.q.Len() > 0
 		e.mu.Unlock()
+		if !more {
+			break
+		}
+		var next *session.Assistant
+		if next, err = a.Continue(ctx); errors.Is(err, agent.ErrNothingQueued) {
+			err = nil
+			break
+		}
+		last = next
 	}
-	if err != nil {
-		e.mu.Lock()
-	}
-	if e.gen == gen {
-		e.running, e.cancel, e.queue = false, nil, nil
-		e.messages = len(e.log.Context().Messages)
+	e.mu.Lock()
+	if e.gen == gen && e.running {
+		e.stopped()
 	}
 	e.mu.Unlock()
 	return last, err
 }
 
-// Steer queues a message for the running prompt: it is sent when the model
-// next stops, in the same run (agent/end comes after it). With no prompt
-// running it fails.
-func (e *Engine) Steer(message string) error {
+// failed says whether a run's last message ended it (aborted or failed).
+func failed(messages []json.RawMessage) bool {
+	if len(messages) == 0 {
+		return true
+	}
+	var m struct {
+		StopReason string `json:"stopReason"`
+	}
+	_ = json.Unmarshal(messages[len(messages)-1], &m)
+	return m.StopReason == session.StopAborted || m.StopReason == session.StopError
+}
+
+// stopped marks the run over and appends the person's commands that ended
+// while it ran (as pi does, so a tool call and its result stay together).
+// e.mu is held.
+func (e *Engine) stopped() {
+	e.running, e.cancel = false, nil
+	for _, m := range e.bashLog {
+		if err := e.appendBash(m); err != nil && e.emit != nil {
+			e.emit(agent.Event{Type: "error", ErrorMessage: err.Error()})
+		}
+	}
+	e.bashLog = nil
+	e.messages = len(e.log.Context().Messages)
+}
+
+// Steer queues a steering message: while a prompt runs it is sent after the
+// tool calls of the current reply, before the next request; otherwise with
+// the next prompt. followUp queues it instead until the run would stop.
+func (e *Engine) Steer(message string, followUp bool) error {
 	if strings.TrimSpace(message) == "" {
 		return badParams("message", "the message is empty")
 	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if !e.running {
-		return badParams("steer", "no prompt is running to steer: send it without steer")
+	if followUp {
+		e.q.FollowUp(message)
+	} else {
+		e.q.Steer(message)
 	}
-	e.queue = append(e.queue, message)
 	return nil
 }
 
-// Abort stops the running prompt (the partial reply is kept) and drops the
-// messages queued for it; without one it does nothing.
+// ClearQueue empties the queue and returns what it held.
+func (e *Engine) ClearQueue() (steering, followUp []string) { return e.q.Clear() }
+
+// Queue reports the queued messages and the queue's modes.
+func (e *Engine) Queue() (steering, followUp []string, steerMode, followMode string) {
+	steering, followUp = e.q.Pending()
+	steerMode, followMode = e.q.Modes()
+	return
+}
+
+// SetQueueModes sets how many queued messages are sent at a time: "all" or
+// "one-at-a-time"; "" leaves a mode as it is.
+func (e *Engine) SetQueueModes(steering, followUp string) error {
+	if err := e.q.SetModes(steering, followUp); err != nil {
+		return badParams("mode", "%v", err)
+	}
+	return nil
+}
+
+// Abort stops the running prompt (the partial reply is kept); queued
+// messages stay queued (ClearQueue drops them), as in pi. Without a prompt
+// it does nothing.
 func (e *Engine) Abort() {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.cancel != nil {
 		e.cancel()
+		e.aborted = true
 	}
-	e.queue = nil
 }
 
 // Running says whether a prompt runs.
@@ -362,7 +441,7 @@ func (e *Engine) State() State {
 		st.Model, st.Provider = e.ag.Model.ID, e.ag.Model.Provider
 	}
 	if !e.running {
-		st.SessionID, st.SessionName = e.log.Header().ID, e.log.Name()
+		st.SessionID, st.SessionName = e.log.Header().ID, e.log.SessionName()
 	}
 	return st
 }
@@ -463,9 +542,10 @@ func (e *Engine) Entries(since string) ([]json.RawMessage, string, error) {
 	return out, leaf, err
 }
 
-// Compact summarizes the older part of the active branch now and returns
-// the compaction entry.
-func (e *Engine) Compact(ctx context.Context) (*session.Entry, error) {
+// Compact summarizes the older part of the active branch now (instructions:
+// what the summary should focus on, "" for none) and returns the compaction
+// entry.
+func (e *Engine) Compact(ctx context.Context, instructions string) (*session.Entry, error) {
 	if err := e.writable(); err != nil {
 		return nil, err
 	}
@@ -474,15 +554,14 @@ func (e *Engine) Compact(ctx context.Context) (*session.Entry, error) {
 		return nil, &Error{Kind: Internal, What: "model", Msg: fmt.Sprintf("no model to summarize with: %v", e.agentErr)}
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	e.running, e.cancel = true, cancel
+	e.running, e.cancel, e.aborted = true, cancel, false
 	a := e.ag
 	e.mu.Unlock()
-	err := a.Compact(ctx)
+	err := a.Compact(ctx, instructions)
 	cancel()
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.running, e.cancel = false, nil
-	e.messages = len(e.log.Context().Messages)
+	e.stopped()
 	if err != nil {
 		return nil, err
 	}
@@ -498,64 +577,28 @@ func (e *Engine) ForkSession(entryID string, at bool) (string, error) {
 	}
 	defer e.mu.Unlock()
 	l := e.log
-	en := l.Entry(entryID)
-	if en == nil {
+	if l.Entry(entryID) == nil {
 		return "", badParams("entryId", "Entry not found: %s", entryID)
 	}
-	var text string
-	leaf := entryID
 	if !at {
-		if en.Role() != session.RoleUser {
+		s, text, err := store.ForkBefore(e.cfg.Store, e.cfg.Fork, e.ref(), l, entryID, e.cfg.Cwd, e.cfg.Where)
+		if errors.Is(err, store.ErrNotUserMessage) {
 			return "", badParams("entryId", "Invalid entry ID for forking: %s is not a user message", entryID)
 		}
-		text = messageText(en)
-		leaf = en.ParentID
+		if err != nil {
+			return "", err
+		}
+		return text, e.attach(s)
 	}
-	var (
-		s   store.Session
-		err error
-	)
-	if leaf == "" {
-		s, err = e.cfg.Store.Create(e.cfg.Cwd, e.cfg.Where, store.Options{Header: []session.HeaderOption{session.WithParent(e.ref())}})
-	} else {
-		s, err = e.cfg.Fork(e.ref(), l, leaf)
-	}
+	s, err := e.cfg.Fork(e.ref(), l, entryID)
 	if err != nil {
 		return "", err
 	}
-	if l := s.Log(); l.Len() > 0 {
-		if err := s.Flush(); err != nil {
-			_ = s.Close()
-			return "", err
-		}
+	if err := s.Flush(); err != nil {
+		_ = s.Close()
+		return "", err
 	}
-	return text, e.attach(s)
-}
-
-// messageText is the text of a message entry's content.
-func messageText(en *session.Entry) string {
-	var m struct {
-		Content json.RawMessage `json:"content"`
-	}
-	if json.Unmarshal(en.MessageRaw(), &m) != nil {
-		return ""
-	}
-	var s string
-	if json.Unmarshal(m.Content, &s) == nil {
-		return s
-	}
-	var blocks []struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
-	}
-	_ = json.Unmarshal(m.Content, &blocks)
-	var parts []string
-	for _, b := range blocks {
-		if b.Type == "text" {
-			parts = append(parts, b.Text)
-		}
-	}
-	return strings.Join(parts, "\n")
+	return "", e.attach(s)
 }
 
 // ForkMessage is a user message a session can be forked at.
@@ -571,7 +614,7 @@ func (e *Engine) ForkMessages() ([]ForkMessage, error) {
 	err := e.view(func(l *session.Log) error {
 		for _, en := range l.Entries() {
 			if en.Role() == session.RoleUser {
-				out = append(out, ForkMessage{EntryID: en.ID, Text: messageText(en)})
+				out = append(out, ForkMessage{EntryID: en.ID, Text: store.MessageText(en)})
 			}
 		}
 		return nil
@@ -590,7 +633,7 @@ func (e *Engine) SetModel(model string) (*agent.Agent, error) {
 		if err != nil {
 			return badParams("model", "%v", err)
 		}
-		a.Log, a.Flush, a.Emit = l, e.sess.Flush, e.onEvent
+		e.setup(a)
 		if l.Len() > 0 {
 			if err := a.Prepare(); err != nil {
 				return err
@@ -610,6 +653,33 @@ func (e *Engine) Model() agent.Model {
 		return agent.Model{}
 	}
 	return e.ag.Model
+}
+
+// ModelInfo is a model of the configuration: its name, its provider, and why
+// it cannot be used (no key, an unknown provider) when it cannot.
+type ModelInfo struct {
+	ID, Provider string
+	Err          error
+}
+
+// Models lists the configuration's models with their providers (building
+// each model's agent, which contacts nothing).
+func (e *Engine) Models() []ModelInfo {
+	if e.cfg.Models == nil {
+		return nil
+	}
+	var out []ModelInfo
+	for _, name := range e.cfg.Models() {
+		m := ModelInfo{ID: name}
+		a, err := e.cfg.NewAgent(name)
+		if err != nil {
+			m.Err = err
+		} else {
+			m.Provider = a.Model.Provider
+		}
+		out = append(out, m)
+	}
+	return out
 }
 
 // checkEntry fails with BadParams when id is not an entry of l.
@@ -666,19 +736,19 @@ func (e *Engine) Label(id, label string) error {
 	})
 }
 
-// SetName names the session.
-func (e *Engine) SetName(name string) error {
+// SetSessionName names the session.
+func (e *Engine) SetSessionName(name string) error {
 	if strings.TrimSpace(name) == "" {
 		return badParams("name", "Session name cannot be empty")
 	}
 	return e.change(func(l *session.Log) error {
-		_, err := l.SetName(name)
+		_, err := l.SetSessionName(name)
 		return err
 	})
 }
 
-// Branches lists the session's cursors.
-func (e *Engine) Branches() ([]session.CursorInfo, error) {
+// Cursors lists the session's cursors.
+func (e *Engine) Cursors() ([]session.CursorInfo, error) {
 	var out []session.CursorInfo
 	err := e.view(func(l *session.Log) error {
 		out = l.Cursors()
@@ -687,19 +757,22 @@ func (e *Engine) Branches() ([]session.CursorInfo, error) {
 	return out, err
 }
 
-// Fork starts a new cursor at the active leaf (the active cursor does not change).
-func (e *Engine) Fork(name string) (string, error) {
+// NewCursor starts a new cursor at the active leaf (the active cursor does not
+// change) and returns its id.
+func (e *Engine) NewCursor(name string) (string, error) {
 	var id string
 	err := e.change(func(l *session.Log) error {
-		var err error
-		id, err = l.Fork(name)
+		c, err := l.NewCursor(name)
+		if err == nil {
+			id = c.ID()
+		}
 		return err
 	})
 	return id, err
 }
 
-// SwitchBranch makes the cursor id (or name) the active one.
-func (e *Engine) SwitchBranch(id string) error {
+// SwitchCursor makes the cursor id (or name) the active one.
+func (e *Engine) SwitchCursor(id string) error {
 	return e.change(func(l *session.Log) error {
 		if err := l.Switch(id); id == "" || errors.Is(err, session.ErrNoCursor) {
 			return badParams("cursorId", "no cursor %q in this session (listBranches names them)", id)
@@ -759,6 +832,13 @@ func (e *Engine) Resolve(id, level, text string) (string, error) {
 		if err := checkEntry(l, "entryId", id); err != nil {
 			return err
 		}
+		en := l.Entry(id)
+		want := map[string]session.Level{"pin": session.Pinned, "unpin": session.DefaultLevel(en), "outline": session.Outlined, "summarize": session.Summarized}[level]
+		if want != "" {
+			if err := session.Resolvable(en, want); err != nil {
+				return badParams("entryId", "%s %s: %v", level, id, err)
+			}
+		}
 		c := l.Cursor("")
 		var err error
 		switch level {
@@ -805,10 +885,10 @@ func (e *Engine) CompactUndo() (compaction.Undone, error) {
 	return u, err
 }
 
-// NameBranch names the cursor id ("" clears the name).
-func (e *Engine) NameBranch(id, name string) error {
+// RenameCursor names the cursor id ("" clears the name).
+func (e *Engine) RenameCursor(id, name string) error {
 	return e.change(func(l *session.Log) error {
-		err := l.Cursor(id).Name(name)
+		err := l.Cursor(id).Rename(name)
 		if id == "" || errors.Is(err, session.ErrNoCursor) {
 			return badParams("cursorId", "no cursor %q in this session (listBranches names them)", id)
 		}
@@ -967,4 +1047,166 @@ func (e *Engine) FilteredTree(filter string) ([]TreeRow, int, int, error) {
 		return nil
 	})
 	return rows, shown, total, err
+}
+
+// Thinking is the thinking level the next request uses.
+func (e *Engine) Thinking() string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.thinking()
+}
+
+func (e *Engine) thinking() string {
+	switch {
+	case e.ag != nil:
+		return e.ag.Thinking
+	case e.settings.thinking != "":
+		return e.settings.thinking
+	}
+	return "off"
+}
+
+// SetThinking sets the thinking level; a level arbor does not know becomes
+// "off" (pi's clamp when a model's levels do not have it). A change is
+// recorded as a thinking_level_change entry and announced with a
+// thinking_level_changed event. It returns the level set.
+func (e *Engine) SetThinking(level string) (string, error) {
+	if !slices.Contains(agent.ThinkingLevels, level) {
+		level = agent.ThinkingLevels[0]
+	}
+	changed := false
+	err := e.change(func(l *session.Log) error {
+		if level == e.thinking() {
+			return nil
+		}
+		if _, err := l.AppendThinkingLevelChange(level); err != nil {
+			return err
+		}
+		e.settings.thinking, changed = level, true
+		if e.ag != nil {
+			e.ag.Thinking = level
+		}
+		return nil
+	})
+	if changed && e.emit != nil {
+		e.emit(agent.Event{Type: "thinking_level_changed", Level: level})
+	}
+	return level, err
+}
+
+// CycleThinking moves to the next thinking level (after the last, the first).
+func (e *Engine) CycleThinking() (string, error) {
+	cur := slices.Index(agent.ThinkingLevels, e.Thinking())
+	return e.SetThinking(agent.ThinkingLevels[(cur+1)%len(agent.ThinkingLevels)])
+}
+
+// CycleModel switches to the model after the current one in the
+// configuration's list (the first when the current is not in it); with fewer
+// than two models to cycle through it returns nil, as pi does.
+func (e *Engine) CycleModel() (*agent.Agent, error) {
+	var models []string
+	if e.cfg.Models != nil {
+		models = e.cfg.Models()
+	}
+	cur := slices.Index(models, e.Model().ID)
+	switch {
+	case len(models) == 0, len(models) == 1 && cur == 0:
+		return nil, nil
+	}
+	return e.SetModel(models[(cur+1)%len(models)])
+}
+
+// AutoCompaction says whether the agent compacts on its own.
+func (e *Engine) AutoCompaction() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return !e.settings.noCompact
+}
+
+// SetAutoCompaction turns automatic compaction on or off for this engine's
+// agents (compact still works).
+func (e *Engine) SetAutoCompaction(on bool) error {
+	if err := e.idle(); err != nil {
+		return err
+	}
+	defer e.mu.Unlock()
+	e.settings.noCompact = !on
+	if e.ag != nil {
+		e.ag.SetAutoCompaction(on)
+	}
+	return nil
+}
+
+// SetAutoRetry turns the provider's retries of 429, 5xx and lost
+// connections on or off.
+func (e *Engine) SetAutoRetry(on bool) error {
+	if err := e.idle(); err != nil {
+		return err
+	}
+	defer e.mu.Unlock()
+	e.settings.noRetry = !on
+	if e.ag != nil {
+		e.ag.NoRetry = !on
+	}
+	return nil
+}
+
+// Bash runs a person's own command in the project folder (pi's "!command"):
+// onChunk receives its output as it comes; the result is recorded as a
+// bashExecution message, at once or, while a prompt runs, when it ends.
+// excludeFromContext keeps it from the model. AbortBash kills it.
+func (e *Engine) Bash(command string, excludeFromContext bool, onChunk func(string)) (agent.BashResult, error) {
+	if strings.TrimSpace(command) == "" {
+		return agent.BashResult{}, badParams("command", "the command is empty")
+	}
+	e.mu.Lock()
+	if e.follow != "" {
+		e.mu.Unlock()
+		return agent.BashResult{}, &Error{Kind: BadParams, What: "session", Msg: "this session was opened to follow (readOnly): resume it without readOnly to run commands in it"}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	key := &cancel
+	e.bash[key] = true
+	e.mu.Unlock()
+	r, err := agent.RunUserBash(ctx, e.cfg.Cwd, command, onChunk)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	delete(e.bash, key)
+	cancel()
+	if err != nil {
+		return r, err
+	}
+	m := r.Message(command, excludeFromContext, time.Now().UnixMilli())
+	if e.running {
+		e.bashLog = append(e.bashLog, m)
+		return r, nil
+	}
+	return r, e.appendBash(m)
+}
+
+// appendBash records a bashExecution message; e.mu is held.
+func (e *Engine) appendBash(m map[string]any) error {
+	if e.sess == nil || e.follow != "" {
+		return &Error{Kind: Internal, What: "session", Msg: "the session was closed before the command ended: its output is not recorded"}
+	}
+	msg, err := session.NewMessage(m)
+	if err != nil {
+		return err
+	}
+	if _, err := e.log.AppendMessage(msg); err != nil {
+		return err
+	}
+	e.messages = len(e.log.Context().Messages)
+	return e.sess.Flush()
+}
+
+// AbortBash kills the person's commands that run (their whole process
+// groups); it reports whether there was one.
+func (e *Engine) AbortBash() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for c := range e.bash {
+		(*c)()
+	}
+	return len(e.bash) > 0
 }

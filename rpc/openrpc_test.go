@@ -51,7 +51,7 @@ func TestOpenRPCUpToDate(t *testing.T) {
 		}
 	}
 	for _, m := range doc.Methods {
-		if m.Name == "prompt" && (len(m.Params) != 2 || m.Params[0].Name != "message") {
+		if m.Name == "prompt" && (len(m.Params) != 3 || m.Params[0].Name != "message" || m.Params[1].Name != "steer") {
 			t.Errorf("prompt's params %v", m.Params)
 		}
 	}

@@ -27,6 +27,12 @@ type piCommand struct {
 	Since             *string         `json:"since"`
 	Name              string          `json:"name"`
 	OutputPath        string          `json:"outputPath"`
+	Level             string          `json:"level"`
+	Mode              string          `json:"mode"`
+	Enabled           *bool           `json:"enabled"`
+	Command           string          `json:"command"`
+	Exclude           bool            `json:"excludeFromContext"`
+	Instructions      string          `json:"customInstructions"`
 }
 
 // piResponse is pi's RpcResponse.
@@ -101,6 +107,7 @@ func Pi(cfg Config, r io.Reader, w io.Writer) error {
 		}
 		if rerr != nil {
 			e.Abort()
+			e.AbortBash()
 			p.runs.Wait()
 			cerr := e.Close()
 			if errors.Is(rerr, io.EOF) {
@@ -112,13 +119,26 @@ func Pi(cfg Config, r io.Reader, w io.Writer) error {
 }
 
 func (p *piServer) handle(line string) {
-	var c piCommand
-	if err := json.Unmarshal([]byte(line), &c); err != nil {
+	var head struct {
+		ID   json.RawMessage `json:"id"`
+		Type string          `json:"type"`
+	}
+	if err := json.Unmarshal([]byte(line), &head); err != nil {
 		p.write(fail(nil, "parse", piErrf("Failed to parse command: %v", err)))
 		return
 	}
-	if c.Type == "prompt" {
+	var c piCommand
+	if err := json.Unmarshal([]byte(line), &c); err != nil {
+		// Valid JSON with a field of the wrong type: answered as that command.
+		p.write(fail(head.ID, head.Type, piErrf("Invalid %s command: %v", head.Type, err)))
+		return
+	}
+	switch c.Type {
+	case "prompt":
 		p.prompt(c)
+		return
+	case "bash":
+		p.bash(c)
 		return
 	}
 	data, err := p.run(c)
@@ -136,7 +156,7 @@ func (p *piServer) prompt(c piCommand) {
 			p.write(fail(c.ID, "prompt", piErrf("Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') to queue the message.")))
 			return
 		}
-		if err := p.e.Steer(c.Message); err != nil {
+		if err := p.e.Steer(c.Message, c.StreamingBehavior != "steer"); err != nil {
 			p.write(fail(c.ID, "prompt", err))
 			return
 		}
@@ -170,13 +190,58 @@ func (p *piServer) run(c piCommand) (any, error) {
 	e := p.e
 	switch c.Type {
 	case "steer", "follow_up":
-		if err := e.Steer(c.Message); err != nil {
+		if err := e.Steer(c.Message, c.Type == "follow_up"); err != nil {
 			return nil, err
 		}
 		return map[string]string{"disposition": "queued"}, nil
 	case "abort":
 		e.Abort()
 		return nil, nil
+	case "clear_queue":
+		steering, followUp := e.ClearQueue()
+		return map[string][]string{"steering": steering, "followUp": followUp}, nil
+	case "cycle_model":
+		a, err := e.CycleModel()
+		if err != nil || a == nil {
+			return nil, err
+		}
+		return map[string]any{"model": modelOf(a.Model), "thinkingLevel": e.Thinking(), "isScoped": false}, nil
+	case "set_thinking_level":
+		_, err := e.SetThinking(c.Level)
+		return nil, err
+	case "cycle_thinking_level":
+		level, err := e.CycleThinking()
+		if err != nil {
+			return nil, err
+		}
+		return map[string]string{"level": level}, nil
+	case "set_steering_mode", "set_follow_up_mode":
+		if c.Mode != agent.All && c.Mode != agent.OneAtATime {
+			return nil, piErrf("Invalid mode: %q (want \"all\" or \"one-at-a-time\")", c.Mode)
+		}
+		if c.Type == "set_steering_mode" {
+			return nil, e.SetQueueModes(c.Mode, "")
+		}
+		return nil, e.SetQueueModes("", c.Mode)
+	case "set_auto_compaction", "set_auto_retry":
+		if c.Enabled == nil {
+			return nil, piErrf("Missing field: enabled (true or false)")
+		}
+		if c.Type == "set_auto_compaction" {
+			return nil, e.SetAutoCompaction(*c.Enabled)
+		}
+		return nil, e.SetAutoRetry(*c.Enabled)
+	case "abort_retry":
+		// arbor's retries happen inside one request, in the provider's
+		// client: there is no wait between them to cut short (pi's
+		// abortRetry, too, does nothing when no retry waits).
+		return nil, nil
+	case "abort_bash":
+		e.AbortBash()
+		return nil, nil
+	case "get_commands":
+		// arbor has no extensions, prompt templates or skills.
+		return map[string][]any{"commands": {}}, nil
 	case "new_session":
 		if _, err := e.NewSession(); err != nil {
 			return nil, err
@@ -208,7 +273,7 @@ func (p *piServer) run(c piCommand) (any, error) {
 	case "get_available_thinking_levels":
 		return map[string]any{"levels": agent.ThinkingLevels}, nil
 	case "compact":
-		en, err := e.Compact(context.Background())
+		en, err := e.Compact(context.Background(), c.Instructions)
 		if err != nil {
 			return nil, err
 		}
@@ -288,9 +353,31 @@ func (p *piServer) run(c piCommand) (any, error) {
 		if strings.TrimSpace(c.Name) == "" {
 			return nil, piErrf("Session name cannot be empty")
 		}
-		return nil, e.SetName(strings.TrimSpace(c.Name))
+		return nil, e.SetSessionName(strings.TrimSpace(c.Name))
 	}
 	return nil, piErrf("Unknown command: %s", c.Type)
+}
+
+// bash runs a person's command without holding up the next command (so
+// abort_bash can stop it), streaming its output as bash_execution_update
+// events; the response comes when it ends.
+func (p *piServer) bash(c piCommand) {
+	p.runs.Add(1)
+	go func() {
+		defer p.runs.Done()
+		r, err := p.e.Bash(c.Command, c.Exclude, func(delta string) {
+			ev := map[string]any{"type": "bash_execution_update", "delta": delta}
+			if len(c.ID) > 0 {
+				ev["id"] = c.ID
+			}
+			p.write(ev)
+		})
+		if err != nil {
+			p.write(fail(c.ID, "bash", err))
+			return
+		}
+		p.write(ok(c.ID, "bash", r))
+	}()
 }
 
 // piErr is an error with pi's own message, which starts with a capital.
@@ -310,10 +397,11 @@ func nullable(s string) *string {
 // state is pi's RpcSessionState.
 func (p *piServer) state() map[string]any {
 	st := p.e.State()
+	steering, followUp, steerMode, followMode := p.e.Queue()
 	out := map[string]any{
-		"thinkingLevel": "off", "isStreaming": st.IsStreaming, "isCompacting": false,
-		"steeringMode": "all", "followUpMode": "all", "sessionFile": st.SessionFile, "sessionId": st.SessionID,
-		"autoCompactionEnabled": true, "messageCount": st.MessageCount, "pendingMessageCount": 0,
+		"thinkingLevel": p.e.Thinking(), "isStreaming": st.IsStreaming, "isCompacting": false,
+		"steeringMode": steerMode, "followUpMode": followMode, "sessionFile": st.SessionFile, "sessionId": st.SessionID,
+		"autoCompactionEnabled": p.e.AutoCompaction(), "messageCount": st.MessageCount, "pendingMessageCount": len(steering) + len(followUp),
 	}
 	if m := modelOf(p.e.Model()); m != nil {
 		out["model"] = m
@@ -321,12 +409,6 @@ func (p *piServer) state() map[string]any {
 	if st.SessionName != "" {
 		out["sessionName"] = st.SessionName
 	}
-	p.e.mu.Lock()
-	if p.e.ag != nil {
-		out["thinkingLevel"] = p.e.ag.Thinking
-	}
-	out["pendingMessageCount"] = len(p.e.queue)
-	p.e.mu.Unlock()
 	return out
 }
 
@@ -361,7 +443,7 @@ func (p *piServer) stats() (any, error) {
 				out.ToolResults++
 			case session.RoleAssistant:
 				out.AssistantMessages++
-				var a agent.Assistant
+				var a session.Assistant
 				if json.Unmarshal(m.Raw, &a) != nil {
 					continue
 				}
@@ -390,11 +472,11 @@ func (p *piServer) lastText() (any, error) {
 			if ms[i].Role != session.RoleAssistant {
 				continue
 			}
-			var a agent.Assistant
+			var a session.Assistant
 			if json.Unmarshal(ms[i].Raw, &a) != nil {
 				continue
 			}
-			if a.StopReason == agent.StopAborted && len(a.Content) == 0 {
+			if a.StopReason == session.StopAborted && len(a.Content) == 0 {
 				continue
 			}
 			if t := a.Text(); t != "" {

@@ -294,7 +294,14 @@ func TestPiAbortAndCommandsDuringAPrompt(t *testing.T) {
 	if stop != "aborted" {
 		t.Errorf("events after abort %v: last message stop %v", types(events), stop)
 	}
-	if st := c.ok("get_state", nil); st["isStreaming"] != false || st["pendingMessageCount"].(float64) != 0 {
+	// As in pi, abort leaves the queue; clear_queue empties it.
+	if st := c.ok("get_state", nil); st["isStreaming"] != false || st["pendingMessageCount"].(float64) != 1 {
 		t.Errorf("state after abort %v", st)
+	}
+	if q := c.ok("clear_queue", nil); fmt.Sprint(q["steering"], q["followUp"]) != "[] [later]" {
+		t.Errorf("clear_queue %v", q)
+	}
+	if st := c.ok("get_state", nil); st["pendingMessageCount"].(float64) != 0 {
+		t.Errorf("state after clear_queue %v", st)
 	}
 }

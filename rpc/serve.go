@@ -27,8 +27,9 @@ import (
 // has the method). The OpenRPC document in docs/ is generated from them.
 type (
 	PromptParams struct {
-		Message string `json:"message"`
-		Steer   bool   `json:"steer,omitempty"`
+		Message  string `json:"message"`
+		Steer    bool   `json:"steer,omitempty"`    // queue it: sent after the running reply's tool calls, before the next request
+		FollowUp bool   `json:"followUp,omitempty"` // queue it: sent when the running prompt would stop (arbor's, as pi's follow_up)
 	}
 	PromptResult struct {
 		Reply  string `json:"reply"`
@@ -107,7 +108,31 @@ type (
 		Name     string `json:"name"`
 	}
 	ModelsResult struct {
-		Models []string `json:"models"`
+		Models []ModelEntry `json:"models"`
+	}
+	ModelEntry struct {
+		ID       string `json:"id"`
+		Provider string `json:"provider"`
+	}
+	ProvidersResult struct {
+		Providers []ProviderEntry `json:"providers"`
+	}
+	ProviderEntry struct {
+		Name       string `json:"name"`
+		IsExternal bool   `json:"isExternal"` // always false: arbor talks to every provider over HTTP itself
+		Reachable  bool   `json:"reachable"`  // configured (endpoint and key found); arbor does not contact it to answer
+		Active     bool   `json:"active"`     // the current model's
+	}
+	ExtensionsResult struct {
+		Extensions []ExtensionEntry `json:"extensions"`
+	}
+	ExtensionEntry struct {
+		Name  string   `json:"name"`
+		Tools []string `json:"tools"`
+	}
+	ApprovalParams struct {
+		Approved bool   `json:"approved"`
+		Message  string `json:"message,omitempty"`
 	}
 	ToolsResult struct {
 		Tools []ToolInfo `json:"tools"`
@@ -261,13 +286,18 @@ func (s *server) event(ev agent.Event) {
 			s.notify("usage", map[string]any{"iteration": it, "usage": m.Usage})
 		}
 	case "compaction_start", "compaction_end":
-		s.notify("state/change", ev)
+		// rho's {state}, with pi's compaction event beside it.
+		state := map[string]string{"compaction_start": "compacting", "compaction_end": "compacted"}[ev.Type]
+		s.notify("state/change", map[string]any{"state": state, "event": ev})
 	}
 }
 
 func (s *server) prompt(ctx context.Context, p PromptParams) (PromptResult, error) {
-	if p.Steer {
-		return PromptResult{Queued: true}, rpcError(s.e.Steer(p.Message))
+	if p.Steer || p.FollowUp {
+		if p.Steer && p.FollowUp {
+			return PromptResult{}, rpcError(badParams("followUp", "give steer or followUp, not both"))
+		}
+		return PromptResult{Queued: true}, rpcError(s.e.Steer(p.Message, p.FollowUp))
 	}
 	s.mu.Lock()
 	s.iter = 0
@@ -349,7 +379,7 @@ func (s *server) resume(_ context.Context, p ResumeParams) (ResumeResult, error)
 }
 
 func (s *server) branches(context.Context) (BranchesResult, error) {
-	cs, err := s.e.Branches()
+	cs, err := s.e.Cursors()
 	out := BranchesResult{Branches: []Branch{}}
 	for _, c := range cs {
 		out.Branches = append(out.Branches, Branch{CursorID: c.ID, Leaf: c.Leaf, Name: c.Name, Active: c.Active})
@@ -376,7 +406,7 @@ func (s *server) methods() handler.Map {
 func (s *server) table() []method {
 	e := s.e
 	return []method{
-		{"prompt", "Run a message on the session and answer with the last reply (rho). With steer, queue it for the running prompt instead.", s.prompt},
+		{"prompt", "Run a message on the session and answer with the last reply (rho). With steer, queue it instead: it is sent after the running reply's tool calls, before the next request (or with the next prompt); with followUp, when the running prompt would stop.", s.prompt},
 		{"abort", "Stop the running prompt; its partial reply is kept.", func(context.Context) (Empty, error) {
 			e.Abort()
 			return Empty{}, nil
@@ -386,7 +416,7 @@ func (s *server) table() []method {
 			return Empty{}, rpcError(err)
 		}},
 		{"compact", "Summarize the older part of the active branch now.", func(ctx context.Context) (Empty, error) {
-			_, err := e.Compact(context.WithoutCancel(ctx))
+			_, err := e.Compact(context.WithoutCancel(ctx), "")
 			return Empty{}, rpcError(err)
 		}},
 		{"getState", "The model, the project folder, the session and whether a prompt runs. Served while a prompt runs.", func(context.Context) (State, error) { return e.State(), nil }},
@@ -417,19 +447,44 @@ func (s *server) table() []method {
 			return NewSessionResult{SessionID: id, Path: ref}, nil
 		}},
 		{"fork", "Start a new cursor at the active leaf; the active cursor does not change.", func(_ context.Context, p ForkParams) (CursorResult, error) {
-			id, err := e.Fork(p.Name)
+			id, err := e.NewCursor(p.Name)
 			return CursorResult{CursorID: id}, rpcError(err)
 		}},
 		{"listBranches", "The session's cursors, with their leaves and names.", s.branches},
 		{"switchBranch", "Make a cursor the active one.", func(_ context.Context, p CursorParams) (CursorResult, error) {
-			return CursorResult(p), rpcError(e.SwitchBranch(p.CursorID))
+			return CursorResult(p), rpcError(e.SwitchCursor(p.CursorID))
 		}},
-		{"listModels", "The models the configuration names.", func(context.Context) (ModelsResult, error) {
-			out := ModelsResult{Models: []string{}}
-			if e.cfg.Models != nil {
-				out.Models = append(out.Models, e.cfg.Models()...)
+		{"listModels", "The models the configuration names, with their providers.", func(context.Context) (ModelsResult, error) {
+			out := ModelsResult{Models: []ModelEntry{}}
+			for _, m := range e.Models() {
+				out.Models = append(out.Models, ModelEntry{ID: m.ID, Provider: m.Provider})
 			}
 			return out, nil
+		}},
+		{"listProviders", "The providers of the configured models; reachable means configured (arbor does not contact them to answer), active the current model's.", func(context.Context) (ProvidersResult, error) {
+			out := ProvidersResult{Providers: []ProviderEntry{}}
+			cur := e.Model().Provider
+			seen := map[string]bool{}
+			for _, m := range e.Models() {
+				if m.Provider == "" || seen[m.Provider] {
+					continue
+				}
+				seen[m.Provider] = true
+				out.Providers = append(out.Providers, ProviderEntry{Name: m.Provider, Reachable: m.Err == nil, Active: m.Provider == cur})
+			}
+			if cur != "" && !seen[cur] {
+				out.Providers = append(out.Providers, ProviderEntry{Name: cur, Reachable: true, Active: true})
+			}
+			return out, nil
+		}},
+		{"listExtensions", "The extensions loaded: always none, arbor has no extensions.", func(context.Context) (ExtensionsResult, error) {
+			return ExtensionsResult{Extensions: []ExtensionEntry{}}, nil
+		}},
+		{"reloadExtensions", "Reload the extensions: arbor has none, so nothing changes.", func(context.Context) (Empty, error) {
+			return Empty{}, nil
+		}},
+		{"approvalResponse", "Answer a tool approval request: arbor never asks one (it sends no approval/request), so this is always -32602.", func(context.Context, ApprovalParams) (Empty, error) {
+			return Empty{}, rpcError(badParams("approved", "no tool approval is pending: arbor runs its tools without asking (no approval/request is ever sent)"))
 		}},
 		{"listTools", "The tools the agent may call.", func(context.Context) (ToolsResult, error) {
 			out := ToolsResult{Tools: []ToolInfo{}}
@@ -472,10 +527,10 @@ func (s *server) table() []method {
 			return Empty{}, rpcError(e.Label(p.EntryID, p.Label))
 		}},
 		{"setSessionName", "Name the session.", func(_ context.Context, p NameParams) (Empty, error) {
-			return Empty{}, rpcError(e.SetName(p.Name))
+			return Empty{}, rpcError(e.SetSessionName(p.Name))
 		}},
 		{"nameBranch", "Name a cursor (an empty name clears it).", func(_ context.Context, p NameBranchParams) (NameBranchParams, error) {
-			return p, rpcError(e.NameBranch(p.CursorID, p.Name))
+			return p, rpcError(e.RenameCursor(p.CursorID, p.Name))
 		}},
 		{"setResolution", "How an entry reaches the model: pin, unpin, outline or summarize (with text).", func(_ context.Context, p ResolutionParams) (ResolutionResult, error) {
 			l, err := e.Resolve(p.EntryID, p.Level, p.Text)

@@ -277,7 +277,8 @@ func TestServeProtocolErrors(t *testing.T) {
 	errorOf(t, first(c.call("label", map[string]any{"entryId": "deadbeef", "label": "x"})), -32602)
 	errorOf(t, first(c.call("getEntries", map[string]any{"since": "deadbeef"})), -32602)
 	errorOf(t, first(c.call("setSessionName", map[string]any{"name": " "})), -32602)
-	errorOf(t, first(c.call("prompt", map[string]any{"message": "x", "steer": true})), -32602)
+	errorOf(t, first(c.call("prompt", map[string]any{"message": " ", "steer": true})), -32602)
+	errorOf(t, first(c.call("approvalResponse", map[string]any{"approved": true})), -32602)
 	// The server is still there after every error.
 	if result(t, first(c.call("getState", nil)))["cwd"] == "" {
 		t.Error("getState after errors")
@@ -331,8 +332,57 @@ func TestServeAbortAndRequestsDuringAPrompt(t *testing.T) {
 	if r := result(t, first(c.call("prompt", map[string]any{"message": "again"}))); r["reply"] != "fine" {
 		t.Errorf("prompt after abort: %v", r)
 	}
+	// The steering message queued before the abort stays queued (as in pi)
+	// and goes right after the next prompt.
 	msgs := result(t, first(c.call("getMessages", nil)))["messages"].([]any)
-	if len(msgs) != 4 || msgs[1].(map[string]any)["stopReason"] != "aborted" {
+	if len(msgs) != 5 || msgs[1].(map[string]any)["stopReason"] != "aborted" || fmt.Sprint(msgs[3].(map[string]any)["content"]) != "[map[text:then this type:text]]" {
 		t.Errorf("messages after abort and a new prompt: %v", msgs)
+	}
+}
+
+// TestServeSteerAndFollowUpMidRun: a steer sent while the model answers goes
+// in before the next request; a follow-up when the run would stop; the
+// prompt answers with the last reply of the whole run.
+func TestServeSteerAndFollowUpMidRun(t *testing.T) {
+	fake := agenttest.New(t, "openai",
+		agenttest.Reply{Text: "thinking it over", Delay: 500 * time.Millisecond},
+		agenttest.Reply{Text: "steered"}, agenttest.Reply{Text: "followed"})
+	c := startServe(t, testConfig(t, fake, t.TempDir()))
+	c.send(`{"jsonrpc":"2.0","id":1,"method":"prompt","params":{"message":"start"}}`)
+	// Wait until the model has the request (what is queued before it goes
+	// with it, right after the prompt).
+	for deadline := time.Now().Add(5 * time.Second); len(fake.Requests()) == 0; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("no request")
+		}
+	}
+	c.send(`{"jsonrpc":"2.0","id":2,"method":"prompt","params":{"message":"and later","followUp":true}}`)
+	c.send(`{"jsonrpc":"2.0","id":3,"method":"prompt","params":{"message":"look here","steer":true}}`)
+	c.send(`{"jsonrpc":"2.0","id":4,"method":"prompt","params":{"message":"x","steer":true,"followUp":true}}`)
+	got := map[float64]map[string]any{}
+	for len(got) < 4 {
+		if m := c.next(); m["id"] != nil {
+			got[m["id"].(float64)] = m
+		}
+	}
+	for _, id := range []float64{2, 3} {
+		if r := result(t, got[id]); r["queued"] != true {
+			t.Errorf("%v: %v", id, r)
+		}
+	}
+	errorOf(t, got[4], -32602)
+	if r := result(t, got[1]); r["reply"] != "followed" {
+		t.Errorf("the prompt's reply %v", r)
+	}
+	reqs := fake.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	var seq []string
+	for _, m := range fake.Messages(reqs[2]) {
+		seq = append(seq, m.Text)
+	}
+	if got := strings.Join(seq, " | "); got != "start | thinking it over | look here | steered | and later" {
+		t.Errorf("the last request: %s", got)
 	}
 }

@@ -129,8 +129,8 @@ func (l *Log) AppendCustomMessage(customType string, content Content, display bo
 	return l.Cursor("").AppendCustomMessage(customType, content, display, details)
 }
 
-// SetName appends a session_info entry; an empty name clears the session name.
-func (l *Log) SetName(name string) (*Entry, error) { return l.Cursor("").SetName(name) }
+// SetSessionName appends a session_info entry; an empty name clears the session name.
+func (l *Log) SetSessionName(name string) (*Entry, error) { return l.Cursor("").SetSessionName(name) }
 
 // SetLabel labels an entry; an empty label clears it. The target must exist.
 func (l *Log) SetLabel(targetID, label string) (*Entry, error) {
@@ -142,7 +142,7 @@ func (l *Log) BranchTo(id string) error { return l.Cursor("").BranchTo(id) }
 
 // ResetLeaf moves the active cursor to before the first entry, so the next
 // append starts a new root (persisted, unlike pi's).
-func (l *Log) ResetLeaf() error { return l.Cursor("").Clear() }
+func (l *Log) ResetLeaf() error { return l.Cursor("").ResetLeaf() }
 
 // BranchWithSummary moves the leaf to id ("" for before the first entry) and
 // appends a branch_summary there describing the branch left behind.
@@ -289,9 +289,9 @@ func (c *Cursor) AppendCustomMessage(customType string, content Content, display
 	return c.do(TypeCustomMessage, opt(ms, "details", details))
 }
 
-// SetName appends a session_info entry with the name as pi 1.6.0 writes it:
+// SetSessionName appends a session_info entry with the name as pi 1.6.0 writes it:
 // each run of line breaks becomes one space, then the name is trimmed.
-func (c *Cursor) SetName(name string) (*Entry, error) {
+func (c *Cursor) SetSessionName(name string) (*Entry, error) {
 	return c.do(TypeSessionInfo, []member{{"name", mustValue(CleanName(name))}})
 }
 
@@ -350,9 +350,9 @@ func (c *Cursor) BranchTo(id string) error {
 	return err
 }
 
-// Clear moves the cursor to before the first entry: its context is empty and the
+// ResetLeaf moves the cursor to before the first entry: its context is empty and the
 // next append starts a new root. Nothing is deleted.
-func (c *Cursor) Clear() error {
+func (c *Cursor) ResetLeaf() error {
 	_, err := c.l.locked(func() (*Entry, error) {
 		cid := c.cid()
 		cur, ok := c.l.cursors[cid]
@@ -400,9 +400,9 @@ func (c *Cursor) BranchWithSummaryUsage(id, summary string, details any, fromHoo
 	})
 }
 
-// Name sets this cursor's name ("" clears it). Names are unique: a name that
+// Rename sets this cursor's name ("" clears it). Names are unique: a name that
 // another cursor holds, or that is another cursor's id, is refused.
-func (c *Cursor) Name(name string) error {
+func (c *Cursor) Rename(name string) error {
 	name = strings.TrimSpace(name)
 	_, err := c.l.locked(func() (*Entry, error) {
 		cid := c.cid()
@@ -452,9 +452,10 @@ type CursorInfo struct {
 	Active bool   `json:"active"`
 }
 
-// Fork creates a new cursor at the active cursor's leaf and returns its id. The
-// active cursor does not change.
-func (l *Log) Fork(name string) (string, error) {
+// NewCursor creates a cursor at the active cursor's leaf (rho's fork), named
+// name unless it is blank, and returns a handle on it. The active cursor does
+// not change. It is not a new session: Branched and Copy make those.
+func (l *Log) NewCursor(name string) (*Cursor, error) {
 	e, err := l.locked(func() (*Entry, error) {
 		from := l.cursors[l.active]
 		id := randomID(func(id string) bool { _, ok := l.cursors[id]; return ok })
@@ -480,9 +481,9 @@ func (l *Log) Fork(name string) (string, error) {
 		return e, nil
 	})
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	return e.Cursor, nil
+	return &Cursor{l: l, id: e.Cursor}, nil
 }
 
 // Switch makes another cursor the active one, recording it so a reopen restores it.

@@ -81,7 +81,7 @@ func BenchmarkContext(b *testing.B) {
 	for b.Loop() {
 		l.Context()
 	}
-	b.ReportMetric(float64(len(l.Branch(""))), "path-entries")
+	b.ReportMetric(float64(len(l.PathTo(""))), "path-entries")
 	b.ReportMetric(float64(len(ctx.Messages)), "messages")
 }
 

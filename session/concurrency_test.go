@@ -15,8 +15,9 @@ func TestConcurrentCursors(t *testing.T) {
 	const workers, appends = 4, 50
 	cursors := make([]string, workers)
 	for i := range cursors {
-		id, err := l.Fork("")
+		idC, err := l.NewCursor("")
 		check(t, err)
+		id := idC.ID()
 		cursors[i] = id
 	}
 	var wg sync.WaitGroup
@@ -46,7 +47,7 @@ func TestConcurrentCursors(t *testing.T) {
 				t.Errorf("cursor %s's branch holds entry %s of cursor %q", id, m.Entry.ID, m.Entry.Cursor)
 			}
 		}
-		if path := r.Cursor(id).Leaf(); path == nil || r.Branch(path.ID)[0].ID != root.ID {
+		if path := r.Cursor(id).Leaf(); path == nil || r.PathTo(path.ID)[0].ID != root.ID {
 			t.Errorf("cursor %s does not descend from the root", id)
 		}
 	}

@@ -65,9 +65,9 @@ func (l *Log) Children(id string) []*Entry {
 	return out
 }
 
-// Branch returns the path from the root to the entry id, inclusive ("" for the
+// PathTo returns the path from the root to the entry id, inclusive ("" for the
 // active cursor's leaf). It is empty for an unknown id.
-func (l *Log) Branch(id string) []*Entry {
+func (l *Log) PathTo(id string) []*Entry {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return entriesOf(l.path(l.start(id)))
@@ -107,8 +107,8 @@ func (l *Log) Label(id string) string {
 	return l.labels[id].label
 }
 
-// Name returns the session name: the latest session_info in the file, trimmed.
-func (l *Log) Name() string {
+// SessionName returns the session name: the latest session_info in the file, trimmed.
+func (l *Log) SessionName() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.name

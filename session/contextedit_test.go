@@ -120,7 +120,7 @@ func TestPropertyContextEdits(t *testing.T) {
 				}
 				continue
 			case 5:
-				path := l.Branch("")
+				path := l.PathTo("")
 				if len(path) < 2 {
 					continue
 				}
@@ -136,7 +136,7 @@ func TestPropertyContextEdits(t *testing.T) {
 			before := l.Context()
 			proj := l.Projection()
 			target := rapid.SampledFrom(ids).Draw(t, "target")
-			onBranch := slices.ContainsFunc(l.Branch(""), func(e *session.Entry) bool { return e.ID == target })
+			onBranch := slices.ContainsFunc(l.PathTo(""), func(e *session.Entry) bool { return e.ID == target })
 			tgt := l.Entry(target)
 			editable := tgt.Type == session.TypeMessage && tgt.Role() != ""
 			var err error

@@ -32,13 +32,16 @@
 // # Cursors
 //
 // A cursor is a named position in the one shared log (from the rho agent). The
-// default cursor is main. Moving, creating, naming or switching a cursor, and
+// default cursor is main. Log.NewCursor creates one at the active leaf,
+// Cursor.Rename names it, Cursor.BranchTo and Cursor.ResetLeaf move its leaf,
+// Log.Switch makes it the active one; the session's own name is
+// Log.SetSessionName's. Moving, creating, renaming or switching a cursor, and
 // setting an entry's resolution for a cursor, append arbor marker entries
 // (custom entries with customType arbor.leaf, arbor.cursor, arbor.resolution),
 // so the state survives a restart while pi, which ignores them, still builds the
 // same context from the file's last line. The active cursor is the one that
 // wrote the last line: appending or moving through a cursor makes it active;
-// forking, naming a cursor or setting its resolutions does not (a marker
+// creating or renaming a cursor or setting its resolutions does not (a marker
 // written through another cursor is followed by one that marks the active
 // leaf again).
 //

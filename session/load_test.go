@@ -147,7 +147,7 @@ func TestCyclesCutAtFirstInFile(t *testing.T) {
 	if diff := cmp.Diff([]string{"c", "self"}, rep.Cycles); diff != "" {
 		t.Errorf("Cycles: %s", diff)
 	}
-	if diff := cmp.Diff([]string{"c", "a", "b"}, ids(l.Branch("b"))); diff != "" {
+	if diff := cmp.Diff([]string{"c", "a", "b"}, ids(l.PathTo("b"))); diff != "" {
 		t.Errorf("Branch(b) after the cut: %s", diff)
 	}
 	var roots []string
@@ -278,8 +278,9 @@ func TestBranchedLabelsAndCursors(t *testing.T) {
 	lb := must[*session.Entry](t)(l.SetLabel(b.ID, "B2"))
 	must[*session.Entry](t)(l.SetLabel(a.ID, ""))
 	la := must[*session.Entry](t)(l.SetLabel(a.ID, "A2"))
-	w, err := l.Fork("work")
+	wC, err := l.NewCursor("work")
 	check(t, err)
+	w := wC.ID()
 	c := must[*session.Entry](t)(l.Cursor(w).AppendMessage(userMsg(t, "on the cursor")))
 	if c.Cursor != w {
 		t.Fatalf("cursor entry has cursor %q", c.Cursor)
@@ -339,9 +340,10 @@ func TestCopy(t *testing.T) {
 	must[*session.Entry](t)(l.AppendMessage(assistantMsg(t, "b")))
 	check(t, l.BranchTo(a.ID))
 	must[*session.Entry](t)(l.AppendMessage(assistantMsg(t, "c")))
-	must[*session.Entry](t)(l.SetName("named"))
-	w, err := l.Fork("w")
+	must[*session.Entry](t)(l.SetSessionName("named"))
+	wC, err := l.NewCursor("w")
 	check(t, err)
+	w := wC.ID()
 	cp := l.Copy("/other", session.WithParent("/src.jsonl"))
 	h := cp.Header()
 	if h.Cwd != "/other" || h.ParentSession != "/src.jsonl" || h.ID == l.Header().ID || h.Version != session.CurrentVersion {
@@ -350,8 +352,8 @@ func TestCopy(t *testing.T) {
 	if diff := cmp.Diff(ids(l.Entries()), ids(cp.Entries())); diff != "" {
 		t.Errorf("copy entries: %s", diff)
 	}
-	if cp.Name() != "named" || contextJSON(t, cp.Context()) != contextJSON(t, l.Context()) {
-		t.Errorf("copy name %q, context %s", cp.Name(), contextJSON(t, cp.Context()))
+	if cp.SessionName() != "named" || contextJSON(t, cp.Context()) != contextJSON(t, l.Context()) {
+		t.Errorf("copy name %q, context %s", cp.SessionName(), contextJSON(t, cp.Context()))
 	}
 	if diff := cmp.Diff(l.Cursors(), cp.Cursors()); diff != "" {
 		t.Errorf("copy cursors: %s", diff)
@@ -367,12 +369,13 @@ func TestCursorsPersisted(t *testing.T) {
 	a := must[*session.Entry](t)(l.AppendMessage(userMsg(t, "a")))
 	b := must[*session.Entry](t)(l.AppendMessage(assistantMsg(t, "b")))
 
-	w, err := l.Fork("work")
+	wC, err := l.NewCursor("work")
 	check(t, err)
+	w := wC.ID()
 	if l.Active() != session.MainCursor {
-		t.Errorf("Fork changed the active cursor to %s", l.Active())
+		t.Errorf("NewCursor changed the active cursor to %s", l.Active())
 	}
-	if _, err := l.Fork("work"); err == nil {
+	if _, err := l.NewCursor("work"); err == nil {
 		t.Error("a second cursor named work was created")
 	}
 	c := must[*session.Entry](t)(l.Cursor("work").AppendMessage(userMsg(t, "c")))
@@ -381,10 +384,11 @@ func TestCursorsPersisted(t *testing.T) {
 	}
 	check(t, l.Switch(session.MainCursor))
 	check(t, l.BranchTo(a.ID))
-	x, err := l.Fork("")
+	xC, err := l.NewCursor("")
 	check(t, err)
-	check(t, l.Cursor(x).Name("scratch"))
-	check(t, l.Cursor(x).Clear())
+	x := xC.ID()
+	check(t, l.Cursor(x).Rename("scratch"))
+	check(t, l.Cursor(x).ResetLeaf())
 	check(t, l.Switch("work"))
 
 	want := []session.CursorInfo{
@@ -422,7 +426,7 @@ func TestMarkersNeverInContext(t *testing.T) {
 	l := session.New("/p")
 	a := must[*session.Entry](t)(l.AppendMessage(userMsg(t, "a")))
 	check(t, l.BranchTo(a.ID))
-	_, err := l.Fork("f")
+	_, err := l.NewCursor("f")
 	check(t, err)
 	check(t, l.Cursor("").SetResolution(a.ID, session.Resolution{Level: session.Outlined}))
 	for _, leaf := range l.Entries() {
@@ -486,12 +490,13 @@ func TestLabelValuesAsPiReplaysThem(t *testing.T) {
 func TestMetadataOnAnotherCursorKeepsActive(t *testing.T) {
 	l := session.New("/p")
 	a := must[*session.Entry](t)(l.AppendMessage(userMsg(t, "a")))
-	w, err := l.Fork("w")
+	wC, err := l.NewCursor("w")
 	check(t, err)
+	w := wC.ID()
 	must[*session.Entry](t)(l.Cursor(w).AppendMessage(userMsg(t, "on w")))
 	check(t, l.Switch(session.MainCursor))
 	before := contextJSON(t, l.Context())
-	check(t, l.Cursor(w).Name("renamed"))
+	check(t, l.Cursor(w).Rename("renamed"))
 	check(t, l.Cursor(w).SetResolution(a.ID, session.Resolution{Level: session.Summarized, Text: "a."}))
 	r := reopen(l)
 	last := r.Entries()[r.Len()-1].ID
@@ -521,7 +526,7 @@ func TestNewerVersionIsReadOnly(t *testing.T) {
 	for name, err := range map[string]error{
 		"append": func() error { _, err := l.AppendMessage(userMsg(t, "b")); return err }(),
 		"branch": l.BranchTo("a"),
-		"fork":   func() error { _, err := l.Fork("x"); return err }(),
+		"fork":   func() error { _, err := l.NewCursor("x"); return err }(),
 	} {
 		if !errors.Is(err, session.ErrReadOnly) || !strings.Contains(err.Error(), "version 4") {
 			t.Errorf("%s: %v, want ErrReadOnly naming version 4", name, err)

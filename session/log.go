@@ -20,8 +20,11 @@ const MainCursor = "main"
 
 // Sentinel errors.
 var (
-	ErrNotFound  = errors.New("session: entry not found")
-	ErrIsMarker  = errors.New("session: entry is an arbor marker")
+	ErrNotFound = errors.New("session: entry not found")
+	ErrIsMarker = errors.New("session: entry is an arbor marker")
+	// ErrNeverSent: the entry is metadata (a model change, a label, …) that
+	// never reaches the model, so it cannot be pinned or rendered shorter.
+	ErrNeverSent = errors.New("session: entry never reaches the model")
 	ErrNoCursor  = errors.New("session: cursor not found")
 	ErrReadOnly  = errors.New("session: read-only")
 	ErrEmptyPath = errors.New("session: empty branch")

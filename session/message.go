@@ -1,6 +1,7 @@
 package session
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -188,16 +189,71 @@ type Content struct {
 	Blocks   []Block
 }
 
-// Block is one content block: text, image, thinking or toolCall.
+// Block is one content block of a message, in pi's shape: text, image,
+// thinking (with the provider's signature, needed to send it back) or toolCall.
+// Build them with TextBlock, ImageBlock, ThinkingBlock and ToolCallBlock.
 type Block struct {
-	Type      string         `json:"type"`
-	Text      string         `json:"text,omitzero"`
-	Thinking  string         `json:"thinking,omitzero"`
-	Data      string         `json:"data,omitzero"`
-	MimeType  string         `json:"mimeType,omitzero"`
-	ID        string         `json:"id,omitzero"`
-	Name      string         `json:"name,omitzero"`
-	Arguments jsontext.Value `json:"arguments,omitzero"`
+	Type              string          `json:"type"`
+	Text              string          `json:"text,omitzero"`
+	TextSignature     string          `json:"textSignature,omitzero"`
+	Thinking          string          `json:"thinking,omitzero"`
+	ThinkingSignature string          `json:"thinkingSignature,omitzero"`
+	Redacted          bool            `json:"redacted,omitzero"` // the thinking was redacted; its payload is in ThinkingSignature
+	Data              string          `json:"data,omitzero"`     // an image's base64 bytes
+	MimeType          string          `json:"mimeType,omitzero"`
+	ID                string          `json:"id,omitzero"`
+	Name              string          `json:"name,omitzero"`
+	Arguments         json.RawMessage `json:"arguments,omitzero"`
+	ThoughtSignature  string          `json:"thoughtSignature,omitzero"`
+	// ArgumentsError says why the model's arguments were not a JSON object
+	// (Arguments is then {}); the call is answered with it as an error.
+	ArgumentsError string `json:"argumentsError,omitzero"`
+}
+
+// plainBlock is Block without its MarshalJSON.
+type plainBlock Block
+
+// MarshalJSON writes the members pi writes for the block's type, the
+// required ones even when empty (a text block's text, a call's arguments).
+func (b Block) MarshalJSON() ([]byte, error) {
+	var ms []member
+	str := func(name, v string) { ms = append(ms, member{name, quoted(v)}) }
+	optStr := func(name, v string) {
+		if v != "" {
+			str(name, v)
+		}
+	}
+	switch b.Type {
+	case BlockText:
+		str("type", b.Type)
+		str("text", b.Text)
+		optStr("textSignature", b.TextSignature)
+	case BlockThinking:
+		str("type", b.Type)
+		str("thinking", b.Thinking)
+		optStr("thinkingSignature", b.ThinkingSignature)
+		if b.Redacted {
+			ms = append(ms, member{"redacted", jsontext.Value("true")})
+		}
+	case BlockImage:
+		str("type", b.Type)
+		str("data", b.Data)
+		str("mimeType", b.MimeType)
+	case BlockToolCall:
+		str("type", b.Type)
+		str("id", b.ID)
+		str("name", b.Name)
+		args := jsontext.Value(b.Arguments)
+		if len(args) == 0 {
+			args = jsontext.Value("{}")
+		}
+		ms = append(ms, member{"arguments", args})
+		optStr("thoughtSignature", b.ThoughtSignature)
+		optStr("argumentsError", b.ArgumentsError)
+	default:
+		return marshal(plainBlock(b))
+	}
+	return buildObject(ms), nil
 }
 
 // UnmarshalJSON accepts a string or an array of blocks; anything else leaves the content empty.
@@ -231,22 +287,15 @@ func parseBlock(r jsontext.Value) (Block, bool) {
 	if unmarshal(r, &blk) == nil {
 		return blk, true
 	}
-	var v struct {
-		Type      jsontext.Value `json:"type"`
-		Text      jsontext.Value `json:"text"`
-		Thinking  jsontext.Value `json:"thinking"`
-		Data      jsontext.Value `json:"data"`
-		MimeType  jsontext.Value `json:"mimeType"`
-		ID        jsontext.Value `json:"id"`
-		Name      jsontext.Value `json:"name"`
-		Arguments jsontext.Value `json:"arguments"`
-	}
+	var v map[string]jsontext.Value
 	if unmarshal(r, &v) != nil {
 		return Block{}, false
 	}
-	str := func(v jsontext.Value) string { s, _ := jsonString(v); return s }
-	return Block{Type: str(v.Type), Text: str(v.Text), Thinking: str(v.Thinking), Data: str(v.Data),
-		MimeType: str(v.MimeType), ID: str(v.ID), Name: str(v.Name), Arguments: v.Arguments}, true
+	str := func(name string) string { s, _ := jsonString(v[name]); return s }
+	return Block{Type: str("type"), Text: str("text"), TextSignature: str("textSignature"), Thinking: str("thinking"),
+		ThinkingSignature: str("thinkingSignature"), Redacted: string(v["redacted"]) == "true", Data: str("data"),
+		MimeType: str("mimeType"), ID: str("id"), Name: str("name"), Arguments: json.RawMessage(v["arguments"]),
+		ThoughtSignature: str("thoughtSignature"), ArgumentsError: str("argumentsError")}, true
 }
 
 // MarshalJSON writes the string or the block list.

@@ -383,7 +383,7 @@ func TestSaveCustomEntry(t *testing.T) {
 	if c.ParentID != m1.ID || m2.ParentID != c.ID {
 		t.Errorf("parents: custom %s (want %s), message %s (want %s)", c.ParentID, m1.ID, m2.ParentID, c.ID)
 	}
-	if diff := cmp.Diff([]string{m1.ID, c.ID, m2.ID}, ids(l.Branch(""))); diff != "" {
+	if diff := cmp.Diff([]string{m1.ID, c.ID, m2.ID}, ids(l.PathTo(""))); diff != "" {
 		t.Errorf("Branch: %s", diff)
 	}
 	if c.CustomType() != "my_ext" || !strings.Contains(string(c.Raw()), `"data":{"k":"v"}`) {
@@ -460,7 +460,7 @@ func TestTreeTraversal(t *testing.T) {
 			func() (*session.Entry, error) {
 				return l.AppendCustomMessage("note", session.TextContent("n"), true, nil)
 			},
-			func() (*session.Entry, error) { return l.SetName("named") },
+			func() (*session.Entry, error) { return l.SetSessionName("named") },
 		} {
 			e, err := f()
 			check(t, err)
@@ -486,8 +486,8 @@ func TestTreeTraversal(t *testing.T) {
 		if diff := cmp.Diff(want, types); diff != "" {
 			t.Errorf("tree types: %s", diff)
 		}
-		if l.Name() != "named" {
-			t.Errorf("Name = %q", l.Name())
+		if l.SessionName() != "named" {
+			t.Errorf("Name = %q", l.SessionName())
 		}
 	})
 
@@ -497,11 +497,11 @@ func TestTreeTraversal(t *testing.T) {
 			from string
 			want []string
 		}{{"", []string{"1", "2", "3", "4"}}, {"1", []string{"1"}}, {"3", []string{"1", "2", "3"}}, {"nope", []string{}}} {
-			if diff := cmp.Diff(tc.want, ids(l.Branch(tc.from))); diff != "" {
+			if diff := cmp.Diff(tc.want, ids(l.PathTo(tc.from))); diff != "" {
 				t.Errorf("Branch(%q): %s", tc.from, diff)
 			}
 		}
-		if got := session.New("/p").Branch(""); len(got) != 0 {
+		if got := session.New("/p").PathTo(""); len(got) != 0 {
 			t.Errorf("Branch of an empty session = %v", ids(got))
 		}
 	})

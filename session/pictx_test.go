@@ -76,7 +76,7 @@ func randomSession(t *testing.T, seed uint64) []byte {
 				_, err = cursor().SetLabel(id, fmt.Sprintf("label %d", i))
 			}
 		case 10:
-			_, err = cursor().SetName(fmt.Sprintf("name %d", i))
+			_, err = cursor().SetSessionName(fmt.Sprintf("name %d", i))
 		case 11:
 			if id := pickEntry(false); id != "" {
 				err = cursor().BranchTo(id)
@@ -84,16 +84,16 @@ func randomSession(t *testing.T, seed uint64) []byte {
 		case 12:
 			_, err = cursor().BranchWithSummary(pickEntry(false), fmt.Sprintf("left %d", i), nil, false)
 		case 13:
-			_, err = l.Fork(fmt.Sprintf("c%d", i))
+			_, err = l.NewCursor(fmt.Sprintf("c%d", i))
 		case 14:
 			cs := l.Cursors()
 			err = l.Switch(cs[r.IntN(len(cs))].ID)
 		case 15:
 			switch r.IntN(3) {
 			case 0:
-				err = cursor().Clear()
+				err = cursor().ResetLeaf()
 			case 1:
-				err = cursor().Name(fmt.Sprintf("n%d", i))
+				err = cursor().Rename(fmt.Sprintf("n%d", i))
 			default:
 				if id := pickEntry(false); id != "" {
 					err = cursor().SetResolution(id, session.Resolution{Level: session.Outlined})

@@ -168,9 +168,9 @@ func (s *machine) AppendCustomMessage(t *rapid.T) {
 	})
 }
 
-func (s *machine) SetName(t *rapid.T) {
+func (s *machine) SetSessionName(t *rapid.T) {
 	n := rapid.SampledFrom(names).Draw(t, "name")
-	s.appendAction(t, func(c *session.Cursor) (*session.Entry, error) { return c.SetName(n) })
+	s.appendAction(t, func(c *session.Cursor) (*session.Entry, error) { return c.SetSessionName(n) })
 	s.m.name = strings.TrimSpace(n)
 }
 
@@ -221,24 +221,25 @@ func (s *machine) BranchWithSummary(t *rapid.T) {
 	s.appended(t, id, e, err, target)
 }
 
-func (s *machine) Fork(t *rapid.T) {
+func (s *machine) NewCursor(t *rapid.T) {
 	name := rapid.SampledFrom(names).Draw(t, "name")
-	id, err := s.l.Fork(name)
+	c, err := s.l.NewCursor(name)
 	taken := false
 	for _, c := range s.m.order {
 		taken = taken || (strings.TrimSpace(name) != "" && (s.m.cursorNames[c] == strings.TrimSpace(name) || c == strings.TrimSpace(name)))
 	}
 	if taken {
 		if err == nil {
-			t.Fatalf("Fork(%q) succeeded with the name taken", name)
+			t.Fatalf("NewCursor(%q) succeeded with the name taken", name)
 		}
 		return
 	}
 	if err != nil {
-		t.Fatalf("Fork(%q): %v", name, err)
+		t.Fatalf("NewCursor(%q): %v", name, err)
 	}
+	id := c.ID()
 	if len(id) != 8 || slices.Contains(s.m.order, id) {
-		t.Fatalf("Fork returned id %q", id)
+		t.Fatalf("NewCursor returned id %q", id)
 	}
 	s.m.order = append(s.m.order, id)
 	s.m.leaf[id] = s.m.leaf[s.m.active]
@@ -256,10 +257,10 @@ func (s *machine) Switch(t *rapid.T) {
 	s.m.active = id
 }
 
-func (s *machine) NameCursor(t *rapid.T) {
+func (s *machine) Rename(t *rapid.T) {
 	h, id := s.pickCursor(t)
 	name := strings.TrimSpace(rapid.SampledFrom(names).Draw(t, "name"))
-	err := s.l.Cursor(h).Name(name)
+	err := s.l.Cursor(h).Rename(name)
 	for _, c := range s.m.order {
 		if c != id && name != "" && (s.m.cursorNames[c] == name || c == name) {
 			if err == nil {
@@ -276,12 +277,12 @@ func (s *machine) NameCursor(t *rapid.T) {
 	}
 }
 
-func (s *machine) Clear(t *rapid.T) {
+func (s *machine) ResetLeaf(t *rapid.T) {
 	h, id := s.pickCursor(t)
 	if h == "" && rapid.Bool().Draw(t, "ResetLeaf") {
 		check(t, s.l.ResetLeaf())
 	} else {
-		check(t, s.l.Cursor(h).Clear())
+		check(t, s.l.Cursor(h).ResetLeaf())
 	}
 	s.m.leaf[id] = ""
 	s.m.active = id
@@ -320,7 +321,7 @@ func (s *machine) Branched(t *rapid.T) {
 		t.Fatalf("branched session's context differs from the leaf's (-want +got):\n%s", diff)
 	}
 	path := map[string]bool{}
-	for _, e := range s.l.Branch(leaf.ID) {
+	for _, e := range s.l.PathTo(leaf.ID) {
 		if e.Type != session.TypeLabel {
 			path[e.ID] = true
 		}
@@ -342,7 +343,7 @@ func (s *machine) Branched(t *rapid.T) {
 	if nb.Leaf() != nil {
 		m.leaf[session.MainCursor] = nb.Leaf().ID
 	}
-	for _, e := range s.l.Branch(leaf.ID) {
+	for _, e := range s.l.PathTo(leaf.ID) {
 		if e.Type == session.TypeSessionInfo {
 			var v struct {
 				Name string `json:"name"`
@@ -425,7 +426,7 @@ func checkInvariants(t *rapid.T, l *session.Log, m *model) {
 	if got := l.Active(); got != m.active {
 		t.Fatalf("active cursor %s, want %s", got, m.active)
 	}
-	if got := l.Name(); got != m.name {
+	if got := l.SessionName(); got != m.name {
 		t.Fatalf("Name() = %q, want %q", got, m.name)
 	}
 	var gotCursors []string
@@ -445,7 +446,7 @@ func checkInvariants(t *rapid.T, l *session.Log, m *model) {
 		}
 		// The branch to the leaf runs from a root to the leaf.
 		if ci.Leaf != "" {
-			b := l.Branch(ci.Leaf)
+			b := l.PathTo(ci.Leaf)
 			if len(b) == 0 || b[0].ParentID != "" || b[len(b)-1].ID != ci.Leaf {
 				t.Fatalf("Branch(%s) = %v", ci.Leaf, ids(b))
 			}
@@ -484,14 +485,14 @@ func TestPropertySessionStateMachine(t *testing.T) {
 			"AppendCompaction":    s.AppendCompaction,
 			"AppendCustom":        s.AppendCustom,
 			"AppendCustomMessage": s.AppendCustomMessage,
-			"SetName":             s.SetName,
+			"SetSessionName":      s.SetSessionName,
 			"SetLabel":            s.SetLabel,
 			"BranchTo":            s.BranchTo,
 			"BranchWithSummary":   s.BranchWithSummary,
-			"Fork":                s.Fork,
+			"NewCursor":           s.NewCursor,
 			"Switch":              s.Switch,
-			"NameCursor":          s.NameCursor,
-			"Clear":               s.Clear,
+			"Rename":              s.Rename,
+			"ResetLeaf":           s.ResetLeaf,
 			"SetResolution":       s.SetResolution,
 			"Reopen":              s.Reopen,
 			"Branched":            s.Branched,

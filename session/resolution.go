@@ -50,6 +50,22 @@ func DefaultLevel(e *Entry) Level {
 	return Attached
 }
 
+// Resolvable says whether a person may give entry e the level: an arbor
+// marker never (ErrIsMarker); an entry that never reaches the model (a model
+// change, a label, …) only its default, attached (ErrNeverSent). It is the
+// one check for everything that stamps for a person (arbor pin, outline,
+// summarize, unpin and the RPC servers); SetResolution itself only refuses
+// markers.
+func Resolvable(e *Entry, level Level) error {
+	if e.IsMarker() {
+		return fmt.Errorf("%w: %s is not part of the conversation", ErrIsMarker, e.ID)
+	}
+	if DefaultLevel(e) == Attached && level != Attached {
+		return fmt.Errorf("%w: %s is a %s entry; only messages, custom messages and summaries can be pinned or rendered shorter", ErrNeverSent, e.ID, e.Type)
+	}
+	return nil
+}
+
 // SetResolution stamps an entry with a level for this cursor (persisted as a
 // marker). It does not change which cursor is active.
 func (c *Cursor) SetResolution(target string, r Resolution) error {

@@ -43,27 +43,37 @@ func ScanContent(v []byte) (Content, bool) {
 // scanBlock is parseBlock of a block as written; ok is false where ScanContent gives up.
 func scanBlock(obj []byte) (Block, bool) {
 	var b Block
-	var seen uint8
+	var seen uint16
 	ok := jsonscan.Members(obj, func(name, value []byte) bool {
 		var dst *string
-		var bit uint8
-		switch string(name) {
+		bit := uint16(1)
+		switch string(name) { // every field of Block (TestScanBlockFields)
 		case "type":
-			dst, bit = &b.Type, 1
+			dst = &b.Type
 		case "text":
-			dst, bit = &b.Text, 2
+			dst, bit = &b.Text, 1<<1
+		case "textSignature":
+			dst, bit = &b.TextSignature, 1<<2
 		case "thinking":
-			dst, bit = &b.Thinking, 4
+			dst, bit = &b.Thinking, 1<<3
+		case "thinkingSignature":
+			dst, bit = &b.ThinkingSignature, 1<<4
+		case "redacted":
+			bit = 1 << 5
 		case "data":
-			dst, bit = &b.Data, 8
+			dst, bit = &b.Data, 1<<6
 		case "mimeType":
-			dst, bit = &b.MimeType, 16
+			dst, bit = &b.MimeType, 1<<7
 		case "id":
-			dst, bit = &b.ID, 32
+			dst, bit = &b.ID, 1<<8
 		case "name":
-			dst, bit = &b.Name, 64
+			dst, bit = &b.Name, 1<<9
 		case "arguments":
-			bit = 128
+			bit = 1 << 10
+		case "thoughtSignature":
+			dst, bit = &b.ThoughtSignature, 1<<11
+		case "argumentsError":
+			dst, bit = &b.ArgumentsError, 1<<12
 		default:
 			return true
 		}
@@ -71,13 +81,24 @@ func scanBlock(obj []byte) (Block, bool) {
 			return false
 		}
 		seen |= bit
-		if dst == nil {
+		switch {
+		case dst != nil:
+			s, ok := jsonscan.Plain(value)
+			*dst = s
+			return ok
+		case bit == 1<<5:
+			switch string(value) {
+			case "true":
+				b.Redacted = true
+			case "false":
+			default:
+				return false
+			}
+			return true
+		default:
 			b.Arguments = value[:len(value):len(value)] // an append copies rather than writes into the line
 			return true
 		}
-		s, ok := jsonscan.Plain(value)
-		*dst = s
-		return ok
 	})
 	return b, ok
 }

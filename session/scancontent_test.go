@@ -18,6 +18,8 @@ var scanContentSeeds = []string{
 	`[{"type":"toolCall","arguments":null},{"type":"toolCall","arguments":"s"},{"type":"text","text":null}]`,
 	`[]`, `{}`, `5`, `null`, `true`, ` [ {"type" : "text" , "text" : "spaced"} ] `,
 	`[{"type":"text","te\u0078t":"escaped name"}]`,
+	`[{"type":"thinking","thinking":"","thinkingSignature":"opaque","redacted":true,"textSignature":"t","thoughtSignature":"g"},{"type":"toolCall","id":"c","name":"n","arguments":{},"argumentsError":"not an object"}]`,
+	`[{"type":"thinking","redacted":"yes"}]`,
 }
 
 // checkScanContent: what ScanContent reads, when it reads it, is what the
@@ -64,6 +66,22 @@ func FuzzScanContent(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(checkScanContent)
+}
+
+// TestScanBlockFields: ScanContent reads every field of Block: each, given
+// twice, makes it give up, where a field it does not know is skipped.
+func TestScanBlockFields(t *testing.T) {
+	typ := reflect.TypeFor[Block]()
+	for i := range typ.NumField() {
+		name, _, _ := strings.Cut(typ.Field(i).Tag.Get("json"), ",")
+		raw := fmt.Sprintf(`[{"type":"text",%q:null,%q:null}]`, name, name)
+		if _, ok := ScanContent([]byte(raw)); ok {
+			t.Errorf("ScanContent does not read Block.%s (%q)", typ.Field(i).Name, name)
+		}
+	}
+	if _, ok := ScanContent([]byte(`[{"type":"text","unknown":null,"unknown":null}]`)); !ok {
+		t.Errorf("ScanContent gives up on a repeated field Block does not have")
+	}
 }
 
 // TestScanMessageDataFields: ScanMessageData reads every field of MessageData

@@ -44,14 +44,14 @@ func TestStoreFailureLeavesLogUnchanged(t *testing.T) {
 		"label":    func() error { _, err := l.SetLabel(a.ID, "x"); return err },
 		"branchTo": func() error { return l.BranchTo(a.ID) },
 		"clear":    func() error { return l.ResetLeaf() },
-		"fork":     func() error { _, err := l.Fork("f"); return err },
-		"name":     func() error { _, err := l.SetName("n"); return err },
+		"fork":     func() error { _, err := l.NewCursor("f"); return err },
+		"name":     func() error { _, err := l.SetSessionName("n"); return err },
 	} {
 		if err := f(); !errors.Is(err, boom) {
 			t.Errorf("%s: err %v, want the store's", name, err)
 		}
 	}
-	if l.Len() != 1 || contextJSON(t, l.Context()) != before || l.Label(a.ID) != "" || l.Name() != "" {
+	if l.Len() != 1 || contextJSON(t, l.Context()) != before || l.Label(a.ID) != "" || l.SessionName() != "" {
 		t.Errorf("a failed write changed the log: %d entries, context %s", l.Len(), contextJSON(t, l.Context()))
 	}
 	if diff := cmp.Diff(cursors, l.Cursors()); diff != "" {

@@ -92,7 +92,7 @@ func dump(l *session.Log) string {
 	for _, e := range l.Entries() {
 		fmt.Fprintf(&b, "%s label=%q\n", e.Raw(), l.Label(e.ID))
 	}
-	fmt.Fprintf(&b, "name %q active %s\n", l.Name(), l.Active())
+	fmt.Fprintf(&b, "name %q active %s\n", l.SessionName(), l.Active())
 	for _, c := range l.Cursors() {
 		fmt.Fprintf(&b, "cursor %+v\n", c)
 		cur := l.Cursor(c.ID)
@@ -216,7 +216,7 @@ var cases = []struct {
 		l := s.Log()
 		u := must[*session.Entry](t)(l.AppendMessage(msg(t, "user", "q")))
 		a := must[*session.Entry](t)(l.AppendMessage(msg(t, "assistant", "a")))
-		id := must[string](t)(l.Fork("side"))
+		id := must[*session.Cursor](t)(l.NewCursor("side")).ID()
 		if err := l.Switch(id); err != nil {
 			t.Fatal(err)
 		}
@@ -228,7 +228,7 @@ var cases = []struct {
 		if err := c.Summarize(a.ID, "short"); err != nil {
 			t.Fatal(err)
 		}
-		if err := c.Name("renamed side"); err != nil {
+		if err := c.Rename("renamed side"); err != nil {
 			t.Fatal(err)
 		}
 		must[*session.Entry](t)(l.Cursor("").AppendMessage(msg(t, "user", "on main")))
@@ -261,7 +261,7 @@ var cases = []struct {
 			l.SetClock(func() time.Time { return time.UnixMilli(1700000000000 + int64(i)*1000) })
 			must[*session.Entry](t)(l.AppendMessage(msg(t, "user", "task "+strconv.Itoa(i))))
 			must[*session.Entry](t)(l.AppendMessage(msg(t, "assistant", "done")))
-			must[*session.Entry](t)(l.SetName("Job " + strconv.Itoa(i)))
+			must[*session.Entry](t)(l.SetSessionName("Job " + strconv.Itoa(i)))
 			refs = append(refs, s.Ref())
 			s.Close()
 		}
@@ -301,7 +301,7 @@ var cases = []struct {
 		l := s.Log()
 		must[*session.Entry](t)(l.AppendMessage(msg(t, "user", "nul \x00 inside, zanzibar")))
 		must[*session.Entry](t)(l.AppendMessage(msg(t, "assistant", "ok")))
-		must[*session.Entry](t)(l.SetName("name\x00with nul"))
+		must[*session.Entry](t)(l.SetSessionName("name\x00with nul"))
 		want := dump(l)
 		s.Close()
 		reopen(t, st, s.Ref(), want)

@@ -5,4 +5,8 @@
 // through session/jsonl and catalog; pgstore keeps them in PostgreSQL. Both
 // return the same records (catalog.Info, catalog.Hit) and the same
 // session.Log, so every command works on either.
+//
+// ForkBefore is pi's /fork on any store (the chat and pi's RPC mode share it):
+// a new session from the branch that ends at the parent of a user message,
+// and that message's text for the editor.
 package store

@@ -1,13 +1,15 @@
 package window
 
 import (
-	"flag"
 	"os"
 	"path/filepath"
 	"testing"
+
+	goldenfile "github.com/arborlog/arbor/internal/golden"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files and generated fixtures under testdata/")
+// update (-update) rewrites the golden files and generated fixtures under testdata/.
+var update = goldenfile.Update
 
 // fixtures are committed so that tests do not depend on the Go release's sources.
 var fixtures = []struct {

@@ -190,7 +190,7 @@ func assistantContent(d session.MessageData, text string, sum bool) jsontext.Val
 		}
 		blocks = append(blocks, object([]member{
 			{"type", marshal("toolCall")}, {"id", marshal(b.ID)}, {"name", marshal(b.Name)},
-			{"arguments", shortArgs(b.Name, b.Arguments, sum)},
+			{"arguments", shortArgs(b.Name, jsontext.Value(b.Arguments), sum)},
 		}))
 	}
 	return marshal(blocks)

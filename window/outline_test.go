@@ -1,11 +1,11 @@
 package window
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	goldenfile "github.com/arborlog/arbor/internal/golden"
 	"github.com/arborlog/arbor/session"
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/google/go-cmp/cmp"
@@ -100,17 +100,5 @@ func TestRenderGolden(t *testing.T) {
 
 func golden(t *testing.T, path, got string) {
 	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./window -update)", err)
-	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("%s differs (-want +got; go test ./window -update rewrites it):\n%s", path, diff)
-	}
+	goldenfile.Check(t, path, []byte(got))
 }

@@ -34,18 +34,29 @@ type Classifier struct {
 	Shells []string `json:"shells"`
 }
 
-// DefaultClassifier knows pi's tools (read, bash, edit, write, ls, grep, find)
-// and rho's (read_file, list_dir, run_command, edit_file, write_file, cargo_*).
+// DefaultClassifier knows pi's tools (read, bash, edit, write, ls, grep, find),
+// rho's (read_file, list_dir, run_command, edit_file, write_file, cargo_*),
+// Claude Code's (Read, Bash, Edit, Glob, Task, ...) and Codex's (shell,
+// exec_command, apply_patch, spawn_agent, ...). A tool it does not know by name
+// is classified by the words of its name (see Tool).
 func DefaultClassifier() *Classifier {
-	c := &Classifier{Tools: map[string]Phase{}, Commands: map[string]Phase{}, Shells: []string{"bash", "run_command", "shell", "exec"}}
-	for _, t := range []string{"read", "ls", "grep", "find", "glob", "search", "read_file", "list_dir", "rustdoc_lookup", "crates_io_lookup", "rustc_explain", "web_search", "web_fetch", "fetch"} {
+	c := &Classifier{Tools: map[string]Phase{}, Commands: map[string]Phase{}, Shells: []string{"bash", "run_command", "shell", "exec", "Bash", "exec_command", "shell_command", "local_shell"}}
+	for _, t := range []string{"read", "ls", "grep", "find", "glob", "search", "read_file", "list_dir", "rustdoc_lookup", "crates_io_lookup", "rustc_explain", "web_search", "web_fetch", "fetch",
+		"Read", "Glob", "Grep", "LS", "NotebookRead", "WebFetch", "WebSearch", "view_image",
+		// Sub-agents are sent to look things up far more often than to change them.
+		"Task", "Agent", "spawn_agent"} {
 		c.Tools[t] = Exploration
 	}
-	for _, t := range []string{"edit", "write", "multi_edit", "edit_file", "write_file", "cargo_fix", "apply_patch"} {
+	for _, t := range []string{"edit", "write", "multi_edit", "edit_file", "write_file", "cargo_fix", "apply_patch", "Edit", "MultiEdit", "Write", "NotebookEdit"} {
 		c.Tools[t] = Execution
 	}
 	for _, t := range []string{"cargo_check", "cargo_test", "cargo_clippy"} {
 		c.Tools[t] = Verification
+	}
+	// Plans are none of the four; named here so that the words of their
+	// names ("write") do not count them as execution.
+	for _, t := range []string{"TodoWrite", "todo_write", "update_plan"} {
+		c.Tools[t] = Unclassified
 	}
 	for _, w := range []string{"ls", "cat", "head", "tail", "less", "grep", "rg", "ag", "find", "fd", "wc", "tree", "pwd", "which", "file", "stat", "du", "sed -n", "awk",
 		"git status", "git log", "git diff", "git show", "git blame", "git branch", "go doc", "go list", "go env", "cargo tree", "npm ls", "jq", "diff"} {
@@ -107,19 +118,63 @@ func (p Phase) valid() bool {
 	return false
 }
 
-// Tool classifies one tool call. edited says whether an Execution call came before.
+// Tool classifies one tool call. edited says whether an Execution call came
+// before. A tool not in Tools or Shells (an MCP server's, say) is classified by
+// the first word of its name that says what it does: "mcp__docs__search_pages"
+// explores, "mcp__db__update_row" executes, "run_linter" verifies.
 func (c *Classifier) Tool(name, command string, edited bool) Phase {
 	p, ok := c.Tools[name]
 	if !ok && slices.Contains(c.Shells, name) {
 		p, ok = c.Command(command), true
 	}
 	if !ok {
-		return Unclassified
+		p = nameWords(name)
 	}
 	if p == Verification && !edited {
 		return Exploration
 	}
 	return p
+}
+
+// toolVerbs are the words of tool names that say what a tool does.
+var toolVerbs = func() map[string]Phase {
+	m := map[string]Phase{}
+	for _, w := range strings.Fields("read get list search find lookup fetch view show inspect query grep glob browse describe cat ls explain status diff") {
+		m[w] = Exploration
+	}
+	for _, w := range strings.Fields("write edit create update delete remove patch apply add insert rename move refresh replace install commit push deploy format fix") {
+		m[w] = Execution
+	}
+	for _, w := range strings.Fields("test check lint verify validate typecheck build compile") {
+		m[w] = Verification
+	}
+	return m
+}()
+
+// nameWords classifies a tool by the first word of its name found in
+// toolVerbs; words are split at anything but a letter or digit, and where a
+// lower-case letter meets an upper-case one ("refreshSearchIndex").
+func nameWords(name string) Phase {
+	start := 0
+	for i := 0; i <= len(name); i++ {
+		sep, camel := i == len(name), false
+		if !sep {
+			ch := name[i]
+			sep = !('a' <= ch && ch <= 'z' || 'A' <= ch && ch <= 'Z' || '0' <= ch && ch <= '9')
+			camel = 'A' <= ch && ch <= 'Z' && i > 0 && 'a' <= name[i-1] && name[i-1] <= 'z'
+		}
+		if !sep && !camel {
+			continue
+		}
+		if p, ok := toolVerbs[strings.ToLower(name[start:i])]; ok {
+			return p
+		}
+		start = i
+		if sep {
+			start = i + 1
+		}
+	}
+	return Unclassified
 }
 
 // Command classifies a shell command: each part joined by &&, ||, ; or | is

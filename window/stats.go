@@ -148,7 +148,7 @@ func Measure(l *session.Log, c *session.Cursor, o StatsOptions) Stats {
 	s.APIUsage = FileUsage(l)
 	var path []*session.Entry
 	if leaf := c.Leaf(); leaf != nil {
-		path = l.Branch(leaf.ID)
+		path = l.PathTo(leaf.ID)
 	}
 	lastCompaction, invalidated := -1, -1
 	for i, e := range path {

@@ -49,7 +49,7 @@ func TestAgentUsage(t *testing.T) {
 		{[]string{"-p", "--mode", "xml", "hi"}, "", "arbor: --mode must be text, json or rpc, not \"xml\"\n"},
 		{[]string{"-p", "--session-id", "nope", "hi"}, "", "arbor: --session-id must be a UUID, not \"nope\"\n"},
 		{[]string{"-p", "--tools", "read,rm", "--model", "m", "--base-url", "http://127.0.0.1:9/v1", "hi"}, "", "arbor: --tools: unknown tool \"rm\": the tools are read, bash, edit, write, ls, grep, find\n"},
-		{[]string{"-p", "--context-window", "0", "hi"}, "", "arbor: --context-window must be a number of tokens above 0\n"},
+		{[]string{"-p", "--context-window", "0", "hi"}, "", "arbor: --context-window must be a number of tokens above 0, not 0\n"},
 		{[]string{"lss"}, "", "arbor: unknown command \"lss\" for \"arbor\" (to run the agent on a prompt: arbor -p \"lss\")\n"},
 	} {
 		r := w.run(tc.stdin, tc.args...)
@@ -98,7 +98,7 @@ func TestAgentStartupHintAndNames(t *testing.T) {
 	var named string
 	for _, p := range w.sessions() {
 		l, _ := jsonl.Read(p)
-		if l.Name() == "first try" {
+		if l.SessionName() == "first try" {
 			named = p
 		}
 	}

@@ -195,7 +195,7 @@ func TestAgentJSONMode(t *testing.T) {
 			types = append(types, e.Type)
 		}
 	}
-	want := "agent_start message_start message_end turn_start message_start message_end tool_execution_start tool_execution_end turn_end turn_start message_start message_end turn_end agent_end"
+	want := "agent_start turn_start message_start message_end message_start message_end tool_execution_start tool_execution_end turn_end turn_start message_start message_end turn_end agent_end"
 	if got := strings.Join(types, " "); got != want {
 		t.Errorf("events\n got %s\nwant %s", got, want)
 	}

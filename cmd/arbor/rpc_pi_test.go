@@ -24,7 +24,9 @@ func TestPiRPCClientDrivesArbor(t *testing.T) {
 	fake := agenttest.New(t, "openai",
 		agenttest.Reply{Text: "first answer", Input: 100, Output: 10},
 		agenttest.Reply{Text: "second answer", Input: 200, Output: 20},
-		agenttest.Reply{Text: "the summary"}, agenttest.Reply{Text: "the split turn"})
+		agenttest.Reply{Text: "the summary"}, agenttest.Reply{Text: "the split turn"},
+		agenttest.Reply{Calls: []agenttest.Call{{ID: "c1", Name: "bash", Args: `{"command":"sleep 2; echo slept"}`}}},
+		agenttest.Reply{Text: "steered"}, agenttest.Reply{Text: "summed up"})
 	// RpcClient starts `node <cliPath> --mode rpc …`: the shim runs arbor instead.
 	shim := filepath.Join(t.TempDir(), "arbor-shim.mjs")
 	src := fmt.Sprintf(`import { spawn } from "node:child_process";
@@ -72,6 +74,21 @@ p.on("exit", (code, sig) => process.exit(code ?? 1));
 		ForkError   string
 		Export      struct{ Path string }
 		ExportAgain string
+		CycledLevel struct{ Level string }
+		CycleModel  any
+		Commands    []any
+		Bash        struct {
+			Output    string
+			ExitCode  *int
+			Cancelled bool
+			Truncated bool
+		}
+		State3      map[string]any
+		Steer       string
+		FollowUp    string
+		Queued      float64
+		SteerEvents []string
+		Cleared     struct{ Steering, FollowUp []string }
 	}
 	if err := json.Unmarshal(out, &r); err != nil {
 		t.Fatalf("%v: %s", err, out)
@@ -110,5 +127,47 @@ p.on("exit", (code, sig) => process.exit(code ?? 1));
 	}
 	if !strings.Contains(r.ForkError, "Entry not found: nosuchid") {
 		t.Errorf("fork error %q", r.ForkError)
+	}
+
+	// set_thinking_level, cycle_thinking_level, the queue modes, auto
+	// compaction, cycle_model (one model: null), get_commands and bash, as
+	// pi's client reads them.
+	if r.CycledLevel.Level != "xhigh" || r.CycleModel != nil || r.Commands == nil || len(r.Commands) != 0 {
+		t.Errorf("cycled level %q, cycle_model %v, commands %v", r.CycledLevel, r.CycleModel, r.Commands)
+	}
+	if r.Bash.Output != "from bash\n" || r.Bash.ExitCode == nil || *r.Bash.ExitCode != 2 || r.Bash.Cancelled || r.Bash.Truncated {
+		t.Errorf("bash %+v", r.Bash)
+	}
+	st := r.State3
+	if st["thinkingLevel"] != "xhigh" || st["steeringMode"] != "all" || st["followUpMode"] != "one-at-a-time" || st["autoCompactionEnabled"] != false {
+		t.Errorf("state after the settings %v", st)
+	}
+	// The steer went in after the command's result, before the next request;
+	// the follow-up when the run would have stopped.
+	if r.Steer != "queued" || r.FollowUp != "queued" || r.Queued != 2 || len(r.Cleared.Steering)+len(r.Cleared.FollowUp) != 0 {
+		t.Errorf("steer %q follow-up %q queued %v cleared %v", r.Steer, r.FollowUp, r.Queued, r.Cleared)
+	}
+	if ev := strings.Join(r.SteerEvents, " "); !strings.Contains(ev, "queue_update") || !strings.HasSuffix(ev, "agent_end agent_settled") {
+		t.Errorf("steered run's events %s", ev)
+	}
+	reqs := fake.Requests()
+	if len(reqs) != 7 {
+		t.Fatalf("%d requests, want 7", len(reqs))
+	}
+	msgs := fake.Messages(reqs[5])
+	if n := len(msgs); n < 3 || msgs[n-2].Role != "tool" || !strings.Contains(msgs[n-2].Text, "slept") || msgs[n-1].Text != "also check the tests" {
+		t.Errorf("the request after the steer ends %+v", msgs[max(0, n-3):])
+	}
+	msgs = fake.Messages(reqs[6])
+	if n := len(msgs); msgs[n-2].Text != "steered" || msgs[n-1].Text != "then sum up" {
+		t.Errorf("the request after the follow-up ends %+v", msgs[max(0, n-2):])
+	}
+	// The bash run is in the session as pi records it, and in the context.
+	var found bool
+	for _, m := range fake.Messages(reqs[4]) {
+		found = found || strings.Contains(m.Text, "echo from bash") && strings.Contains(m.Text, "from bash")
+	}
+	if !found {
+		t.Errorf("the bash run is not in the next request: %+v", fake.Messages(reqs[4]))
 	}
 }

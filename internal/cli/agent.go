@@ -85,8 +85,10 @@ The configuration file ($ARBOR_DIR/config.json) holds "provider", "model",
 "providers" {name: {type, baseUrl, apiKeyEnv, maxRetries, timeoutSeconds,
 idleTimeoutSeconds}}, "models" {name: {provider, id, contextWindow, reserve,
 maxTokens, prices {input, output, cacheRead, cacheWrite} per million tokens}},
-"redact" {patterns: [Go regular expressions]} and "compaction" {enabled,
-reserveTokens, keepRecentTokens}.
+"redact" {patterns: [Go regular expressions]}, "compaction" {enabled,
+reserveTokens, keepRecentTokens} and "shareCommand", the shell command the
+chat's /share gives the exported HTML page to ({file} is its path, else the
+page is on stdin; e.g. "gh gist create {file}"), whose output (a URL) is shown.
 
 Exit status: 0 done, 1 a provider or tool failure stopped the run (or Ctrl-C),
 2 bad usage.`
@@ -169,10 +171,10 @@ func (o *agentOptions) check(c *cobra.Command) error {
 		}
 	}
 	if c.Flags().Changed("context-window") && o.contextWindow <= 0 {
-		return usagef("--context-window must be a number of tokens above 0")
+		return usagef("--context-window must be a number of tokens above 0, not %d", o.contextWindow)
 	}
 	if c.Flags().Changed("reserve") && o.reserve <= 0 {
-		return usagef("--reserve must be a number of tokens above 0")
+		return usagef("--reserve must be a number of tokens above 0, not %d", o.reserve)
 	}
 	return nil
 }
@@ -266,7 +268,7 @@ func runAgent(c *cobra.Command, o *agentOptions) error {
 		return err
 	}
 	if o.name != "" {
-		if _, err := s.log.SetName(o.name); err != nil {
+		if _, err := s.log.SetSessionName(o.name); err != nil {
 			return err
 		}
 	}

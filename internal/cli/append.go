@@ -18,8 +18,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-var _ = register(newCmdAppend)
-
 func newCmdAppend(ios *IO, g *Global) *cobra.Command {
 	var fsync string
 	cmd := &cobra.Command{

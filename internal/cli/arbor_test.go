@@ -2,16 +2,15 @@ package cli
 
 import (
 	"bytes"
-	"flag"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
-	"github.com/google/go-cmp/cmp"
+	goldenfile "github.com/arborlog/arbor/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 // result is what one run of the arbor command printed and returned.
 type result struct {
@@ -24,6 +23,25 @@ func runArbor(t *testing.T, stdin string, args ...string) result {
 	t.Helper()
 	var out, errOut bytes.Buffer
 	code := Main(args, strings.NewReader(stdin), &out, &errOut)
+	return result{out.String(), errOut.String(), code}
+}
+
+// fakeTerminal is an IO whose stdout and stderr are a terminal of the given
+// width, coloured or not (as with NO_COLOR set), writing into out and errOut,
+// on a clock stopped at fakeNow.
+func fakeTerminal(in io.Reader, out, errOut io.Writer, width int, color bool) *IO {
+	return &IO{In: in, Out: out, ErrOut: errOut, outTTY: true, errTTY: true, width: width, color: color,
+		now: func() time.Time { return fakeNow }}
+}
+
+// fakeNow is the fake terminal's clock: ten days after the example session.
+var fakeNow = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+
+// runFake runs the arbor command in-process on a fake terminal.
+func runFake(t *testing.T, width int, color bool, stdin string, args ...string) result {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := run(fakeTerminal(strings.NewReader(stdin), &out, &errOut, width, color), args)
 	return result{out.String(), errOut.String(), code}
 }
 
@@ -42,26 +60,23 @@ func copyFile(t *testing.T, src, dir string) string {
 	return dst
 }
 
+// unchanged reads file and returns a check, for later, that the file still
+// holds the same bytes: reading commands never write.
+func unchanged(t *testing.T, file string) func() {
+	t.Helper()
+	before := readFile(t, file)
+	return func() {
+		t.Helper()
+		if readFile(t, file) != before {
+			t.Errorf("reading %s changed the file", file)
+		}
+	}
+}
+
 // golden compares got with testdata/<name>, or rewrites it under -update.
 func golden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run 'go test ./internal/cli -update' to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("%s differs (-want +got):\n%s", path, diff)
-	}
+	goldenfile.Check(t, filepath.Join("testdata", name), []byte(got))
 }
 
 // TestHelp checks that each of these commands explains itself with an example

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	goldenfile "github.com/arborlog/arbor/internal/golden"
 	"github.com/arborlog/arbor/internal/pitest"
 	"os"
 	"path/filepath"
@@ -65,8 +66,9 @@ var writtenCases = []writtenCase{
 		must(t, ignore(main.AppendThinkingLevelChange("medium")))
 		q1, _ := turn(t, main, 1795166000000, "Why does go vet flag store.go?", "Store is copied with its mutex.")
 		turn(t, main, 1795166010000, "Fix it.", "Changed Get to a pointer receiver.")
-		id, err := s.Fork("review")
+		idC, err := s.NewCursor("review")
 		must(t, err)
+		id := idC.ID()
 		review := s.Cursor(id)
 		must(t, review.BranchTo(q1.ID))
 		turn(t, review, 1795166020000, "Before fixing: which callers copy Store?", "Only cache.go line 40.")
@@ -80,8 +82,9 @@ var writtenCases = []writtenCase{
 		main := s.Cursor("")
 		q1, _ := turn(t, main, 1795169000000, "List the flags of arbor tree.", "--filter, --cursor and --json.")
 		turn(t, main, 1795169010000, "And of arbor branch?", "--root and --cursor.")
-		id, err := s.Fork("")
+		idC, err := s.NewCursor("")
 		must(t, err)
+		id := idC.ID()
 		side := s.Cursor(id)
 		must(t, side.BranchTo(q1.ID))
 		turn(t, side, 1795169020000, "What does --filter all show?", "Every entry, markers included.")
@@ -98,7 +101,7 @@ var writtenCases = []writtenCase{
 		must(t, ignore(s.SetLabel(a1.ID, "json flag")))
 		must(t, s.BranchTo(a1.ID))
 		turn(t, c, 1795167020000, "Instead, print dates as ISO-8601.", "Done, with RFC 3339 milliseconds.")
-		must(t, ignore(s.SetName("ls output")))
+		must(t, ignore(s.SetSessionName("ls output")))
 		must(t, s.BranchTo(a1.ID))
 		must(t, ignore(s.BranchWithSummary(a1.ID, "Tried ISO-8601 dates; the user prefers local time.", nil, false)))
 		turn(t, c, 1795167030000, "Use local time after all.", "Switched to time.Local.")
@@ -118,7 +121,7 @@ var writtenCases = []writtenCase{
 func ignore(_ *session.Entry, err error) error { return err }
 
 func TestArborWrittenPiReads(t *testing.T) {
-	if *update {
+	if *goldenfile.Update {
 		for _, tc := range writtenCases {
 			writeArborSession(t, tc)
 		}

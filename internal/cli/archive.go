@@ -6,9 +6,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-var _ = register(newCmdArchive)
-var _ = register(newCmdUnarchive)
-
 func newCmdArchive(ios *IO, g *Global) *cobra.Command {
 	return &cobra.Command{
 		Use:   "archive <session>...",
@@ -21,29 +18,7 @@ The list is kept in $ARBOR_DIR/archive.json.`,
   arbor ls --archived`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			cat, err := g.sessions(ios)
-			if err != nil {
-				return err
-			}
-			defer cat.Close()
-			out := []archiveResult{}
-			for _, a := range args {
-				path, err := cat.Resolve(a, g.scope())
-				if err != nil {
-					return err
-				}
-				if err := cat.Archive(path); err != nil {
-					return err
-				}
-				out = append(out, archiveResult{Path: path, Archived: true})
-				if !g.JSON {
-					ios.Printf("archived %s\n", path)
-				}
-			}
-			if g.JSON {
-				return ios.JSON(out)
-			}
-			return nil
+			return runArchive(archiveOptions{io: ios, g: g, archive: true}, args)
 		},
 	}
 }
@@ -62,33 +37,50 @@ func newCmdUnarchive(ios *IO, g *Global) *cobra.Command {
 		Example: `  arbor unarchive 0195f1c2`,
 		Args:    cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			cat, err := g.sessions(ios)
-			if err != nil {
-				return err
-			}
-			defer cat.Close()
-			out := []archiveResult{}
-			for _, a := range args {
-				path, err := cat.Resolve(a, g.scope())
-				if err != nil {
-					return err
-				}
-				ok, err := cat.Unarchive(path)
-				if err != nil {
-					return err
-				}
-				if !ok {
-					return fmt.Errorf("%s is not archived", path)
-				}
-				out = append(out, archiveResult{Path: path})
-				if !g.JSON {
-					ios.Printf("unarchived %s\n", path)
-				}
-			}
-			if g.JSON {
-				return ios.JSON(out)
-			}
-			return nil
+			return runArchive(archiveOptions{io: ios, g: g}, args)
 		},
 	}
+}
+
+// archiveOptions are arbor archive's (archive true) and arbor unarchive's.
+type archiveOptions struct {
+	io      *IO
+	g       *Global
+	archive bool
+}
+
+func runArchive(o archiveOptions, args []string) error {
+	cat, err := o.g.sessions(o.io)
+	if err != nil {
+		return err
+	}
+	defer cat.Close()
+	out := []archiveResult{}
+	for _, a := range args {
+		path, err := cat.Resolve(a, o.g.scope())
+		if err != nil {
+			return err
+		}
+		verb := "archived"
+		if o.archive {
+			err = cat.Archive(path)
+		} else {
+			verb = "unarchived"
+			var ok bool
+			if ok, err = cat.Unarchive(path); err == nil && !ok {
+				err = fmt.Errorf("%s is not archived", path)
+			}
+		}
+		if err != nil {
+			return err
+		}
+		out = append(out, archiveResult{Path: path, Archived: o.archive})
+		if !o.g.JSON {
+			o.io.Printf("%s %s\n", verb, path)
+		}
+	}
+	if o.g.JSON {
+		return o.io.JSON(out)
+	}
+	return nil
 }

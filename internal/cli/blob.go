@@ -13,8 +13,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-var _ = register(newCmdBlob)
-
 // blobResult is what `arbor blob --json` prints: the content as text when it
 // is UTF-8, else as base64.
 type blobResult struct {

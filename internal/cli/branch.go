@@ -4,8 +4,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-var _ = register(newCmdBranch)
-
 type branchOptions struct {
 	io     *IO
 	g      *Global
@@ -95,7 +93,7 @@ func runBranch(o *branchOptions) error {
 			return err
 		}
 		if o.root {
-			return c.Clear()
+			return c.ResetLeaf()
 		}
 		return c.BranchTo(o.target)
 	})

@@ -10,8 +10,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-var _ = register(newCmdBrowse)
-
 func newCmdBrowse(ios *IO, g *Global) *cobra.Command {
 	var filter, summarizer string
 	cmd := &cobra.Command{

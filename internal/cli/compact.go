@@ -5,14 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/arborlog/arbor/compaction"
 	"github.com/arborlog/arbor/session"
 	"github.com/spf13/cobra"
 )
-
-var _ = register(newCmdCompact)
 
 type compactOptions struct {
 	io        *IO
@@ -142,8 +141,13 @@ entries it replaced.`,
 			if o.olderThan > 0 && c.Flags().Changed("keep-recent-tokens") {
 				return usagef("give --keep-recent-tokens or --older-than, not both")
 			}
-			if o.keep < 0 || o.reserve < 0 || o.olderThan < 0 || o.window < 0 {
-				return usagef("token counts cannot be negative")
+			for _, f := range []struct {
+				name string
+				n    int
+			}{{"keep-recent-tokens", o.keep}, {"reserve-tokens", o.reserve}, {"older-than", o.olderThan}, {"window", o.window}} {
+				if f.n < 0 {
+					return usagef("--%s must be a number of tokens of at least 0, not %d", f.name, f.n)
+				}
 			}
 			switch {
 			case o.undo:
@@ -173,9 +177,9 @@ func (o *compactOptions) settings() compaction.Settings {
 // plan makes the compaction plan for the branch ending at leaf.
 func (o *compactOptions) plan(l *session.Log, leaf string) (*compaction.Plan, error) {
 	if o.olderThan > 0 {
-		return compaction.PrepareOlderThan(l.Branch(leaf), o.olderThan)
+		return compaction.PrepareOlderThan(l.PathTo(leaf), o.olderThan)
 	}
-	return compaction.Prepare(l.Branch(leaf), o.settings())
+	return compaction.Prepare(l.PathTo(leaf), o.settings())
 }
 
 // notNeeded is what `arbor compact --window` prints when the context fits.
@@ -305,8 +309,11 @@ func runCompact(ctx context.Context, o *compactOptions) error {
 			return fmt.Errorf("compact %s: %w; nothing was appended", s.Path(), err)
 		}
 		e, err := compaction.Append(s.Log, c.ID(), r)
-		if err != nil {
+		if err != nil && !strings.HasPrefix(err.Error(), s.Path()+": ") { // the store's errors name the file
 			return fmt.Errorf("compact %s: %w", s.Path(), err)
+		}
+		if err != nil {
+			return err
 		}
 		res = compactResult{ID: e.ID, FirstKeptEntryID: plan.FirstKeptEntryID, TokensBefore: plan.TokensBefore,
 			Summarized: len(plan.MessagesToSummarize) + len(plan.TurnPrefixMessages), Summarizer: which, MovedFrom: plan.MovedFrom}

@@ -101,7 +101,7 @@ func TestCompactErrors(t *testing.T) {
 	}{
 		{"unknown summarizer", []string{"compact", f, "--summarizer", "magic"}, 2, "--summarizer must be mechanical or model"},
 		{"undo with plan flags", []string{"compact", f, "--undo", "--dry-run"}, 2, "--undo takes no other compaction flags"},
-		{"negative keep", []string{"compact", f, "--keep-recent-tokens", "-1"}, 2, "cannot be negative"},
+		{"negative keep", []string{"compact", f, "--keep-recent-tokens", "-1"}, 2, "--keep-recent-tokens must be a number of tokens of at least 0, not -1"},
 		{"missing file", []string{"compact", filepath.Join(dir, "nope.jsonl")}, 1, "no such session file"},
 		{"model not configured", []string{"compact", f, "--summarizer", "model"}, 1, "no model configured"},
 		{"everything fits", []string{"compact", f, "--keep-recent-tokens", "100000000"}, 1, "nothing to summarize in " + f},
@@ -199,7 +199,7 @@ func TestBranchSummarize(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := l.Branch("")
+	path := l.PathTo("")
 	target := path[len(path)/2].ID
 	left := l.Leaf().ID
 	r := runArbor(t, "", "branch", f, target, "--summarize", "--summarizer", "mechanical", "--json")

@@ -14,8 +14,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-var _ = register(newCmdContext)
-
 type contextOptions struct {
 	io     *IO
 	g      *Global
@@ -72,11 +70,8 @@ A tool call left without a result (a crash mid-tool) gets an error result.
 			if o.format != "json" && o.format != "llm" && o.format != "text" {
 				return usagef("--format must be json, llm or text, not %q", o.format)
 			}
-			if o.budget < 0 {
+			if o.budget < 0 || c.Flags().Changed("budget") && o.budget == 0 {
 				return usagef("--budget must be a number of tokens above 0, not %d", o.budget)
-			}
-			if c.Flags().Changed("budget") && o.budget == 0 {
-				return usagef("--budget must be a number of tokens above 0")
 			}
 			if o.explain && o.budget == 0 {
 				return usagef("--explain needs --budget")

@@ -11,8 +11,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-var _ = register(newCmdEdit)
-
 type editOptions struct {
 	io      *IO
 	g       *Global

@@ -169,7 +169,7 @@ func TestPi16ReadsArborWrites(t *testing.T) {
 				}
 				same("edit of the kept part")
 			}
-			path := l.Branch("")
+			path := l.PathTo("")
 			if r := runArbor(t, "", "branch", f, path[len(path)/3].ID, "--summarize", "--summarizer", "mechanical"); r.code != 0 {
 				t.Fatalf("branch --summarize: %s", r.err)
 			}

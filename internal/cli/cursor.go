@@ -9,8 +9,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-var _ = register(newCmdCursor)
-
 func newCmdCursor(ios *IO, g *Global) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "cursor",
@@ -73,28 +71,19 @@ cursor stays as it was unless --switch is given. Names are unique.`,
 					return usagef("the cursor name is empty; leave it out for an unnamed cursor")
 				}
 			}
-			var info session.CursorInfo
-			err := g.edit(ios, args[0], func(s *writable) error {
-				id, err := s.Fork(name)
+			return editCursor(ios, g, args[0], func(s *writable) (string, error) {
+				c, err := s.NewCursor(name)
 				if err != nil {
-					return err
+					return "", err
 				}
+				id := c.ID()
 				if switchTo {
 					if err := s.Switch(id); err != nil {
-						return err
+						return "", err
 					}
 				}
-				info = cursorInfo(s.Log, id)
-				return nil
-			})
-			if err != nil {
-				return err
-			}
-			if g.JSON {
-				return ios.JSON(info)
-			}
-			ios.Printf("%s\n", info.ID)
-			return nil
+				return id, nil
+			}, func(info session.CursorInfo) string { return sprintf("%s", info.ID) })
 		},
 	}
 	cmd.Flags().BoolVar(&switchTo, "switch", false, "make the new cursor the active one")
@@ -111,26 +100,15 @@ session's leaf use it from now on, and a reopen restores it.`,
   arbor cursor switch my-session main`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(c *cobra.Command, args []string) error {
-			var info session.CursorInfo
-			err := g.edit(ios, args[0], func(s *writable) error {
+			return editCursor(ios, g, args[0], func(s *writable) (string, error) {
 				cur, err := cursorOrErr(s.Log, s.Path(), args[1])
 				if err != nil {
-					return err
+					return "", err
 				}
-				if err := s.Switch(cur.ID()); err != nil {
-					return err
-				}
-				info = cursorInfo(s.Log, cur.ID())
-				return nil
+				return cur.ID(), s.Switch(cur.ID())
+			}, func(info session.CursorInfo) string {
+				return sprintf("cursor %s is active, at %s", treeview.CursorName(info), orNone(info.Leaf))
 			})
-			if err != nil {
-				return err
-			}
-			if g.JSON {
-				return ios.JSON(info)
-			}
-			ios.Printf("cursor %s is active, at %s\n", treeview.CursorName(info), orNone(info.Leaf))
-			return nil
 		},
 	}
 }
@@ -158,31 +136,20 @@ The name is recorded as an arbor.cursor marker under the cursor's leaf.`,
 			case !clear:
 				return usagef("give the new name, or --clear")
 			}
-			var info session.CursorInfo
-			err := g.edit(ios, args[0], func(s *writable) error {
+			return editCursor(ios, g, args[0], func(s *writable) (string, error) {
 				cur, err := cursorOrErr(s.Log, s.Path(), args[1])
 				if err != nil {
-					return err
+					return "", err
 				}
 				if name != "" {
 					if other := s.Cursor(name); hasCursor(s.Log, other.ID()) && other.ID() != cur.ID() {
-						return fmt.Errorf("%s has a cursor named %q already (%s); pick another name", s.Path(), name, other.ID())
+						return "", fmt.Errorf("%s has a cursor named %q already (%s); pick another name", s.Path(), name, other.ID())
 					}
 				}
-				if err := cur.Name(name); err != nil {
-					return err
-				}
-				info = cursorInfo(s.Log, cur.ID())
-				return nil
+				return cur.ID(), cur.Rename(name)
+			}, func(info session.CursorInfo) string {
+				return sprintf("cursor %s is named %s", info.ID, orNone(info.Name))
 			})
-			if err != nil {
-				return err
-			}
-			if g.JSON {
-				return ios.JSON(info)
-			}
-			ios.Printf("cursor %s is named %s\n", info.ID, orNone(info.Name))
-			return nil
 		},
 	}
 	cmd.Flags().BoolVar(&clear, "clear", false, "remove the cursor's name")
@@ -196,6 +163,29 @@ func cursorRow(c session.CursorInfo) string {
 		mark = "*"
 	}
 	return sprintf("%s %-8s  %-16s  leaf %s", mark, c.ID, c.Name, orNone(c.Leaf))
+}
+
+// editCursor runs f on the session arg names; f returns the id of the cursor
+// it acted on, which is then printed: its roster record with --json, else the
+// line line makes of it.
+func editCursor(ios *IO, g *Global, arg string, f func(s *writable) (string, error), line func(session.CursorInfo) string) error {
+	var info session.CursorInfo
+	err := g.edit(ios, arg, func(s *writable) error {
+		id, err := f(s)
+		if err != nil {
+			return err
+		}
+		info = cursorInfo(s.Log, id)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if g.JSON {
+		return ios.JSON(info)
+	}
+	fmt.Fprintln(ios.Out, line(info))
+	return nil
 }
 
 func cursorInfo(l *session.Log, id string) session.CursorInfo {

@@ -10,11 +10,6 @@ import (
 	"github.com/arborlog/arbor/pgstore"
 )
 
-var (
-	_ = register(newCmdDB)
-	_ = register(newCmdSync)
-)
-
 // needDatabase opens the database store, which these commands require.
 func (g *Global) needDatabase() (*pgstore.Store, error) {
 	db, err := g.database()
@@ -90,13 +85,7 @@ for writing on the receiving side is skipped with its holder named.
 		Short: "Copy session files into the database",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			db, err := g.needDatabase()
-			if err != nil {
-				return err
-			}
-			cat := g.catalog(ios)
-			defer cat.Close()
-			infos, err := cat.List(g.scope(), catalog.ListOptions{Empty: true, Archived: true})
+			db, infos, err := syncSides(ios, g, g.scope())
 			if err != nil {
 				return err
 			}
@@ -105,7 +94,7 @@ for writing on the receiving side is skipped with its holder named.
 			for _, in := range infos {
 				r, err := db.PushFile(in.Path)
 				if err != nil {
-					ios.Warnf("%s", oneLine(err.Error()))
+					ios.Warnf("%v", err)
 					failed++
 					continue
 				}
@@ -119,13 +108,7 @@ for writing on the receiving side is skipped with its holder named.
 		Short: "Copy the database's sessions into files",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			db, err := g.needDatabase()
-			if err != nil {
-				return err
-			}
-			cat := g.catalog(ios)
-			defer cat.Close()
-			files, err := cat.List(catalog.Scope{All: true, Dir: g.SessionDir}, catalog.ListOptions{Empty: true, Archived: true})
+			db, files, err := syncSides(ios, g, catalog.Scope{All: true, Dir: g.SessionDir})
 			if err != nil {
 				return err
 			}
@@ -151,14 +134,14 @@ for writing on the receiving side is skipped with its holder named.
 				path, ok := have[h.ID]
 				if !ok {
 					if path, err = pgstore.PullPath(root, h); err != nil {
-						ios.Warnf("pull %s: %s", h.ID, oneLine(err.Error()))
+						ios.Warnf("pull %s: %v", h.ID, err)
 						failed++
 						continue
 					}
 				}
 				r, err := db.Pull(h.ID, path)
 				if err != nil {
-					ios.Warnf("pull %s: %s", h.ID, oneLine(err.Error()))
+					ios.Warnf("pull %s: %v", h.ID, err)
 					failed++
 					continue
 				}
@@ -174,6 +157,19 @@ for writing on the receiving side is skipped with its holder named.
 }
 
 // report prints what a sync did, and fails when a session could not be copied.
+// syncSides opens the database and lists the session files in scope, empty
+// and archived ones too: the two sides of a sync.
+func syncSides(ios *IO, g *Global, scope catalog.Scope) (*pgstore.Store, []catalog.Info, error) {
+	db, err := g.needDatabase()
+	if err != nil {
+		return nil, nil, err
+	}
+	cat := g.catalog(ios)
+	defer cat.Close()
+	infos, err := cat.List(scope, catalog.ListOptions{Empty: true, Archived: true})
+	return db, infos, err
+}
+
 func report(ios *IO, g *Global, verb string, res []pgstore.SyncResult, failed int) error {
 	if g.JSON {
 		if res == nil {

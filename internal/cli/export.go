@@ -15,8 +15,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-var _ = register(newCmdExport)
-
 type exportOptions struct {
 	io         *IO
 	g          *Global
@@ -86,6 +84,9 @@ path in the page instead of the whole tree.`,
 			}
 			if c.Flags().Changed("leaf") && o.leaf == "" {
 				return usagef("--leaf needs an entry id")
+			}
+			if o.out == "-" && o.g.JSON {
+				return usagef("--json describes the file written, and '-' writes none: the %s on stdout is the output", f)
 			}
 			return runExport(o, f)
 		},

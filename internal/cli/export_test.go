@@ -80,7 +80,7 @@ func TestExportFormats(t *testing.T) {
 	if l.Header().ID == orig.Header().ID || l.Header().ParentSession != src {
 		t.Errorf("jsonl header %+v: want a new id and parentSession %s", l.Header(), src)
 	}
-	if got, want := len(l.Branch(l.Leaf().ID)), len(l.Entries()); got != want {
+	if got, want := len(l.PathTo(l.Leaf().ID)), len(l.Entries()); got != want {
 		t.Errorf("jsonl export is not linear: %d entries on the leaf's path of %d", got, want)
 	}
 	leaf := "72a0b8e4"

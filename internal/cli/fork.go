@@ -8,8 +8,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-var _ = register(newCmdFork)
-
 type forkOptions struct {
 	io     *IO
 	g      *Global

@@ -12,8 +12,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-var _ = register(newCmdFsck)
-
 // FsckReport is what `arbor fsck --json` prints (SPEC §10): the damage found in
 // a session file, line numbers counting from 1.
 type FsckReport struct {

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -279,17 +278,11 @@ func holds(v any, s string) bool {
 // (colour on), which is where escapes do harm.
 func runTerminal(t *testing.T, args ...string) result {
 	t.Helper()
-	var out, errOut bytes.Buffer
-	ios := newIO(strings.NewReader(""), &out, &errOut)
-	ios.outTTY, ios.errTTY = true, true
-	root, _ := newRoot(ios)
-	root.SetArgs(args)
-	root.SetOut(&out)
-	root.SetErr(&errOut)
-	if err := root.Execute(); err != nil {
-		t.Fatalf("arbor %s: %v", strings.Join(args, " "), err)
+	r := runFake(t, 100, true, "", args...)
+	if r.code != 0 {
+		t.Fatalf("arbor %s: exit %d: %s", strings.Join(args, " "), r.code, r.err)
 	}
-	return result{out.String(), errOut.String(), 0}
+	return r
 }
 
 // ownColours are the only escape sequences arbor writes itself.
@@ -304,7 +297,6 @@ var ownColours = func() *strings.Replacer {
 // On a terminal arbor colours its output; the colours are its own, and
 // nothing from the session gets through beside them.
 func TestHostileTerminal(t *testing.T) {
-	t.Setenv("NO_COLOR", "")
 	home := catalogHome(t)
 	dir := t.TempDir()
 	file := filepath.Join(dir, "hostile.jsonl")

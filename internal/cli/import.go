@@ -11,8 +11,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-var _ = register(newCmdImport)
-
 func newCmdImport(ios *IO, g *Global) *cobra.Command {
 	return &cobra.Command{
 		Use:   "import <file|folder>...",
@@ -72,7 +70,7 @@ lines are listed with their numbers.`,
 				}
 			}
 			for _, err := range failed[:max(0, len(failed)-1)] {
-				ios.Warnf("%s", oneLine(err.Error()))
+				ios.Warnf("%v", err)
 			}
 			if len(failed) > 0 {
 				return failed[len(failed)-1]

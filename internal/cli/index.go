@@ -12,8 +12,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-var _ = register(newCmdIndex)
-
 func newCmdIndex(ios *IO, g *Global) *cobra.Command {
 	var rebuild bool
 	cmd := &cobra.Command{

@@ -7,8 +7,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-var _ = register(newCmdInfo)
-
 // Info is the record `arbor info --json` prints (SPEC §10).
 type Info struct {
 	ID            string               `json:"id"`
@@ -76,7 +74,7 @@ func orNone(s string) string {
 
 func infoOf(l *session.Log, path string) Info {
 	h := l.Header()
-	info := Info{ID: h.ID, Path: path, Cwd: h.Cwd, Version: h.Version, Name: l.Name(), ParentSession: h.ParentSession, Cursors: l.Cursors()}
+	info := Info{ID: h.ID, Path: path, Cwd: h.Cwd, Version: h.Version, Name: l.SessionName(), ParentSession: h.ParentSession, Cursors: l.Cursors()}
 	if leaf := l.Leaf(); leaf != nil {
 		info.LeafID = &leaf.ID
 	}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"reflect"
+	"time"
 
 	"github.com/arborlog/arbor/internal/termtext"
 	"golang.org/x/term"
@@ -21,11 +22,15 @@ type IO struct {
 	ErrOut io.Writer
 
 	outTTY, errTTY bool
+	color          bool
 	width          int
+	now            func() time.Time // the clock ages are counted on
 }
 
+// newIO looks at the real stdout and stderr: whether each is a terminal, the
+// terminal's width, and NO_COLOR. (Tests fake a terminal with fakeTerminal.)
 func newIO(in io.Reader, out, errOut io.Writer) *IO {
-	s := &IO{In: in, Out: out, ErrOut: errOut, width: 100}
+	s := &IO{In: in, Out: out, ErrOut: errOut, width: 100, now: time.Now}
 	if f, ok := out.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		s.outTTY = true
 		if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
@@ -35,6 +40,7 @@ func newIO(in io.Reader, out, errOut io.Writer) *IO {
 	if f, ok := errOut.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		s.errTTY = true
 	}
+	s.color = s.outTTY && os.Getenv("NO_COLOR") == ""
 	return s
 }
 
@@ -48,7 +54,10 @@ func (s *IO) ErrIsTTY() bool { return s.errTTY }
 func (s *IO) Width() int { return s.width }
 
 // Color reports whether to colour output: a terminal, and NO_COLOR unset.
-func (s *IO) Color() bool { return s.outTTY && os.Getenv("NO_COLOR") == "" }
+func (s *IO) Color() bool { return s.color }
+
+// Now is the time ages ("3h", "2d") are counted to.
+func (s *IO) Now() time.Time { return s.now() }
 
 // Buffered returns a buffered writer on stdout; the caller flushes it.
 func (s *IO) Buffered() *bufio.Writer { return bufio.NewWriterSize(s.Out, 1<<16) }
@@ -68,8 +77,9 @@ func (s *IO) Warnf(format string, a ...any) { fprintf(s.ErrOut, "arbor: "+format
 
 // fprintf is fmt.Fprintf for human-readable output. Its arguments are taken
 // to be untrusted one-line fields: every string (each of a []string), []byte,
-// error and fmt.Stringer is printed through termtext.Line, so nothing a session
-// supplied reaches a terminal as a control sequence. Only the format, arbor's
+// error (worded by errorText) and fmt.Stringer is printed through
+// termtext.Line, so nothing a session supplied reaches a terminal as a
+// control sequence. Only the format, arbor's
 // own text, may hold newlines. Multi-line text goes through termtext.Block.
 func fprintf(w io.Writer, format string, a ...any) { fmt.Fprintf(w, format, lineArgs(a)...) }
 
@@ -91,7 +101,7 @@ func lineArgs(a []any) []any {
 			}
 			safe[i] = lines
 		case error:
-			safe[i] = lineArg(v.Error())
+			safe[i] = lineArg(errorText(v))
 		case fmt.Stringer:
 			safe[i] = lineArg(v.String())
 		default:

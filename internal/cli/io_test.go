@@ -53,3 +53,26 @@ func FuzzFprintf(f *testing.F) {
 		}
 	})
 }
+
+// TestErrorText: library package names are trimmed where arbor prints an
+// error, at the start and after the context a caller wrapped around it;
+// words that only look like one stay.
+func TestErrorText(t *testing.T) {
+	for _, tc := range []struct{ err, want string }{
+		{"session: entry not found", "entry not found"},
+		{"/tmp/a.jsonl: jsonl: session is open for writing in another process", "/tmp/a.jsonl: session is open for writing in another process"},
+		{"compact x.jsonl: compaction: window: context does not fit the budget", "compact x.jsonl: context does not fit the budget"},
+		{`blob: "sha" is not a blob reference`, `"sha" is not a blob reference`},
+		{"the session: is named", "the session: is named"},
+		{"two\nlines  of  text", "two lines of text"},
+	} {
+		if got := errorText(errors.New(tc.err)); got != tc.want {
+			t.Errorf("errorText(%q) = %q, want %q", tc.err, got, tc.want)
+		}
+	}
+	// And where arbor prints it.
+	r := runArbor(t, "", "blob", "sha256:zz")
+	if r.code != 1 || strings.Contains(r.err, "blob: ") || !strings.HasPrefix(r.err, "arbor: ") {
+		t.Errorf("arbor blob sha256:zz: exit %d, stderr %q", r.code, r.err)
+	}
+}

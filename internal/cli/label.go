@@ -6,8 +6,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-var _ = register(newCmdLabel)
-
 type labelOptions struct {
 	io     *IO
 	g      *Global

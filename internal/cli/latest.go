@@ -4,8 +4,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-var _ = register(newCmdLatest)
-
 func newCmdLatest(ios *IO, g *Global) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "latest",

@@ -14,8 +14,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-var _ = register(newCmdLs)
-
 func newCmdLs(ios *IO, g *Global) *cobra.Command {
 	var opt catalog.ListOptions
 	cmd := &cobra.Command{
@@ -63,7 +61,7 @@ only what changed, through the index in $ARBOR_DIR/index.db.`,
 				_, err := ios.Out.Write(append(b, ']', '\n'))
 				return err
 			}
-			printList(ios, infos, g.All || g.SessionDir != "", time.Now())
+			printList(ios, infos, g.All || g.SessionDir != "", ios.Now())
 			return nil
 		},
 	}

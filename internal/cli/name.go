@@ -6,8 +6,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-var _ = register(newCmdName)
-
 type nameOptions struct {
 	io    *IO
 	g     *Global
@@ -58,10 +56,10 @@ func runName(o *nameOptions) error {
 		if err != nil {
 			return err
 		}
-		name = l.Name()
+		name = l.SessionName()
 	} else {
 		err := o.g.edit(o.io, o.arg, func(s *writable) error {
-			_, err := s.SetName(o.name)
+			_, err := s.SetSessionName(o.name)
 			return err
 		})
 		if err != nil {

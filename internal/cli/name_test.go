@@ -12,7 +12,7 @@ func nameOf(t *testing.T, f string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return l.Name()
+	return l.SessionName()
 }
 
 func TestName(t *testing.T) {

@@ -136,3 +136,80 @@ func TestStatsWindowAlone(t *testing.T) {
 		t.Errorf("stats --window 5000: exit %d, %v, budget %d; stderr %q", r.code, err, st.PromptBudget, r.err)
 	}
 }
+
+// TestCompactDryRunAgrees: on every shipped session and at several
+// --keep-recent-tokens, compact --dry-run finds something to do exactly when
+// compact does it.
+func TestCompactDryRunAgrees(t *testing.T) {
+	catalogHome(t)
+	files, _ := filepath.Glob("../../testdata/pi/sessions/*.jsonl")
+	files = append(files, "../../examples/refactor.jsonl")
+	checked := 0
+	for _, src := range files {
+		if strings.Contains(src, "big-1mb") {
+			continue // slow, and shaped as gen-* are
+		}
+		for _, keep := range []string{"1", "500", "4000", "20000"} {
+			f := copyFile(t, src, t.TempDir())
+			dry := runArbor(t, "", "compact", f, "--dry-run", "--keep-recent-tokens", keep)
+			real := runArbor(t, "", "compact", f, "--keep-recent-tokens", keep, "--summarizer", "mechanical")
+			if strings.Contains(real.err, "read-only") { // a newer format: planned, but not written
+				if strings.Count(real.err, f) != 1 {
+					t.Errorf("compact of a read-only file names it more than once: %q", real.err)
+				}
+				continue
+			}
+			if dry.code != real.code {
+				t.Errorf("%s --keep-recent-tokens %s: --dry-run exit %d (%q), compact exit %d (%q)", filepath.Base(src), keep, dry.code, dry.out+dry.err, real.code, real.err)
+			}
+			checked++
+		}
+	}
+	t.Logf("%d plans compared", checked)
+}
+
+// TestCountGrammar: counts are "1 line", "2 lines", "0 lines" wherever arbor
+// prints them.
+func TestCountGrammar(t *testing.T) {
+	for _, tc := range []struct {
+		n    int
+		want string
+	}{{0, "0 lines"}, {1, "1 line"}, {2, "2 lines"}, {1000, "1,000 lines"}} {
+		if got := count(tc.n, "line"); got != tc.want {
+			t.Errorf("count(%d, line) = %q, want %q", tc.n, got, tc.want)
+		}
+	}
+	dir := t.TempDir()
+	one := filepath.Join(dir, "one.jsonl")
+	if err := os.WriteFile(one, []byte(`{"type":"session","version":3,"id":"0195f1c2-aaaa-7aaa-8aaa-aaaaaaaaaaaa","timestamp":"2026-03-01T12:00:00.000Z","cwd":"/p"}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if r := runArbor(t, "", "fsck", one); !strings.Contains(r.out, "1 line, 0 entries") {
+		t.Errorf("fsck of a header alone: %q", r.out)
+	}
+}
+
+// TestNumberRefusals: an error that refuses a number names the flag, the
+// number it was compared with and the number given.
+func TestNumberRefusals(t *testing.T) {
+	s := "../../examples/refactor.jsonl"
+	for _, tc := range []struct {
+		args []string
+		says string
+	}{
+		{[]string{"compact", s, "--dry-run", "--keep-recent-tokens", "-5"}, "--keep-recent-tokens must be a number of tokens of at least 0, not -5"},
+		{[]string{"compact", s, "--dry-run", "--window", "-1"}, "--window must be a number of tokens of at least 0, not -1"},
+		{[]string{"context", s, "--budget", "0"}, "--budget must be a number of tokens above 0, not 0"},
+		{[]string{"context", s, "--budget", "-3"}, "--budget must be a number of tokens above 0, not -3"},
+		{[]string{"context", s, "--result-share", "1.5", "--budget", "100"}, "--result-share must be above 0 and at most 1, not 1.5"},
+		{[]string{"stats", s, "--window", "-2"}, "--window must be a number of tokens above 0, not -2"},
+		{[]string{"stats", s, "--window", "1000", "--reserve", "1000"}, "--reserve must be at least 0 and below --window (1000), not 1000"},
+		{[]string{"-p", "hi", "--context-window", "0"}, "--context-window must be a number of tokens above 0, not 0"},
+		{[]string{"-p", "hi", "--reserve", "-1"}, "--reserve must be a number of tokens above 0, not -1"},
+	} {
+		r := runArbor(t, "", tc.args...)
+		if r.code != 2 || !strings.Contains(r.err, tc.says) {
+			t.Errorf("arbor %s: exit %d, %q; want exit 2 saying %q", strings.Join(tc.args, " "), r.code, r.err, tc.says)
+		}
+	}
+}

@@ -4,8 +4,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-var _ = register(newCmdRename)
-
 func newCmdRename(ios *IO, g *Global) *cobra.Command {
 	return &cobra.Command{
 		Use:   "rename <session> <name>",
@@ -22,7 +20,7 @@ work wherever a <session> is expected.`,
 			if err != nil {
 				return err
 			}
-			e, err := s.SetName(args[1])
+			e, err := s.SetSessionName(args[1])
 			if err != nil {
 				s.Close()
 				return err
@@ -31,13 +29,13 @@ work wherever a <session> is expected.`,
 				return err
 			}
 			if g.JSON {
-				return ios.JSON(map[string]string{"path": s.Path(), "id": s.Header().ID, "name": s.Name(), "entryId": e.ID})
+				return ios.JSON(map[string]string{"path": s.Path(), "id": s.Header().ID, "name": s.SessionName(), "entryId": e.ID})
 			}
-			if s.Name() == "" {
+			if s.SessionName() == "" {
 				ios.Printf("cleared the name of %s\n", s.Path())
 				return nil
 			}
-			ios.Printf("named %s %q\n", s.Path(), s.Name())
+			ios.Printf("named %s %q\n", s.Path(), s.SessionName())
 			return nil
 		},
 	}

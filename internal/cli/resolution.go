@@ -3,15 +3,9 @@ package cli
 import (
 	"fmt"
 
-	"github.com/arborlog/arbor/session"
 	"github.com/spf13/cobra"
-)
 
-var (
-	_ = register(func(ios *IO, g *Global) *cobra.Command { return newCmdResolution(ios, g, "pin") })
-	_ = register(func(ios *IO, g *Global) *cobra.Command { return newCmdResolution(ios, g, "unpin") })
-	_ = register(func(ios *IO, g *Global) *cobra.Command { return newCmdResolution(ios, g, "outline") })
-	_ = register(func(ios *IO, g *Global) *cobra.Command { return newCmdResolution(ios, g, "summarize") })
+	"github.com/arborlog/arbor/session"
 )
 
 type resolutionOptions struct {
@@ -72,11 +66,9 @@ func runResolution(o *resolutionOptions) error {
 	if err != nil {
 		return err
 	}
-	if e.IsMarker() {
-		return fmt.Errorf("entry %s in %s is an arbor marker, not part of the conversation", o.id, s.Path())
-	}
-	if session.DefaultLevel(e) == session.Attached && o.verb != "unpin" {
-		return fmt.Errorf("entry %s in %s is a %s entry, which never reaches the model; only messages, custom messages and summaries can be pinned or rendered shorter", o.id, s.Path(), e.Type)
+	level := map[string]session.Level{"pin": session.Pinned, "unpin": session.DefaultLevel(e), "outline": session.Outlined, "summarize": session.Summarized}[o.verb]
+	if err := session.Resolvable(e, level); err != nil {
+		return fmt.Errorf("%s %s in %s: %w", o.verb, o.id, s.Path(), err)
 	}
 	c := s.Cursor(o.cursor)
 	if o.cursor != "" && !hasCursor(s.Log, c.ID()) {

@@ -5,8 +5,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-var _ = register(newCmdRestore)
-
 func newCmdRestore(ios *IO, g *Global) *cobra.Command {
 	var list bool
 	cmd := &cobra.Command{

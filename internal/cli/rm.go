@@ -7,8 +7,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-var _ = register(newCmdRm)
-
 func newCmdRm(ios *IO, g *Global) *cobra.Command {
 	var purge bool
 	cmd := &cobra.Command{

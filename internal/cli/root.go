@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 
 	"github.com/arborlog/arbor/internal/termtext"
@@ -16,27 +17,47 @@ import (
 
 // Main runs the arbor command with args and returns its exit status.
 func Main(args []string, in io.Reader, out, errOut io.Writer) int {
-	ios := newIO(in, out, errOut)
+	return run(newIO(in, out, errOut), args)
+}
+
+// run runs the arbor command on ios: the one place errors are printed.
+func run(ios *IO, args []string) int {
 	root, g := newRoot(ios)
 	defer g.closeStore()
 	root.SetArgs(args)
-	root.SetIn(in)
-	root.SetOut(out)
-	root.SetErr(errOut)
+	root.SetIn(ios.In)
+	root.SetOut(ios.Out)
+	root.SetErr(ios.ErrOut)
 	cmd, err := root.ExecuteC()
 	if err != nil {
-		msg := err.Error()
-		if !errors.As(err, new(usageError)) && isFlagError(msg) {
+		if !errors.As(err, new(usageError)) && isFlagError(err.Error()) {
 			err = usageError{err}
 		}
 		// Errors quote ids, names and paths from session files: print them safely.
-		fmt.Fprintf(errOut, "arbor: %s\n", termtext.Line(oneLine(msg)))
+		fmt.Fprintf(ios.ErrOut, "arbor: %s\n", termtext.Line(errorText(err)))
 		if errors.As(err, new(usageError)) && cmd != nil {
-			fmt.Fprintf(errOut, "Run '%s --help' for usage.\n", cmd.CommandPath())
+			fmt.Fprintf(ios.ErrOut, "Run '%s --help' for usage.\n", cmd.CommandPath())
 		}
 		return exitCode(err)
 	}
 	return 0
+}
+
+// libPrefix is the package name a library error starts with ("session: entry
+// not found"), at the start or after a wrapping "context: ".
+var libPrefix = regexp.MustCompile(`(^|: )(?:session|jsonl|catalog|compaction|window|blob|export|importers|pgstore|redact|agent|exact): `)
+
+// errorText is err as a user reads it: one line, without the library
+// package names that help a programmer but say nothing to a user.
+func errorText(err error) string {
+	s := oneLine(err.Error())
+	for { // "compaction: window: ..." nests
+		t := libPrefix.ReplaceAllString(s, "$1")
+		if t == s {
+			return s
+		}
+		s = t
+	}
 }
 
 // isFlagError recognises cobra's own usage errors, which it returns as plain errors.
@@ -80,7 +101,7 @@ sessions, else everywhere.`,
 	root.PersistentFlags().BoolVar(&g.JSON, "json", false, "print JSON for scripts")
 	root.PersistentFlags().StringVar(&g.Store, "store", "", "where sessions are kept: files (the default) or a postgres:// URL (default $ARBOR_STORE)")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
-	for _, add := range commands {
+	for _, add := range commands() {
 		root.AddCommand(add(ios, g))
 	}
 	for _, c := range root.Commands() {
@@ -119,12 +140,25 @@ func refuseUnknownSubcommands(c *cobra.Command) {
 	}
 }
 
-// commands lists the constructors of every subcommand; each command file adds itself.
-var commands []func(*IO, *Global) *cobra.Command
-
-func register(f func(*IO, *Global) *cobra.Command) bool {
-	commands = append(commands, f)
-	return true
+// commands is every subcommand, in one list: the help, the README and the
+// tests (TestCommandList) read it from here.
+func commands() []func(*IO, *Global) *cobra.Command {
+	resolution := func(verb string) func(*IO, *Global) *cobra.Command {
+		return func(ios *IO, g *Global) *cobra.Command { return newCmdResolution(ios, g, verb) }
+	}
+	return []func(*IO, *Global) *cobra.Command{
+		// Reading sessions.
+		newCmdLs, newCmdLatest, newCmdSearch, newCmdInfo, newCmdTree, newCmdShow,
+		newCmdContext, newCmdStats, newCmdBlob, newCmdBrowse, newCmdExport,
+		// Editing a session.
+		newCmdAppend, newCmdBranch, newCmdCursor, newCmdLabel, newCmdName, newCmdRename,
+		resolution("pin"), resolution("unpin"), resolution("outline"), resolution("summarize"),
+		newCmdEdit, newCmdCompact, newCmdFork,
+		// Managing session files.
+		newCmdArchive, newCmdUnarchive, newCmdRm, newCmdRestore, newCmdFsck, newCmdImport, newCmdIndex,
+		// Stores and servers.
+		newCmdDB, newCmdSync, newCmdServe,
+	}
 }
 
 // closeStore closes the database store, if a command opened it.

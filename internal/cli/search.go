@@ -10,8 +10,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-var _ = register(newCmdSearch)
-
 func newCmdSearch(ios *IO, g *Global) *cobra.Command {
 	var opt catalog.SearchOptions
 	cmd := &cobra.Command{

@@ -18,8 +18,6 @@ import (
 	"github.com/arborlog/arbor/session"
 )
 
-var _ = register(newCmdServe)
-
 func newCmdServe(ios *IO, g *Global) *cobra.Command {
 	o := &agentOptions{io: ios, g: g}
 	var listen string

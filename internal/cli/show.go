@@ -13,8 +13,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-var _ = register(newCmdShow)
-
 // showResult is what `arbor show --json` prints. For a compaction it adds what
 // the compaction covers.
 type showResult struct {

@@ -3,13 +3,11 @@ package cli
 import (
 	"fmt"
 	"os"
-	"strings"
 
+	"github.com/arborlog/arbor/internal/statusbar"
 	"github.com/arborlog/arbor/window"
 	"github.com/spf13/cobra"
 )
-
-var _ = register(newCmdStats)
 
 type statsOptions struct {
 	io      *IO
@@ -90,7 +88,7 @@ func runStats(o *statsOptions) error {
 	}
 	w := o.io.Buffered()
 	defer w.Flush()
-	w.WriteString(statusBar(s, o.io.Color()) + "\n\n")
+	w.WriteString(statusbar.Line(s, o.io.Color()) + "\n\n")
 	used := fmt.Sprintf("~%s", thousands(s.EstimatedUsed))
 	if s.UsageAnchor != "" {
 		used += fmt.Sprintf(" (provider usage up to %s, estimates after it)", s.UsageAnchor)
@@ -126,64 +124,9 @@ func signedThousands(n int) string {
 	return thousands(n)
 }
 
-// statusBar is the seed's one-line status:
-// [████████░░░░░░░░░░░░] 12.3k/183.6k tokens (6.7%) │ 171.3k remaining │ 10 messages
-// green under 60%, yellow to 80%, red above.
-func statusBar(s window.Stats, color bool) string {
-	const width = 20
-	filled := int(s.UtilizationPercent*width/100 + 0.5)
-	filled = min(width, max(0, filled))
-	bar := "[" + strings.Repeat("█", filled) + strings.Repeat("░", width-filled) + "]"
-	if color {
-		code := "32"
-		switch {
-		case s.UtilizationPercent > 80:
-			code = "31"
-		case s.UtilizationPercent >= 60:
-			code = "33"
-		}
-		bar = "\x1b[" + code + "m" + bar + "\x1b[0m"
-	}
-	return fmt.Sprintf("%s %s/%s tokens (%s%%) │ %s remaining │ %s", bar, kTokens(s.EstimatedUsed), kTokens(s.PromptBudget),
-		strings.TrimSuffix(strings.TrimSuffix(fmt.Sprintf("%.1f", s.UtilizationPercent), "0"), "."), kTokens(s.EstimatedRemaining), count(s.MessageCount, "message"))
-}
-
-// short prints a token count as 950, 12.3k or 1.2M.
-func kTokens(n int) string {
-	switch {
-	case n < 1000:
-		return fmt.Sprint(n)
-	case n < 1000000:
-		return strings.TrimSuffix(fmt.Sprintf("%.1f", float64(n)/1000), ".0") + "k"
-	}
-	return strings.TrimSuffix(fmt.Sprintf("%.1f", float64(n)/1e6), ".0") + "M"
-}
-
-// num prints an integer with thousands separators.
-func thousands(n int) string {
-	s := fmt.Sprint(n)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, r := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(r)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
-
-// count writes "1 line", "2 lines", "3 entries", "12,000 messages".
-func count(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	if strings.HasSuffix(word, "y") {
-		return thousands(n) + " " + word[:len(word)-1] + "ies"
-	}
-	return thousands(n) + " " + word + "s"
-}
+// The number formats every command prints (package statusbar holds them, for
+// the chat's footer too).
+var (
+	thousands = statusbar.Thousands
+	count     = statusbar.Count
+)

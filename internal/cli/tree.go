@@ -8,8 +8,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-var _ = register(newCmdTree)
-
 type treeOptions struct {
 	io     *IO
 	g      *Global

@@ -12,7 +12,6 @@ import (
 
 	"github.com/arborlog/arbor/session"
 	"github.com/arborlog/arbor/session/jsonl"
-	"github.com/arborlog/arbor/window"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -80,20 +79,6 @@ func TestStatsCommand(t *testing.T) {
 	}
 }
 
-func TestStatusBarColour(t *testing.T) {
-	for _, tc := range []struct {
-		pct  float64
-		code string
-	}{{10, "32"}, {60, "33"}, {80, "33"}, {81, "31"}} {
-		s := statusBarFor(tc.pct)
-		if !strings.HasPrefix(s, "\x1b["+tc.code+"m[") {
-			t.Errorf("%v%%: %q", tc.pct, s)
-		}
-	}
-}
-
-func statusBarFor(pct float64) string { return statusBar(statsAt(pct), true) }
-
 // The four resolution commands write markers per cursor; arbor context
 // renders them, another cursor is unaffected, a reopen restores them, and pi
 // still reads the whole conversation.
@@ -111,10 +96,11 @@ func TestResolutionCommands(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	alt, err := s.Fork("alt")
+	altC, err := s.NewCursor("alt")
 	if err != nil {
 		t.Fatal(err)
 	}
+	alt := altC.ID()
 	s.Close()
 
 	for _, args := range [][]string{
@@ -132,6 +118,33 @@ func TestResolutionCommands(t *testing.T) {
 	}
 	if _, errOut, code := windowRun(t, "pin", path, results[0], "--cursor", "nope"); code != 1 || !strings.Contains(errOut, "nope") {
 		t.Errorf("unknown cursor: exit %d %s", code, errOut)
+	}
+	// What never reaches the model cannot be pinned, and a marker is not part of the
+	// conversation: session.Resolvable, the check the RPC servers use too.
+	if _, errOut, code := windowRun(t, "label", path, results[0], "checked"); code != 0 {
+		t.Fatalf("label: %s", errOut)
+	}
+	var attached, marker string
+	after, _ := os.ReadFile(path)
+	for _, e := range session.Load(after).Entries() {
+		switch {
+		case e.IsMarker() && marker == "":
+			marker = e.ID
+		case !e.IsMarker() && session.DefaultLevel(e) == session.Attached && attached == "":
+			attached = e.ID
+		}
+	}
+	if attached == "" || marker == "" {
+		t.Fatalf("the fixture lacks an attached entry (%q) or a marker (%q)", attached, marker)
+	}
+	for _, c := range []struct{ verb, id, says string }{
+		{"pin", attached, "never reaches the model"},
+		{"outline", attached, "never reaches the model"},
+		{"pin", marker, "arbor marker"},
+	} {
+		if _, errOut, code := windowRun(t, c.verb, path, c.id); code != 1 || !strings.Contains(errOut, c.says) || strings.Count(strings.TrimSpace(errOut), "\n") > 0 {
+			t.Errorf("%s %s: exit %d %q, want one line saying %q", c.verb, c.id, code, errOut, c.says)
+		}
 	}
 
 	text := func(args ...string) map[string]string {
@@ -352,8 +365,4 @@ func mustRead(t *testing.T, path string) []byte {
 func jsonEscape(s string) string {
 	b, _ := json.Marshal(s)
 	return strings.Trim(string(b), `"`)
-}
-
-func statsAt(pct float64) window.Stats {
-	return window.Stats{PromptBudget: 1000, EstimatedUsed: int(pct * 10), UtilizationPercent: pct}
 }

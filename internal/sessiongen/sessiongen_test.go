@@ -33,8 +33,8 @@ func TestGenerated(t *testing.T) {
 		if !l.Report().Clean() {
 			t.Errorf("%s: damaged: %+v", tc.name, l.Report())
 		}
-		if l.Len() != tc.entries || len(l.Branch(l.Leaf().ID)) != tc.entries {
-			t.Errorf("%s: %d entries, %d on the leaf's path, want %d on one chain", tc.name, l.Len(), len(l.Branch(l.Leaf().ID)), tc.entries)
+		if l.Len() != tc.entries || len(l.PathTo(l.Leaf().ID)) != tc.entries {
+			t.Errorf("%s: %d entries, %d on the leaf's path, want %d on one chain", tc.name, l.Len(), len(l.PathTo(l.Leaf().ID)), tc.entries)
 		}
 		if ctx := l.Context(); len(ctx.Messages) != tc.entries {
 			t.Errorf("%s: %d messages in the context, want %d", tc.name, len(ctx.Messages), tc.entries)

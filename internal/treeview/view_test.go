@@ -200,7 +200,7 @@ func TestTreeViewProperties(t *testing.T) {
 			case 5:
 				add(l.AppendCustom("ext.state", map[string]int{"n": 1}))
 			case 6:
-				add(l.SetName(rapid.SampledFrom([]string{"", "name"}).Draw(t, "name")))
+				add(l.SetSessionName(rapid.SampledFrom([]string{"", "name"}).Draw(t, "name")))
 			case 7:
 				if len(ids) > 0 {
 					add(l.SetLabel(rapid.SampledFrom(ids).Draw(t, "label target"), rapid.SampledFrom([]string{"", "x", "y"}).Draw(t, "label")))
@@ -218,7 +218,7 @@ func TestTreeViewProperties(t *testing.T) {
 					t.Fatal(err)
 				}
 			case 10:
-				if _, err := l.Fork(""); err != nil {
+				if _, err := l.NewCursor(""); err != nil {
 					t.Fatal(err)
 				}
 			case 11:

@@ -154,3 +154,37 @@ func BenchmarkTreeMove(b *testing.B) {
 }
 
 var _ tea.Model = (*Browser)(nil)
+
+// BenchmarkForkOpen opens the fork selector on the 100,000-entry session
+// (loaded already, as the chat has it): list the user messages of the active
+// branch and draw the first screen.
+func BenchmarkForkOpen(b *testing.B) {
+	l, err := jsonl.Read(bigSession(b, 100000))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var n int
+	for b.Loop() {
+		f := NewForkSelector(true, ForkOptions{Log: l})
+		f.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
+		_ = f.View()
+		n = f.Len()
+	}
+	b.ReportMetric(float64(n), "messages")
+}
+
+// BenchmarkForkKeystroke types one more letter of a filter over those
+// messages, and draws the frame.
+func BenchmarkForkKeystroke(b *testing.B) {
+	l, err := jsonl.Read(bigSession(b, 100000))
+	if err != nil {
+		b.Fatal(err)
+	}
+	f := NewForkSelector(true, ForkOptions{Log: l})
+	f.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
+	for b.Loop() {
+		f.Update(keyMsg("9"))
+		_ = f.View()
+		f.Update(keyMsg("backspace"))
+	}
+}

@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -29,7 +30,11 @@ type BrowseOptions struct {
 
 // Browse runs the session browser until the user quits.
 func Browse(o BrowseOptions) error {
-	b := NewBrowser(o)
+	_, err := tea.NewProgram(NewBrowser(o), programOptions(o)...).Run()
+	return err
+}
+
+func programOptions(o BrowseOptions) []tea.ProgramOption {
 	opts := []tea.ProgramOption{tea.WithEnvironment(o.Env)}
 	if o.Input != nil {
 		opts = append(opts, tea.WithInput(o.Input))
@@ -37,8 +42,25 @@ func Browse(o BrowseOptions) error {
 	if o.Output != nil {
 		opts = append(opts, tea.WithOutput(o.Output))
 	}
-	_, err := tea.NewProgram(b, opts...).Run()
-	return err
+	return opts
+}
+
+// Pick runs the session picker alone (`arbor -r`) and returns the path of the
+// session chosen with Enter, or "" when the user quit without choosing. As in
+// pi's -r, sessions can be deleted and restored there but not renamed; the
+// keys are the browser's (? lists them). o.Session and o.Filter are unused.
+func Pick(o BrowseOptions) (string, error) {
+	o.Session = ""
+	b := NewBrowser(o)
+	b.title = "arbor: resume a session"
+	var chosen string
+	b.picker.opt.Rename = false
+	b.picker.opt.Choose = func(in catalog.Info) tea.Cmd {
+		chosen = in.Path
+		return tea.Quit
+	}
+	_, err := tea.NewProgram(b, programOptions(o)...).Run()
+	return chosen, err
 }
 
 // Browser is `arbor browse`: the session picker, and the tree of the session
@@ -53,12 +75,13 @@ type Browser struct {
 	tree   *Tree // nil while the picker is shown
 	filter treeview.Filter
 	help   bool
-	direct bool // opened on one session: Esc in the tree quits
+	direct bool   // opened on one session: Esc in the tree quits
+	title  string // the terminal window's title
 }
 
 // NewBrowser builds the browser; Init starts its loading.
 func NewBrowser(o BrowseOptions) *Browser {
-	b := &Browser{st: newStore(o.Catalog, o.Summarizer), dark: true, filter: o.Filter}
+	b := &Browser{st: newStore(o.Catalog, o.Summarizer), dark: true, filter: o.Filter, title: "arbor browse"}
 	b.th = newTheme(b.dark)
 	b.picker = newPicker(b.st, b.th, PickerOptions{Scope: o.Scope, Rename: true, Choose: b.open, Now: o.Now})
 	if o.Session != "" {
@@ -185,7 +208,7 @@ func (b *Browser) View() tea.View {
 	v := tea.NewView(s)
 	v.AltScreen = true
 	v.MouseMode = tea.MouseModeCellMotion
-	v.WindowTitle = "arbor browse"
+	v.WindowTitle = b.title
 	return v
 }
 
@@ -230,6 +253,9 @@ func (b *Browser) helpView() string {
 		keys, title = treeKeys, "Keys of the tree"
 	}
 	w := 0
+	if b.tree == nil && !b.picker.opt.Rename {
+		keys = slices.DeleteFunc(slices.Clone(keys), func(k key) bool { return k.keys == "ctrl+r" })
+	}
 	for _, k := range keys {
 		w = max(w, lipWidth(k.keys))
 	}

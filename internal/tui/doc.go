@@ -1,8 +1,10 @@
 // Package tui is arbor's terminal interface (bubbletea v2): the session picker,
 // the tree view and the browser that joins them (`arbor browse`). The chat of
 // the interactive agent is built on the same models: Picker chooses a session
-// and hands it to a callback (`/resume`, `arbor -r`), Tree moves a cursor's
-// leaf and hands back what it did (`/tree`).
+// and hands it to a callback (`/resume`; Pick runs it alone for `arbor -r`),
+// Tree moves a cursor's leaf and hands back what it did (`/tree`), and
+// ForkSelector picks a user message of the active branch to fork before
+// (`/fork`, with store.ForkBefore).
 //
 // Promises:
 //   - Nothing blocks the interface: listing, indexing, full-text search,

@@ -161,8 +161,8 @@ func TestBrowseInTmux(t *testing.T) {
 	term.text("day units")
 	term.keys("Enter")
 	term.waitFor("› day units")
-	if l, err := jsonl.Read(f.example); err != nil || l.Name() != "day units" {
-		t.Fatalf("after rename: name %q, %v", l.Name(), err)
+	if l, err := jsonl.Read(f.example); err != nil || l.SessionName() != "day units" {
+		t.Fatalf("after rename: name %q, %v", l.SessionName(), err)
 	}
 
 	term.keys("Enter")

@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,12 +10,10 @@ import (
 	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
 	"github.com/arborlog/arbor/catalog"
+	goldenfile "github.com/arborlog/arbor/internal/golden"
 	"github.com/arborlog/arbor/session/jsonl"
 	"github.com/charmbracelet/x/ansi"
-	"github.com/google/go-cmp/cmp"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden screens")
 
 const (
 	corpus  = "../../testdata/pi/sessions"
@@ -208,18 +205,7 @@ func (h *harness) screen(f *fixture) string {
 // rewrites it.
 func golden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", "screens", name+".golden")
-	if *update {
-		write(t, path, []byte(got))
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to write it)", err)
-	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("screen %s (-want +got):\n%s", name, diff)
-	}
+	goldenfile.Check(t, filepath.Join("testdata", "screens", name+".golden"), []byte(got))
 }
 
 // collect runs a command and the batches it holds, returning their messages

@@ -83,7 +83,7 @@ func loadPreview(path string) preview {
 		return p
 	}
 	v := treeview.New(l.Tree(), l, leaf, treeview.FilterDefault, 0)
-	branch := l.Branch(leaf.ID)
+	branch := l.PathTo(leaf.ID)
 	for i := len(branch) - 1; i >= 0 && len(p.last) < previewEntries; i-- {
 		e := branch[i]
 		if e.IsMarker() {

@@ -205,8 +205,8 @@ func TestPickerRenameDeleteRestore(t *testing.T) {
 	h.typeText("day units")
 	h.keys("enter")
 	l, _ := jsonl.Read(f.example)
-	if l.Name() != "day units" {
-		t.Fatalf("name %q after rename", l.Name())
+	if l.SessionName() != "day units" {
+		t.Fatalf("name %q after rename", l.SessionName())
 	}
 	if !strings.Contains(h.screen(f), "› day units") {
 		t.Errorf("the picker does not show the new name:\n%s", h.screen(f))

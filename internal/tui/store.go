@@ -90,7 +90,7 @@ func edit(path string, f func(s *jsonl.Session) error) error {
 // rename gives the session at path a name (a session_info entry, as pi's /name).
 func rename(path, name string) error {
 	return edit(path, func(s *jsonl.Session) error {
-		_, err := s.SetName(name)
+		_, err := s.SetSessionName(name)
 		return err
 	})
 }

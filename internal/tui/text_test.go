@@ -52,7 +52,7 @@ func TestHostileName(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.SetName("evil\x1b]0;pwned\x07\u202e name"); err != nil {
+	if _, err := s.SetSessionName("evil\x1b]0;pwned\x07\u202e name"); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()

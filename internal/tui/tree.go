@@ -497,7 +497,7 @@ func (t *Tree) View() string {
 	}
 	title := t.th.title.Render("Session tree")
 	if t.log != nil {
-		name := t.log.Name()
+		name := t.log.SessionName()
 		if name == "" {
 			name = t.log.Header().ID
 		}

@@ -421,7 +421,7 @@ func TestConcurrentAppends(t *testing.T) {
 			if got, want := l.Len(), 2+workers*each; got != want {
 				t.Fatalf("%d entries, want %d", got, want)
 			}
-			if got := len(l.Branch(l.Leaf().ID)); got != l.Len() {
+			if got := len(l.PathTo(l.Leaf().ID)); got != l.Len() {
 				t.Errorf("the path to the leaf has %d entries, want all %d in one chain", got, l.Len())
 			}
 		})

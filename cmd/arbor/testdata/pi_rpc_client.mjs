@@ -35,6 +35,27 @@ try {
   } catch (e) {
     out.forkError = String(e.message);
   }
+  // Settings, the person's own command, and steering mid-run.
+  await client.setThinkingLevel("high");
+  out.cycledLevel = await client.cycleThinkingLevel();
+  await client.setSteeringMode("all");
+  await client.setFollowUpMode("one-at-a-time");
+  await client.setAutoCompaction(false);
+  await client.setAutoRetry(false);
+  await client.abortRetry();
+  out.cycleModel = await client.cycleModel();
+  out.commands = await client.getCommands();
+  out.bash = await client.bash("echo from bash; exit 2");
+  out.state3 = await client.getState();
+  const idle = client.collectEvents();
+  await client.prompt("third question");
+  // The model's first reply runs a 2 s command: steer and follow up meanwhile.
+  await new Promise((r) => setTimeout(r, 500));
+  out.steer = await client.steer("also check the tests");
+  out.followUp = await client.followUp("then sum up");
+  out.queued = (await client.getState()).pendingMessageCount;
+  out.steerEvents = (await idle).map((e) => e.type);
+  out.cleared = await client.clearQueue();
 } finally {
   await client.stop();
 }

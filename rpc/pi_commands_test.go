@@ -1,0 +1,149 @@
+package rpc
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/arborlog/arbor/agent/agenttest"
+)
+
+// TestPiSettingsCommands: every setting command of pi's RPC mode with good
+// and bad parameters, as a client reads the answers.
+func TestPiSettingsCommands(t *testing.T) {
+	c := startPi(t, testConfig(t, agenttest.New(t, "openai"), t.TempDir()))
+	r, events := c.cmd("set_thinking_level", map[string]any{"level": "high"})
+	if r["success"] != true || r["data"] != nil || len(events) != 1 || events[0]["type"] != "thinking_level_changed" || events[0]["level"] != "high" {
+		t.Errorf("set_thinking_level: %v after %v", r, events)
+	}
+	if l := c.ok("cycle_thinking_level", nil)["level"]; l != "xhigh" {
+		t.Errorf("cycle_thinking_level %v", l)
+	}
+	if l := c.ok("cycle_thinking_level", nil)["level"]; l != "off" {
+		t.Errorf("cycle_thinking_level wraps to %v", l)
+	}
+	// pi clamps a level the model does not have (an unknown one to the first).
+	c.ok("set_thinking_level", map[string]any{"level": "medium"})
+	c.ok("set_thinking_level", map[string]any{"level": "enormous"})
+	if st := c.ok("get_state", nil); st["thinkingLevel"] != "off" {
+		t.Errorf("unknown level: %v", st["thinkingLevel"])
+	}
+	c.ok("set_steering_mode", map[string]any{"mode": "all"})
+	c.ok("set_follow_up_mode", map[string]any{"mode": "all"})
+	c.fails("set_steering_mode", map[string]any{"mode": "some"}, "Invalid mode")
+	c.fails("set_follow_up_mode", nil, "Invalid mode")
+	c.fails("set_auto_compaction", nil, "enabled")
+	c.ok("set_auto_compaction", map[string]any{"enabled": false})
+	c.ok("set_auto_retry", map[string]any{"enabled": false})
+	c.fails("set_auto_retry", map[string]any{"enabled": "yes"}, "Invalid set_auto_retry command")
+	c.ok("abort_retry", nil)
+	st := c.ok("get_state", nil)
+	if st["steeringMode"] != "all" || st["followUpMode"] != "all" || st["autoCompactionEnabled"] != false {
+		t.Errorf("state after the settings %v", st)
+	}
+	m := c.ok("cycle_model", nil)
+	if m["model"].(map[string]any)["id"] != "other" || m["isScoped"] != false || m["thinkingLevel"] != "off" {
+		t.Errorf("cycle_model %v", m)
+	}
+	if id := c.ok("get_state", nil)["model"].(map[string]any)["id"]; id != "other" {
+		t.Errorf("model after cycle_model %v", id)
+	}
+	if cmds, ok := c.ok("get_commands", nil)["commands"].([]any); !ok || len(cmds) != 0 {
+		t.Errorf("get_commands %v", cmds)
+	}
+	q := c.ok("clear_queue", nil)
+	if fmt.Sprint(q["steering"], q["followUp"]) != "[] []" {
+		t.Errorf("clear_queue %v", q)
+	}
+	c.ok("steer", map[string]any{"message": "for the next prompt"})
+	c.ok("follow_up", map[string]any{"message": "and after it"})
+	c.fails("steer", map[string]any{"message": " "}, "empty")
+	if q := c.ok("clear_queue", nil); fmt.Sprint(q["steering"], q["followUp"]) != "[for the next prompt] [and after it]" {
+		t.Errorf("clear_queue %v", q)
+	}
+}
+
+// TestPiBash: the person's own command, recorded as pi records it; streamed
+// output; abort_bash kills it; a command during a prompt is recorded after it.
+func TestPiBash(t *testing.T) {
+	fake := agenttest.New(t, "openai", agenttest.Reply{Text: "streaming forever", Stall: true})
+	c := startPi(t, testConfig(t, fake, t.TempDir()))
+	r, events := c.cmd("bash", map[string]any{"command": "echo one; echo two >&2; exit 4"})
+	d, _ := r["data"].(map[string]any)
+	if r["success"] != true || d["output"] != "one\ntwo\n" || d["exitCode"] != float64(4) || d["cancelled"] != false || d["truncated"] != false {
+		t.Errorf("bash %v", r)
+	}
+	var streamed strings.Builder
+	for _, e := range events {
+		if e["type"] != "bash_execution_update" || e["id"] != r["id"] {
+			t.Errorf("event %v", e)
+		}
+		streamed.WriteString(fmt.Sprint(e["delta"]))
+	}
+	if streamed.String() != "one\ntwo\n" {
+		t.Errorf("streamed %q", streamed.String())
+	}
+	msgs := c.ok("get_messages", nil)["messages"].([]any)
+	if len(msgs) != 1 || msgs[0].(map[string]any)["role"] != "bashExecution" || msgs[0].(map[string]any)["command"] != "echo one; echo two >&2; exit 4" {
+		t.Errorf("messages after bash %v", msgs)
+	}
+	c.fails("bash", map[string]any{"command": ""}, "empty")
+
+	// abort_bash: the command (and what it started) is killed; its response
+	// says cancelled, without an exit code.
+	c.sendRaw(`{"id":"long","type":"bash","command":"echo started; sleep 30"}`)
+	if e := c.next(); e["type"] != "bash_execution_update" {
+		t.Fatalf("before abort_bash: %v", e)
+	}
+	c.sendRaw(`{"id":"stop","type":"abort_bash"}`)
+	got := map[string]map[string]any{}
+	for len(got) < 2 {
+		l := c.next()
+		if l["type"] == "response" {
+			got[fmt.Sprint(l["id"])] = l
+		}
+	}
+	if got["stop"]["success"] != true {
+		t.Errorf("abort_bash %v", got["stop"])
+	}
+	d, _ = got["long"]["data"].(map[string]any)
+	if _, has := d["exitCode"]; d["cancelled"] != true || has || d["output"] != "started\n" {
+		t.Errorf("aborted bash %v", got["long"])
+	}
+
+	// During a prompt the command runs at once; its message waits for the run.
+	c.ok("prompt", map[string]any{"message": "go"})
+	c.waitEvent("message_update")
+	if d := c.ok("bash", map[string]any{"command": "echo during"}); d["output"] != "during\n" {
+		t.Errorf("bash during a prompt %v", d)
+	}
+	for _, cmd := range []struct {
+		typ    string
+		fields map[string]any
+	}{
+		{"set_thinking_level", map[string]any{"level": "high"}},
+		{"cycle_thinking_level", nil},
+		{"set_auto_compaction", map[string]any{"enabled": true}},
+		{"set_auto_retry", map[string]any{"enabled": true}},
+		{"cycle_model", nil},
+	} {
+		c.fails(cmd.typ, cmd.fields, "a prompt is running")
+	}
+	c.ok("set_steering_mode", map[string]any{"mode": "one-at-a-time"})
+	c.ok("abort_retry", nil)
+	c.ok("abort", nil)
+	c.waitEvent("agent_settled")
+	msgs = c.ok("get_messages", nil)["messages"].([]any)
+	roles := []string{}
+	for _, m := range msgs {
+		roles = append(roles, fmt.Sprint(m.(map[string]any)["role"]))
+	}
+	if got := strings.Join(roles, " "); got != "bashExecution bashExecution user assistant bashExecution" {
+		t.Errorf("roles after a bash during a prompt: %s", got)
+	}
+	last, _ := json.Marshal(msgs[len(msgs)-1])
+	if !strings.Contains(string(last), `"output":"during\n"`) {
+		t.Errorf("last message %s", last)
+	}
+}

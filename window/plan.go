@@ -1,0 +1,310 @@
+package window
+
+import (
+	"cmp"
+	"fmt"
+	"runtime"
+	"slices"
+	"sync"
+
+	"github.com/arborlog/arbor/session"
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// item is one message of the context while the planner works on it.
+type item struct {
+	msg     session.ContextMessage
+	orig    session.ContextMessage // as in the log: what outlines are made from
+	data    *facts                 // of orig, when decoded
+	level   session.Level          // as stamped by the cursor, then as the planner leaves it
+	stamped session.Level
+	text    string // the cursor's own outline or summary
+	tokens  int
+	initial int  // tokens at the cursor's level, before any cut or downgrade
+	pos     int  // index in the unfitted context
+	turn    int  // index of its turn
+	keep    bool // never downgraded: pinned, a system message, first or last request, last turn
+	omitted bool
+	synth   bool
+	decoded bool       // data is set
+	cut     *cutOutput // set when bound cut its output
+	renders *renders   // set once it is rendered at a lower level
+}
+
+// cutOutput is a tool output bound cut, with the whole of it.
+type cutOutput struct {
+	*Cut
+	full string
+}
+
+// renders are an item's renderings at lower levels.
+type renders struct {
+	byLevel map[session.Level]rendered
+	members []member // orig split
+}
+
+// rendered returns the item's rendering at lv, if it was made.
+func (it *item) rendered(lv session.Level) (rendered, bool) {
+	if it.renders == nil {
+		return rendered{}, false
+	}
+	r, ok := it.renders.byLevel[lv]
+	return r, ok
+}
+
+// facts returns the item's facts, empty when it could not be decoded.
+func (it *item) facts() *facts {
+	if it.data == nil {
+		return &noFacts
+	}
+	return it.data
+}
+
+type rendered struct {
+	msg    session.ContextMessage
+	tokens int
+}
+
+type turn struct {
+	first, last int // item indexes, inclusive
+	keep        bool
+	pinned      bool
+}
+
+type planner struct {
+	est          *Estimator
+	o            Options
+	calls        Calls
+	items        []*item
+	turns        []turn
+	note         int // item index of the left-out note, or -1
+	noteMsg      rendered
+	firstOmitted int // turn index, or -1
+}
+
+func (p *planner) level(e *session.Entry) (session.Level, string) {
+	if e == nil {
+		return session.Full, ""
+	}
+	if r, ok := p.o.Resolutions[e.ID]; ok && r.Level.Valid() {
+		return r.Level, r.Text
+	}
+	return session.DefaultLevel(e), ""
+}
+
+func (p *planner) load(msgs []session.ContextMessage) {
+	items := make([]*item, len(msgs))
+	// Decoding and counting dominate; messages are independent, so spread
+	// them over the cores. The order of items does not depend on the split.
+	workers := min(runtime.GOMAXPROCS(0), 1+len(msgs)/256)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := w; i < len(msgs); i += workers {
+				items[i] = p.item(i, msgs[i])
+			}
+		})
+	}
+	wg.Wait()
+	for _, it := range items {
+		if it != nil {
+			p.items = append(p.items, it)
+			if it.decoded && it.data.role == session.RoleAssistant {
+				p.calls.addBlocks(it.data.calls)
+			}
+		}
+	}
+	// Entries the cursor stamped are rendered once every call is known.
+	for _, it := range p.items {
+		if it.decoded && (it.level == session.Outlined || it.level == session.Summarized) {
+			d, _ := data(it.orig.Raw)
+			it.msg = render(it.orig, d, nil, it.level, it.text, p.calls)
+			it.tokens = p.est.Message(it.msg)
+		}
+		it.initial = it.tokens
+	}
+	p.note, p.firstOmitted = -1, -1
+}
+
+// item decodes and counts one message; nil if the cursor leaves it out
+// (compacted, attached).
+func (p *planner) item(i int, m session.ContextMessage) *item {
+	lv, text := p.level(m.Entry)
+	if m.Entry == nil || m.Entry.Type != session.TypeMessage && m.Entry.Type != session.TypeCustomMessage && m.Entry.Type != session.TypeBranchSummary && m.Entry.Type != session.TypeCompaction {
+		lv = session.Full // only entries that reach the model carry a level
+	}
+	if lv == session.Compacted || lv == session.Attached {
+		return nil
+	}
+	it := &item{msg: m, orig: m, level: lv, stamped: lv, text: text, pos: i}
+	d, ok := dataOf(m)
+	if it.decoded = ok; ok {
+		it.data = factsOf(d)
+		it.tokens = p.est.data(d, m.Raw)
+	} else {
+		it.tokens = p.est.Message(m)
+	}
+	return it
+}
+
+// pair makes every tool result follow the assistant message that called it:
+// a result whose call is not right before it becomes user text, and a call
+// that was never answered gets an error result (SPEC §6.3).
+func (p *planner) pair() {
+	out := make([]*item, 0, len(p.items))
+	var open []string        // calls of the current assistant not yet answered
+	var head map[string]bool // calls of the current assistant
+	var ts jsontext.Value    // its timestamp
+	closeOpen := func() {
+		for _, id := range open {
+			out = append(out, p.closing(id, ts))
+		}
+		open, head = nil, nil
+	}
+	for _, it := range p.items {
+		switch it.msg.Role {
+		case session.RoleToolResult:
+			id := it.facts().toolCallID
+			if head[id] {
+				open = slices.DeleteFunc(open, func(o string) bool { return o == id })
+				delete(head, id)
+				out = append(out, it)
+				continue
+			}
+			closeOpen()
+			p.orphan(it)
+			out = append(out, it)
+			continue
+		case session.RoleAssistant:
+			closeOpen()
+			// The timestamp is the closing results' and the set holds the
+			// calls: neither is made for the many replies without calls.
+			if calls := it.facts().calls; len(calls) > 0 {
+				head = make(map[string]bool, len(calls))
+				ts = timestampOf(it.orig.Raw)
+			}
+			for _, b := range it.facts().calls {
+				if b.id != "" && !head[b.id] {
+					head[b.id] = true
+					open = append(open, b.id)
+				}
+			}
+		default:
+			closeOpen()
+		}
+		out = append(out, it)
+	}
+	closeOpen()
+	p.items = out
+}
+
+// NoResultText is the text of the error result that closes a tool call the log never answered.
+const NoResultText = "No result was recorded for this tool call: the session stopped before the tool finished."
+
+func (p *planner) closing(id string, ts jsontext.Value) *item {
+	c := p.calls[id]
+	raw := object([]member{
+		{"role", marshal(session.RoleToolResult)}, {"toolCallId", marshal(id)}, {"toolName", marshal(c.name)},
+		{"content", textContent(NoResultText)}, {"isError", marshal(true)}, {"timestamp", ts},
+	})
+	m := session.ContextMessage{Role: session.RoleToolResult, Raw: raw}
+	n := p.est.Message(m)
+	return &item{msg: m, level: session.Full, stamped: session.Full, synth: true, tokens: n, initial: n, pos: -1}
+}
+
+// orphan turns a tool result whose call is not right before it into user text,
+// which every provider accepts.
+func (p *planner) orphan(it *item) {
+	d, _ := data(it.orig.Raw)
+	text := fmt.Sprintf("[Result of a %s tool call that is not in this context]\n%s", cmp.Or(d.ToolName, "tool"), d.Content.Text("\n"))
+	it.msg = session.ContextMessage{Role: session.RoleUser, Entry: it.msg.Entry, Raw: object([]member{
+		{"role", marshal(session.RoleUser)}, {"content", textContent(text)}, {"timestamp", timestampOf(it.msg.Raw)},
+	})}
+	it.orig = it.msg
+	d, ok := data(it.msg.Raw)
+	it.data, it.decoded = nil, ok
+	if ok {
+		it.data = factsOf(d)
+	}
+	it.tokens = p.est.Message(it.msg)
+	it.initial = it.tokens
+	it.renders = nil
+}
+
+func timestampOf(raw []byte) jsontext.Value {
+	var v struct {
+		Timestamp jsontext.Value `json:"timestamp"`
+	}
+	_ = unmarshal(raw, &v)
+	return v.Timestamp
+}
+
+// turns groups the items: an assistant message with its tool results, or one
+// other message; and marks what the planner may not touch.
+func (p *planner) group() {
+	firstUser, lastUser := -1, -1
+	for i, it := range p.items {
+		switch {
+		case it.msg.Role == session.RoleToolResult && i > 0:
+			p.items[i].turn = len(p.turns) - 1
+			p.turns[len(p.turns)-1].last = i
+			continue
+		case it.msg.Role == session.RoleUser:
+			if firstUser < 0 {
+				firstUser = i
+			}
+			lastUser = i
+		}
+		it.turn = len(p.turns)
+		p.turns = append(p.turns, turn{first: i, last: i})
+	}
+	for i := range p.turns {
+		t := &p.turns[i]
+		for _, it := range p.items[t.first : t.last+1] {
+			if it.level == session.Pinned {
+				t.pinned = true
+				it.keep = true
+			}
+		}
+		// The system prompt and tools (pi 1.6.0's system messages) are never
+		// downgraded or left out, as the first and last requests.
+		if i == len(p.turns)-1 || t.first == firstUser || t.first == lastUser || p.items[t.first].msg.Role == session.RoleSystem {
+			t.keep = true
+			for _, it := range p.items[t.first : t.last+1] {
+				it.keep = true
+			}
+		}
+	}
+}
+
+func (p *planner) total() int {
+	n := 0
+	for _, it := range p.items {
+		if !it.omitted {
+			n += it.tokens
+		}
+	}
+	return n
+}
+
+// at renders an item at a lower level, once.
+func (p *planner) at(it *item, lv session.Level) rendered {
+	if it.renders != nil {
+		if r, ok := it.renders.byLevel[lv]; ok {
+			return r
+		}
+	} else {
+		it.renders = &renders{byLevel: map[session.Level]rendered{}}
+	}
+	m := it.orig
+	if it.decoded {
+		if it.renders.members == nil {
+			it.renders.members, _ = members(it.orig.Raw)
+		}
+		d, _ := data(it.orig.Raw)
+		m = render(it.orig, d, it.renders.members, lv, "", p.calls)
+	}
+	r := rendered{m, p.est.Message(m)}
+	it.renders.byLevel[lv] = r
+	return r
+}
