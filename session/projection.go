@@ -323,6 +323,17 @@ func (e *Entry) UsageRecord() (key string, u Usage, ok bool) {
 	default:
 		return "", Usage{}, false
 	}
+	if e.Type == TypeMessage && e.msgRole() == RoleAssistant {
+		// Most entries that cost are replies: walked, not decoded.
+		if key, u, ok, done := scanUsageRecord(raw); done {
+			return key, u, ok
+		}
+	}
+	return e.decodeUsageRecord(raw)
+}
+
+// decodeUsageRecord is UsageRecord of the entry's object or message raw, through the decoder.
+func (e *Entry) decodeUsageRecord(raw []byte) (key string, u Usage, ok bool) {
 	ms, err := objectMembers(raw)
 	if err != nil {
 		return "", Usage{}, false

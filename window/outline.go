@@ -69,6 +69,18 @@ func (cs callIndex) addBlocks(bs []toolBlock) {
 	}
 }
 
+// dataOf is data of a message of the context; one from a loaded entry is read
+// without the decoder when it is plain (session.ScanMessageData), as the
+// planner reads every message of a context that may hold a million.
+func dataOf(m session.ContextMessage) (session.MessageData, bool) {
+	if m.Entry != nil {
+		if d, ok := session.ScanMessageData(m.Raw); ok {
+			return d, true
+		}
+	}
+	return data(m.Raw)
+}
+
 // data decodes a context message. It decodes once, straight into the struct:
 // the messages of a built context are already known to be JSON objects.
 func data(raw []byte) (session.MessageData, bool) {

@@ -257,8 +257,8 @@ func anchor(res *Result, path []*session.Entry, lastCompaction int) (string, int
 		if m.Role != session.RoleAssistant || m.Entry == nil || m.Synthetic {
 			continue
 		}
-		d, ok := data(m.Raw)
-		if !ok || d.Usage == nil || d.StopReason == "aborted" || d.StopReason == "error" || contextTokens(*d.Usage) <= 0 {
+		usage, stopReason, ok := m.usage()
+		if !ok || usage == nil || stopReason == "aborted" || stopReason == "error" || contextTokens(*usage) <= 0 {
 			continue
 		}
 		if lastCompaction >= 0 && !after[m.Entry.ID] {
@@ -269,13 +269,24 @@ func anchor(res *Result, path []*session.Entry, lastCompaction int) (string, int
 				return "", 0, false
 			}
 		}
-		tokens := int(contextTokens(*d.Usage))
+		tokens := int(contextTokens(*usage))
 		for _, later := range res.Messages[i+1:] {
 			tokens += later.Tokens
 		}
 		return m.Entry.ID, tokens, true
 	}
 	return "", 0, false
+}
+
+// usage is the usage and stop reason of a message as rendered; ok is false
+// when it cannot be decoded. A message rendered as logged has them in its
+// facts, so a context of a million messages is not decoded again for them.
+func (m *Message) usage() (*session.Usage, string, bool) {
+	if m.orig != nil && !m.Synthetic && (m.Level == session.Full || m.Level == session.Pinned) && !m.cut {
+		return m.orig.usage, m.orig.stopReason, true
+	}
+	d, ok := data(m.Raw)
+	return d.Usage, d.StopReason, ok
 }
 
 // RedactedKey is the tool result details field in which the agent counts the
