@@ -47,7 +47,7 @@ func ExampleMeasure() {
 	l.AppendAssistant(session.Assistant{Content: []session.Block{session.TextBlock("Three fixes and a new flag.")},
 		StopReason: session.StopEnd, Usage: session.Usage{Input: 1200, Output: 10, TotalTokens: 1210}})
 
-	st := window.Measure(l, l.Cursor(""), window.StatsOptions{Window: 8000, Reserve: 1000})
+	st := window.Measure(l.Cursor(""), window.StatsOptions{Window: 8000, Reserve: 1000})
 	fmt.Println(st.MessageCount, "messages,", st.EstimatedUsed, "of", st.PromptBudget, "tokens")
 	fmt.Println("by role:", st.RoleTokens.User+st.RoleTokens.Assistant+st.BeyondMessages == st.EstimatedUsed)
 	// Output:
