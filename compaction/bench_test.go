@@ -1,10 +1,12 @@
 package compaction
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/arborlog/arbor/internal/sessiongen"
 	"github.com/arborlog/arbor/session"
 )
 
@@ -17,6 +19,25 @@ func BenchmarkPrepare(b *testing.B) {
 	}
 	path := session.Load(data).PathTo("")
 	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Prepare(path, DefaultSettings); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkPrepareChain plans the compaction of a chain of 100,000 entries
+// (internal/sessiongen's plain shapes: no usage, so every message is
+// estimated), as 'arbor compact --dry-run' does; BENCHMARKS.md has the
+// 1,000,000-entry command.
+func BenchmarkPrepareChain(b *testing.B) {
+	var buf bytes.Buffer
+	if err := sessiongen.Plain(&buf, 100000); err != nil {
+		b.Fatal(err)
+	}
+	path := session.Load(buf.Bytes()).PathTo("")
+	b.SetBytes(int64(buf.Len()))
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := Prepare(path, DefaultSettings); err != nil {

@@ -143,22 +143,32 @@ type Estimate struct {
 // the last completed assistant message plus estimates of what came after it,
 // or the sum of estimates when no reply reports usage.
 func EstimateContext(msgs []session.ContextMessage) Estimate {
-	est := Estimate{LastUsageIndex: -1}
+	est, _ := estimateContext(msgs)
+	return est
+}
+
+// estimateContext is EstimateContext, with the estimates of the messages after
+// the usage that are not system messages summed apart. Each message is decoded
+// once: a million-message context is not decoded again for its estimates.
+func estimateContext(msgs []session.ContextMessage) (est Estimate, nonSystem int) {
+	est.LastUsageIndex = -1
 	for i := len(msgs) - 1; i >= 0; i-- {
-		if msgs[i].Role != session.RoleAssistant {
-			continue
+		f := decode(msgs[i].Raw)
+		if msgs[i].Role == session.RoleAssistant {
+			if u, ok := usable(f); ok {
+				est.LastUsageIndex = i
+				est.UsageTokens = ContextTokens(u)
+				break
+			}
 		}
-		if u, ok := usable(decode(msgs[i].Raw)); ok {
-			est.LastUsageIndex = i
-			est.UsageTokens = ContextTokens(u)
-			break
+		n := estimate(f)
+		est.TrailingTokens += n
+		if msgs[i].Role != session.RoleSystem {
+			nonSystem += n
 		}
-	}
-	for _, m := range msgs[est.LastUsageIndex+1:] {
-		est.TrailingTokens += EstimateTokens(m)
 	}
 	est.Tokens = est.UsageTokens + est.TrailingTokens
-	return est
+	return est, nonSystem
 }
 
 // EstimateProjected is pi 1.6.0's estimateProjectedContextTokens: the
@@ -168,7 +178,7 @@ func EstimateContext(msgs []session.ContextMessage) Estimate {
 // message they replay to.
 func EstimateProjected(p session.Projection, branch []*session.Entry) Estimate {
 	msgs := p.Context().Messages
-	est := EstimateContext(msgs)
+	est, tokens := estimateContext(msgs)
 	if est.LastUsageIndex >= 0 {
 		var usageID string
 		n := 0
@@ -194,14 +204,14 @@ func EstimateProjected(p session.Projection, branch []*session.Entry) Estimate {
 			return est
 		}
 	}
-	tokens := 0
-	if sys, _ := session.SystemPrompt(msgs); sys != nil {
-		tokens = estimate(decode(sys))
-	}
-	for _, m := range msgs {
+	// Every message is estimated: those after the usage were above.
+	for _, m := range msgs[:est.LastUsageIndex+1] {
 		if m.Role != session.RoleSystem {
 			tokens += EstimateTokens(m)
 		}
+	}
+	if sys, _ := session.SystemPrompt(msgs); sys != nil {
+		tokens += estimate(decode(sys))
 	}
 	return Estimate{Tokens: tokens, TrailingTokens: tokens, LastUsageIndex: -1}
 }

@@ -1,6 +1,7 @@
 package compaction
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"github.com/arborlog/arbor/internal/js"
@@ -538,12 +539,18 @@ func newFileOps() *fileOps { return &fileOps{read: map[string]bool{}, modified: 
 func (o *fileOps) addMessage(m session.ContextMessage) {
 	switch m.Role {
 	case session.RoleAssistant:
+		if !mayHold(m.Raw, "toolCall") {
+			return
+		}
 		for _, b := range decode(m.Raw).Content.Blocks {
 			if b.Type == "toolCall" {
 				o.add(b.Name, jsontext.Value(b.Arguments))
 			}
 		}
 	case session.RoleToolResult:
+		if !mayHold(m.Raw, "nestedCalls") {
+			return
+		}
 		var v struct {
 			NestedCalls struct {
 				Calls []struct {
@@ -559,6 +566,14 @@ func (o *fileOps) addMessage(m session.ContextMessage) {
 			o.add(c.Name, c.Arguments)
 		}
 	}
+}
+
+// mayHold reports whether the JSON text raw may hold the string s (of ASCII
+// letters) as a key or value: it is there as written, or raw has a \u escape
+// that could spell it. A message without it is not decoded for its file
+// operations, which most messages of a long session have none of.
+func mayHold(raw []byte, s string) bool {
+	return bytes.Contains(raw, []byte(s)) || bytes.Contains(raw, []byte(`\u`))
 }
 
 // add records one call's file operation.

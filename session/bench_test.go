@@ -176,3 +176,27 @@ func BenchmarkWriteTreeJSON(b *testing.B) {
 	}
 	b.SetBytes(int64(out.Len()))
 }
+
+// BenchmarkScanMessageData reads an assistant message of pi's shape (thinking,
+// two tool calls, usage) as the planner does, walked (ScanMessageData) and
+// decoded (what it stands in for).
+func BenchmarkScanMessageData(b *testing.B) {
+	raw := []byte(`{"role":"assistant","content":[{"type":"thinking","thinking":"lookup it out it split line","thinkingSignature":"sig"},{"type":"toolCall","id":"toolu_1","name":"read","arguments":{"path":"internal/pkg1/file.go"}},{"type":"toolCall","id":"toolu_2","name":"grep","arguments":{"path":"func "}}],"api":"anthropic-messages","provider":"anthropic","model":"claude-sonnet-4-5","usage":{"input":3,"output":363,"cacheRead":3000,"cacheWrite":0,"totalTokens":3366,"cost":{"input":0.000009,"output":0.005445,"cacheRead":0.0009,"cacheWrite":0,"total":0.006354}},"stopReason":"toolUse","timestamp":1793610004000}`)
+	b.Run("scan", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, ok := ScanMessageData(raw); !ok {
+				b.Fatal("not read")
+			}
+		}
+	})
+	b.Run("decode", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			var d MessageData
+			if err := unmarshal(raw, &d); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

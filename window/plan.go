@@ -74,7 +74,8 @@ type turn struct {
 type planner struct {
 	est          *Estimator
 	o            Options
-	calls        Calls
+	stamps       map[string]session.Resolution // the cursor's resolutions
+	calls        callIndex
 	items        []*item
 	turns        []turn
 	note         int // item index of the left-out note, or -1
@@ -86,7 +87,7 @@ func (p *planner) level(e *session.Entry) (session.Level, string) {
 	if e == nil {
 		return session.Full, ""
 	}
-	if r, ok := p.o.Resolutions[e.ID]; ok && r.Level.Valid() {
+	if r, ok := p.stamps[e.ID]; ok && r.Level.Valid() {
 		return r.Level, r.Text
 	}
 	return session.DefaultLevel(e), ""
@@ -137,7 +138,7 @@ func (p *planner) item(i int, m session.ContextMessage) *item {
 		return nil
 	}
 	it := &item{msg: m, orig: m, level: lv, stamped: lv, text: text, pos: i}
-	d, ok := data(m.Raw)
+	d, ok := dataOf(m)
 	if it.decoded = ok; ok {
 		it.data = factsOf(d)
 		it.tokens = p.est.data(d, m.Raw)
@@ -151,7 +152,7 @@ func (p *planner) item(i int, m session.ContextMessage) *item {
 // a result whose call is not right before it becomes user text, and a call
 // that was never answered gets an error result (SPEC §6.3).
 func (p *planner) pair() {
-	var out []*item
+	out := make([]*item, 0, len(p.items))
 	var open []string        // calls of the current assistant not yet answered
 	var head map[string]bool // calls of the current assistant
 	var ts jsontext.Value    // its timestamp
@@ -177,8 +178,12 @@ func (p *planner) pair() {
 			continue
 		case session.RoleAssistant:
 			closeOpen()
-			head = map[string]bool{}
-			ts = timestampOf(it.orig.Raw)
+			// The timestamp is the closing results' and the set holds the
+			// calls: neither is made for the many replies without calls.
+			if calls := it.facts().calls; len(calls) > 0 {
+				head = make(map[string]bool, len(calls))
+				ts = timestampOf(it.orig.Raw)
+			}
 			for _, b := range it.facts().calls {
 				if b.id != "" && !head[b.id] {
 					head[b.id] = true

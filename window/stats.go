@@ -115,8 +115,11 @@ const (
 	DefaultReserve = 16384
 )
 
-// Measure computes the statistics of the context a cursor of l renders.
-func Measure(l *session.Log, c *session.Cursor, o StatsOptions) Stats {
+// Measure computes the statistics of the context a cursor renders, in one
+// call: its resolutions applied, its usage anchored on the provider's last
+// report, the whole file's API usage.
+func Measure(c *session.Cursor, o StatsOptions) Stats {
+	l := c.Log()
 	if o.Window <= 0 {
 		o.Window = DefaultWindow
 	}
@@ -132,9 +135,8 @@ func Measure(l *session.Log, c *session.Cursor, o StatsOptions) Stats {
 	if o.Classifier == nil {
 		o.Classifier = DefaultClassifier()
 	}
-	ctx := c.Context()
-	resolutions := c.Resolutions()
-	res, _ := Build(ctx, Options{Resolutions: resolutions, Estimator: o.Estimator}) // without a budget Build cannot fail
+	ctx, resolutions := c.ContextWithResolutions()
+	res, _ := Build(ctx, resolutions, Options{Estimator: o.Estimator}) // without a budget Build cannot fail
 	s := Stats{ContextWindow: o.Window, CompletionReserve: o.Reserve, PromptBudget: max(0, o.Window-o.Reserve), MessageCount: len(res.Messages)}
 
 	for _, e := range l.Entries() {
@@ -255,8 +257,8 @@ func anchor(res *Result, path []*session.Entry, lastCompaction int) (string, int
 		if m.Role != session.RoleAssistant || m.Entry == nil || m.Synthetic {
 			continue
 		}
-		d, ok := data(m.Raw)
-		if !ok || d.Usage == nil || d.StopReason == "aborted" || d.StopReason == "error" || contextTokens(*d.Usage) <= 0 {
+		usage, stopReason, ok := m.usage()
+		if !ok || usage == nil || stopReason == "aborted" || stopReason == "error" || contextTokens(*usage) <= 0 {
 			continue
 		}
 		if lastCompaction >= 0 && !after[m.Entry.ID] {
@@ -267,13 +269,24 @@ func anchor(res *Result, path []*session.Entry, lastCompaction int) (string, int
 				return "", 0, false
 			}
 		}
-		tokens := int(contextTokens(*d.Usage))
+		tokens := int(contextTokens(*usage))
 		for _, later := range res.Messages[i+1:] {
 			tokens += later.Tokens
 		}
 		return m.Entry.ID, tokens, true
 	}
 	return "", 0, false
+}
+
+// usage is the usage and stop reason of a message as rendered; ok is false
+// when it cannot be decoded. A message rendered as logged has them in its
+// facts, so a context of a million messages is not decoded again for them.
+func (m *Message) usage() (*session.Usage, string, bool) {
+	if m.orig != nil && !m.Synthetic && (m.Level == session.Full || m.Level == session.Pinned) && !m.cut {
+		return m.orig.usage, m.orig.stopReason, true
+	}
+	d, ok := data(m.Raw)
+	return d.Usage, d.StopReason, ok
 }
 
 // RedactedKey is the tool result details field in which the agent counts the
@@ -364,7 +377,7 @@ func (p *PhaseTokens) add(ph Phase, n int) {
 // classify gives each built message a phase: a tool call and its result the
 // phase of the call, an assistant reply without tool calls Conclusion, and
 // requests and summaries Unclassified.
-func (o StatsOptions) classify(res *Result, calls Calls) []Phase {
+func (o StatsOptions) classify(res *Result, calls callIndex) []Phase {
 	out := make([]Phase, len(res.Messages))
 	edited := false
 	byCall := map[string]Phase{}

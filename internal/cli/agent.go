@@ -496,7 +496,7 @@ func (o *agentOptions) openSession(cwd string) (*agentSession, error) {
 			}
 		}
 		if errors.Is(err, catalog.ErrNotFound) {
-			return o.create(cwd, dir, blobs, jsonl.WithHeader(session.WithID(o.sessionID)))
+			return o.create(cwd, dir, blobs, jsonl.WithLog(session.WithID(o.sessionID)))
 		}
 		if err != nil {
 			return nil, err

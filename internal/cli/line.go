@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"io"
 	"strings"
 
 	"github.com/arborlog/arbor/internal/termtext"
@@ -14,6 +15,12 @@ var ansi = map[treeview.Style]string{treeview.Dim: "\x1b[2m", treeview.Accent: "
 // display columns (marking a cut with "…"), coloured when color is set.
 func render(ln treeview.Line, width int, color bool) string {
 	var b strings.Builder
+	renderTo(&b, ln, width, color)
+	return b.String()
+}
+
+// renderTo is render, written to w: a million rows are not each made a string.
+func renderTo(w io.StringWriter, ln treeview.Line, width int, color bool) {
 	total := 0
 	for _, s := range ln {
 		total += termtext.Width(termtext.Line(s.Text))
@@ -33,14 +40,15 @@ func render(ln treeview.Line, width int, color bool) string {
 			budget -= termtext.Width(text)
 		}
 		if color && s.Style != treeview.Plain && text != "" {
-			b.WriteString(ansi[s.Style] + text + "\x1b[0m")
+			w.WriteString(ansi[s.Style])
+			w.WriteString(text)
+			w.WriteString("\x1b[0m")
 		} else {
-			b.WriteString(text)
+			w.WriteString(text)
 		}
 		if cut {
-			b.WriteString("…")
+			w.WriteString("…")
 			break
 		}
 	}
-	return b.String()
 }

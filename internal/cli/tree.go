@@ -83,7 +83,7 @@ func runTree(o *treeOptions) error {
 	width, color := o.io.Width(), o.io.Color()
 	v := treeview.New(roots, l, leaf, filter, width)
 	v.Each(func(ln treeview.Line) {
-		w.WriteString(render(ln, width, color))
+		renderTo(w, ln, width, color)
 		w.WriteByte('\n')
 	})
 	var foot treeview.Line

@@ -98,3 +98,30 @@ func BenchmarkTreeChain(b *testing.B) {
 		drawTree(io.Discard, l, 100)
 	}
 }
+
+// BenchmarkTreePlain draws a chain of 100,000 short user and assistant
+// messages (internal/sessiongen's plain shape), text and JSON: 'arbor tree'
+// should cost no more than twice 'arbor tree --json'.
+func BenchmarkTreePlain(b *testing.B) {
+	var buf bytes.Buffer
+	if err := sessiongen.Plain(&buf, 100000); err != nil {
+		b.Fatal(err)
+	}
+	l := session.Load(buf.Bytes())
+	b.Run("text", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			drawTree(io.Discard, l, 100)
+		}
+	})
+	b.Run("json", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			bw := bufio.NewWriter(io.Discard)
+			if err := session.WriteTreeJSON(bw, l.Tree(), true); err != nil {
+				b.Fatal(err)
+			}
+			bw.Flush()
+		}
+	})
+}

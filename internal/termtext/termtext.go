@@ -112,8 +112,12 @@ func writeHex(b *strings.Builder, prefix string, v uint32, digits int) {
 // Width is the number of terminal columns s takes (s as printed, so after
 // Line or Block).
 func Width(s string) int {
-	w := 0
-	for _, r := range s {
+	i := 0
+	for i < len(s) && s[i] >= 0x20 && s[i] < 0x7f { // printable ASCII: one column each
+		i++
+	}
+	w := i
+	for _, r := range s[i:] {
 		w += runeWidth(r)
 	}
 	return w
@@ -135,6 +139,8 @@ func Truncate(s string, width int) string {
 // and format characters, 2 for East Asian wide and emoji, 1 otherwise.
 func runeWidth(r rune) int {
 	switch {
+	case r >= 0x20 && r < 0x7f: // printable ASCII, most of what is shown
+		return 1
 	case r == 0 || unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Me, r) || unicode.Is(unicode.Cf, r):
 		return 0
 	case r >= 0x1100 && r <= 0x115F, r >= 0x2E80 && r <= 0x303E, r >= 0x3041 && r <= 0x33FF,

@@ -111,3 +111,25 @@ func BenchmarkLinePlain(b *testing.B) {
 		Line(s)
 	}
 }
+
+// TestWidthASCII: printable ASCII counts one column a character however a
+// string mixes it with wide, zero-width and control characters (Width skips
+// the Unicode tables for it).
+func TestWidthASCII(t *testing.T) {
+	for _, tc := range []struct {
+		s    string
+		want int
+	}{
+		{"", 0}, {"hello, world", 12}, {"~ !", 3}, {"漢字", 4}, {"ab漢字cd", 8},
+		{"e\u0301", 1}, {"a\u200bb", 2}, {"\x1b[2J", 4}, {"tab\there", 8}, {"😀 ok", 5},
+	} {
+		if got := Width(tc.s); got != tc.want {
+			t.Errorf("Width(%q) = %d, want %d", tc.s, got, tc.want)
+		}
+	}
+	for c := rune(0x20); c < 0x7f; c++ {
+		if got := Width(string(c) + "漢"); got != 3 {
+			t.Errorf("Width(%q) = %d, want 3", string(c)+"漢", got)
+		}
+	}
+}

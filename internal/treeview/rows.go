@@ -42,15 +42,20 @@ type Row struct {
 // Lines draws the whole view, one Line per visible entry (as Each, kept).
 func (v *View) Lines() []Line {
 	var out []Line
-	v.Each(func(ln Line) { out = append(out, ln) })
+	v.walk(nil, func(r Row) { out = append(out, v.Line(r)) })
 	return out
 }
 
 // Each draws the rows one at a time, in order, with box-drawing branches. A
 // chain without branches stays in one column; a branch point indents its
-// children under ├─ and └─. Only one row is held at a time.
+// children under ├─ and └─. Only one row is held at a time: the Line given to
+// draw is reused for the next row once draw returns.
 func (v *View) Each(draw func(Line)) {
-	v.walk(nil, func(r Row) { draw(v.Line(r)) })
+	var ln Line
+	v.walk(nil, func(r Row) {
+		ln = v.appendLine(ln[:0], r)
+		draw(ln)
+	})
 }
 
 // Rows lists the visible entries in drawing order, as Each draws them. The
@@ -99,7 +104,15 @@ func (v *View) walk(folded func(*session.TreeNode) bool, visit func(Row)) {
 }
 
 // OnPath reports whether e is on the path from the root to the leaf.
-func (v *View) OnPath(e *session.Entry) bool { return v.onPath[e] }
+func (v *View) OnPath(e *session.Entry) bool {
+	v.pathOnce.Do(func() {
+		v.onPath = make(map[*session.Entry]bool, len(v.path))
+		for _, p := range v.path {
+			v.onPath[p] = true
+		}
+	})
+	return v.onPath[e]
+}
 
 // LeafMark is the visible entry that stands for the leaf (the leaf, or the
 // nearest shown entry above a hidden leaf); nil before the first entry.
@@ -126,9 +139,13 @@ func (v *View) indent(cont, level string) string {
 // Line is one row drawn: leaf mark, id, branch lines, active-path bullet,
 // cursor names, label, then what the entry says.
 func (v *View) Line(row Row) Line {
+	return v.appendLine(make(Line, 0, 5+len(v.rows[row.i].desc)), row)
+}
+
+// appendLine is Line, appended to ln.
+func (v *View) appendLine(ln Line, row Row) Line {
 	r := &v.rows[row.i]
 	n, prefix := r.n, row.Prefix
-	ln := make(Line, 0, 5+len(r.desc))
 	if n == v.leafMark {
 		ln.Add(Accent, "› ")
 	} else {
@@ -136,7 +153,7 @@ func (v *View) Line(row Row) Line {
 	}
 	ln.Add(Dim, n.Entry.ID+"  ")
 	ln.Add(Dim, prefix)
-	if v.onPath[n.Entry] {
+	if r.onPath {
 		ln.Add(Accent, "• ")
 	}
 	for _, c := range v.tags[n] {

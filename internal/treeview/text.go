@@ -1,6 +1,7 @@
 package treeview
 
 import (
+	"bytes"
 	"unicode/utf8"
 
 	"github.com/arborlog/arbor/internal/jsonscan"
@@ -120,7 +121,7 @@ func objectMembersAt(b []byte, i int) ([]rawMember, int, bool) {
 		if i < len(b) && b[i] == '[' {
 			m.objects, vend, ok = arrayObjects(b, i)
 		} else {
-			vend, ok = skipValue(b, i)
+			vend, ok = jsonscan.SkipValue(b, i)
 		}
 		if !ok {
 			return nil, i, false
@@ -151,7 +152,7 @@ func arrayObjects(b []byte, i int) ([][]rawMember, int, bool) {
 			ms, end, ok = objectMembersAt(b, i)
 			out = append(out, ms)
 		} else {
-			end, ok = skipValue(b, i)
+			end, ok = jsonscan.SkipValue(b, i)
 		}
 		if !ok {
 			return nil, i, false
@@ -162,47 +163,6 @@ func arrayObjects(b []byte, i int) ([][]rawMember, int, bool) {
 		return nil, i, false
 	}
 	return out, i + 1, true
-}
-
-// skipValue returns the offset after the JSON value at i of b, known to be valid.
-func skipValue(b []byte, i int) (int, bool) {
-	if i >= len(b) {
-		return i, false
-	}
-	switch b[i] {
-	case '"':
-		return jsonscan.String(b, i)
-	case '{', '[':
-		depth := 0
-		for i < len(b) {
-			switch b[i] {
-			case '"':
-				j, ok := jsonscan.String(b, i)
-				if !ok {
-					return j, false
-				}
-				i = j
-				continue
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return i + 1, true
-				}
-			}
-			i++
-		}
-		return i, false
-	}
-	for i < len(b) {
-		switch b[i] {
-		case ',', '}', ']', ' ', '\t', '\n', '\r':
-			return i, true
-		}
-		i++
-	}
-	return i, true
 }
 
 // contentTextPrefix is the prefixFunc of Content.Text("") of a content value
@@ -299,4 +259,104 @@ func unquotePrefix(q []byte, n int) ([]byte, bool) {
 	buf[cut] = '"'
 	s, _ := jsontext.AppendUnquote(nil, buf)
 	return s, false
+}
+
+// quickMessage reads a message entry for the tree in one walk of its JSON text,
+// without the decoder: the fields of msgHead and, for every role but
+// toolResult, the content's string or its blocks' type, text, id, name and
+// arguments (what the tree shows; a thinking block's text is skipped). Strings
+// point into the entry's line, which is never modified. ok is false when the
+// message holds anything the walk might read otherwise than the decoder (an
+// escaped name or string, a repeated field, a value of another kind, a second
+// "message" in the entry): message then decodes it.
+func quickMessage(e *session.Entry) (*msgView, bool) {
+	line, raw := e.Raw(), e.MessageRaw()
+	if len(raw) == 0 || raw[0] != '{' {
+		return nil, false
+	}
+	// The envelope around the message: a second "message" there (written
+	// plainly or with escapes) would be merged into it by the decoder.
+	start := cap(line) - cap(raw)
+	if start < 0 || start+len(raw) > len(line) {
+		return nil, false
+	}
+	if bytes.IndexByte(line[:start], '\\') >= 0 || bytes.IndexByte(line[start+len(raw):], '\\') >= 0 ||
+		messageKeys(line[:start])+messageKeys(line[start+len(raw):]) != 1 {
+		return nil, false
+	}
+	m := &msgView{}
+	var content []byte
+	var seen uint16
+	ok := jsonscan.Members(raw, func(name, value []byte) bool {
+		var dst *string
+		var bit uint16
+		switch string(name) {
+		case "role":
+			dst, bit = &m.Role, 1
+		case "stopReason":
+			dst, bit = &m.StopReason, 2
+		case "errorMessage":
+			dst, bit = &m.ErrorMessage, 4
+		case "toolCallId":
+			dst, bit = &m.ToolCallID, 8
+		case "toolName":
+			dst, bit = &m.ToolName, 16
+		case "command":
+			dst, bit = &m.Command, 32
+		case "isError":
+			bit = 64
+		case "content":
+			bit = 128
+		default:
+			return true
+		}
+		if seen&bit != 0 {
+			return false
+		}
+		seen |= bit
+		switch {
+		case dst != nil:
+			s, ok := jsonscan.Plain(value)
+			*dst = s
+			return ok
+		case bit == 64:
+			switch string(value) {
+			case "true":
+				m.IsError = true
+			case "false":
+			default:
+				return false
+			}
+		default:
+			content = value
+		}
+		return true
+	})
+	if !ok {
+		return nil, false
+	}
+	if m.Role == session.RoleToolResult || len(content) == 0 {
+		return m, true
+	}
+	if m.content, ok = session.ScanContent(content); !ok {
+		return nil, false
+	}
+	return m, true
+}
+
+// messageKeys counts the "message" names in part of an entry without
+// escapes: a "message" followed by a colon (within a string, a quote would be
+// escaped).
+func messageKeys(part []byte) int {
+	n := 0
+	for {
+		i := bytes.Index(part, []byte(`"message"`))
+		if i < 0 {
+			return n
+		}
+		part = part[i+len(`"message"`):]
+		if j := jsonscan.SkipSpace(part, 0); j < len(part) && part[j] == ':' {
+			n++
+		}
+	}
 }

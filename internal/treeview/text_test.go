@@ -2,6 +2,7 @@ package treeview
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -86,4 +87,83 @@ func FuzzLazyContent(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(checkLazyContent)
+}
+
+var quickSeeds = []string{
+	`{"type":"message","id":"a1","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"user","content":"hello","timestamp":1}}`,
+	`{"type":"message","id":"a1","parentId":null,"timestamp":"t","message":{"role":"assistant","content":[{"type":"thinking","thinking":"hm","thinkingSignature":"s"},{"type":"text","text":"reply"},{"type":"toolCall","id":"c1","name":"read","arguments":{"path":"a.go", "offset" : 3}}],"stopReason":"toolUse","usage":{"input":1}}}`,
+	`{"type":"message","id":"a1","parentId":null,"timestamp":"t","message":{"role":"toolResult","toolCallId":"c1","toolName":"read","content":[{"type":"text","text":"out"}],"isError":true}}`,
+	`{"type":"message","id":"a1","parentId":null,"timestamp":"t","message":{"role":"assistant","content":[],"stopReason":"error","errorMessage":"boom"}}`,
+	`{"type":"message","id":"a1","parentId":null,"timestamp":"t","message":{"role":"bashExecution","command":"ls -l","output":"x"}}`,
+	`{"type":"message","id":"a1","parentId":null,"timestamp":"t","message":{"role":"user","content":"esc\naped"}}`,
+	`{"type":"message","id":"a1","parentId":null,"timestamp":"t","message":{"role":"user","content":"a","content":"b"}}`,
+	`{"type":"message","id":"a1","parentId":null,"timestamp":"t","message":{"role":"user","content":"first"},"message":{"role":"user","stopReason":"x"}}`,
+	`{"type":"message","id":"a1","parentId":null,"timestamp":"t","message":{"role":"user","conten\u0074":"escaped name"}}`,
+	`{"type":"message","id":"a1","parentId":null,"timestamp":"t","message":{"role":"user","content":[{"type":"text","text":5},{"type":"image","data":"AA"},"str",null,{"type":"text","text":"x","data":7}]}}`,
+	`{"type":"message","id":"a1","parentId":null,"timestamp":"t","message":{"role":"assistant","content":{"type":"text"},"isError":null,"stopReason":null}}`,
+	`{"type":"message","id":"a1","parentId":null,"timestamp":"t","message":{"role":"user","content":null}}`,
+	`{"type":"message","id":"a1","parentId":null,"timestamp":"t","message":{"role":5,"content":"x"}}`,
+	"{\"type\":\"message\",\"id\":\"a1\",\"parentId\":null,\"timestamp\":\"t\",\"message\":{\"role\":\"user\",\"content\":\"bad \xff utf-8\"}}",
+	`{"type":"message","id":"a1","parentId":null,"timestamp":"t","message":{"role":"user","content":[{"type":"text","text":"a","text":"b"}]}}`,
+	`{"type":"message","id":"a1","parentId":null,"timestamp":"t","message":"not an object"}`,
+}
+
+// checkQuickMessage: what quickMessage reads of a message, when it reads it,
+// is what the decoder gives for every field the tree shows.
+func checkQuickMessage(t *testing.T, line string) {
+	data := []byte(`{"type":"session","version":3,"id":"s","timestamp":"t","cwd":"/"}` + "\n" + line + "\n")
+	l := session.Load(data)
+	for _, e := range l.Entries() {
+		if e.Type != session.TypeMessage {
+			continue
+		}
+		got, ok := quickMessage(e)
+		if !ok {
+			continue
+		}
+		want, wok := decodeMessage(e)
+		if !wok {
+			t.Fatalf("quickMessage reads %s, which the decoder cannot", e.Raw())
+		}
+		if got.msgHead != want.msgHead {
+			t.Fatalf("quickMessage(%s) head = %+v, want %+v", e.Raw(), got.msgHead, want.msgHead)
+		}
+		if want.Role == session.RoleToolResult {
+			continue
+		}
+		type block struct{ Type, Text, ID, Name, Arguments string }
+		blocks := func(c session.Content) (out []block) {
+			for _, b := range c.Blocks {
+				out = append(out, block{b.Type, b.Text, b.ID, b.Name, string(b.Arguments)})
+			}
+			return out
+		}
+		g, w := got.content, want.content
+		if g.IsString != w.IsString || g.String != w.String || !slices.Equal(blocks(g), blocks(w)) {
+			t.Fatalf("quickMessage(%s) content = %+v, want %+v", e.Raw(), g, w)
+		}
+	}
+}
+
+func TestQuickMessage(t *testing.T) {
+	read := 0
+	for _, s := range quickSeeds {
+		checkQuickMessage(t, s)
+		l := session.Load([]byte(`{"type":"session","version":3,"id":"s","timestamp":"t","cwd":"/"}` + "\n" + s + "\n"))
+		if es := l.Entries(); len(es) > 0 {
+			if _, ok := quickMessage(es[0]); ok {
+				read++
+			}
+		}
+	}
+	if read < 6 { // the plain seeds are read without the decoder
+		t.Fatalf("quickMessage read %d of the seeds, want at least 6", read)
+	}
+}
+
+func FuzzQuickMessage(f *testing.F) {
+	for _, s := range quickSeeds {
+		f.Add(s)
+	}
+	f.Fuzz(checkQuickMessage)
 }

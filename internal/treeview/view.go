@@ -2,6 +2,7 @@ package treeview
 
 import (
 	"os"
+	"sync"
 
 	"github.com/arborlog/arbor/session"
 	"github.com/go-json-experiment/json/jsontext"
@@ -18,9 +19,11 @@ import (
 type View struct {
 	log      *session.Log
 	filter   Filter
-	width    int            // rows are cut to this many columns; 0: not cut
-	leaf     *session.Entry // the leaf whose path is marked; nil before the first entry
-	onPath   map[*session.Entry]bool
+	width    int                     // rows are cut to this many columns; 0: not cut
+	leaf     *session.Entry          // the leaf whose path is marked; nil before the first entry
+	path     []*session.Entry        // root→leaf: the entry at depth d of the tree is on it if it is path[d]
+	onPath   map[*session.Entry]bool // made for OnPath, once, when asked
+	pathOnce sync.Once
 	tags     map[*session.TreeNode][]string // names of the cursors whose leaf is this entry or hidden below it (only with several cursors)
 	calls    map[string]string              // tool call id → the call as shown, to name tool results
 	names    map[string]string              // cursor id → name
@@ -44,6 +47,7 @@ type viewRow struct {
 	n      *session.TreeNode
 	parent int32 // row this one hangs from: its nearest visible ancestor that is not a marker; -1 at the top
 	kids   int32 // rows hanging from this one
+	onPath bool  // the entry is on the path to the leaf
 	desc   Line  // what the entry says (a tool result's is made when drawn, once every call is known)
 	result *resultView
 }
@@ -65,7 +69,6 @@ func New(roots []*session.TreeNode, l *session.Log, leaf *session.Entry, filter 
 		filter: filter,
 		width:  width,
 		leaf:   leaf,
-		onPath: map[*session.Entry]bool{},
 		calls:  map[string]string{},
 		tags:   map[*session.TreeNode][]string{},
 		names:  map[string]string{},
@@ -73,11 +76,7 @@ func New(roots []*session.TreeNode, l *session.Log, leaf *session.Entry, filter 
 	v.home, _ = os.UserHomeDir()
 	v.rows = make([]viewRow, 0, l.Len()) // at most one row an entry: one allocation rather than doublings
 	if leaf != nil {
-		path := l.PathTo(leaf.ID)
-		v.onPath = make(map[*session.Entry]bool, len(path)) // sized once: a million-entry path grows no copies
-		for _, e := range path {
-			v.onPath[e] = true
-		}
+		v.path = l.PathTo(leaf.ID)
 	}
 	cursorsAt := map[string][]string{}
 	cs := l.Cursors()
@@ -88,34 +87,35 @@ func New(roots []*session.TreeNode, l *session.Log, leaf *session.Entry, filter 
 		}
 	}
 	type item struct {
-		n   *session.TreeNode
-		anc int32 // row of the nearest visible non-marker ancestor; -1 at the top
-		vis int32 // row of the nearest visible ancestor, markers included
+		n     *session.TreeNode
+		anc   int32 // row of the nearest visible non-marker ancestor; -1 at the top
+		vis   int32 // row of the nearest visible ancestor, markers included
+		depth int   // in the tree: 0 for a root
 	}
 	var stack []item
-	push := func(ns []*session.TreeNode, anc, vis int32) {
+	push := func(ns []*session.TreeNode, anc, vis int32, depth int) {
 		// Active branch first, then the others in timestamp order; pushed in
 		// reverse so they pop in display order.
 		if len(ns) == 1 {
-			stack = append(stack, item{ns[0], anc, vis})
+			stack = append(stack, item{ns[0], anc, vis, depth})
 			return
 		}
 		ordered := make([]*session.TreeNode, 0, len(ns))
 		for _, n := range ns {
-			if v.onPath[n.Entry] {
+			if v.pathAt(n.Entry, depth) {
 				ordered = append(ordered, n)
 			}
 		}
 		for _, n := range ns {
-			if !v.onPath[n.Entry] {
+			if !v.pathAt(n.Entry, depth) {
 				ordered = append(ordered, n)
 			}
 		}
 		for i := len(ordered) - 1; i >= 0; i-- {
-			stack = append(stack, item{ordered[i], anc, vis})
+			stack = append(stack, item{ordered[i], anc, vis, depth})
 		}
 	}
-	push(roots, -1, -1)
+	push(roots, -1, -1, 0)
 	// Rows are made in the order they are drawn: a visible entry's row comes
 	// after its ancestors' and after the rows of every earlier sibling's subtree.
 	for len(stack) > 0 {
@@ -133,7 +133,7 @@ func New(roots []*session.TreeNode, l *session.Log, leaf *session.Entry, filter 
 			} else {
 				v.rows[it.anc].kids++
 			}
-			r := viewRow{n: it.n, parent: it.anc}
+			r := viewRow{n: it.n, parent: it.anc, onPath: v.pathAt(e, it.depth)}
 			if m != nil && m.Role == session.RoleToolResult {
 				r.result = &resultView{callID: m.ToolCallID, toolName: m.ToolName, isError: m.IsError}
 			} else {
@@ -154,9 +154,16 @@ func New(roots []*session.TreeNode, l *session.Log, leaf *session.Entry, filter 
 				v.tags[v.rows[vis].n] = append(v.tags[v.rows[vis].n], at...)
 			}
 		}
-		push(it.n.Children, anc, vis)
+		push(it.n.Children, anc, vis, it.depth+1)
 	}
 	return v
+}
+
+// pathAt reports whether e, at depth in the tree, is on the path to the leaf:
+// the path holds one entry at each depth, so no set of a million entries is
+// made to tell.
+func (v *View) pathAt(e *session.Entry, depth int) bool {
+	return depth < len(v.path) && v.path[depth] == e
 }
 
 func CursorName(c session.CursorInfo) string {
@@ -219,6 +226,14 @@ func (v *View) message(e *session.Entry) (*msgView, bool) {
 	if m, ok := lazyUser(e); ok {
 		return m, true
 	}
+	if m, ok := quickMessage(e); ok {
+		return m, true
+	}
+	return decodeMessage(e)
+}
+
+// decodeMessage is message through the JSON decoder.
+func decodeMessage(e *session.Entry) (*msgView, bool) {
 	if e.Role() == session.RoleToolResult {
 		// The content is skipped, not copied.
 		var w struct {

@@ -14,7 +14,6 @@ import (
 	"github.com/arborlog/arbor/catalog"
 	"github.com/arborlog/arbor/compaction"
 	"github.com/arborlog/arbor/internal/markdown"
-	"github.com/arborlog/arbor/internal/statusbar"
 	"github.com/arborlog/arbor/session"
 	"github.com/arborlog/arbor/session/jsonl"
 	"github.com/arborlog/arbor/window"
@@ -130,7 +129,7 @@ type Chat struct {
 	picker *Picker
 	tree   *Tree
 	fork   *ForkSelector
-	stats  string // the context status bar, measured when the chat is idle
+	stats  window.Stats // the context's statistics, measured when the chat is idle
 
 	color      bool // the terminal shows colours (not NO_COLOR)
 	md, mdLive *markdown.Renderer
@@ -203,8 +202,8 @@ func (c *Chat) reload() {
 
 // measure computes the context status bar; only while no run appends.
 func (c *Chat) measure() {
-	s := window.Measure(c.log, c.log.Cursor(""), window.StatsOptions{Window: c.modelWindow(), Reserve: c.a.Model.Reserve})
-	c.stats = statusbar.Line(s, true) // the program's colour profile drops its colour for NO_COLOR
+	s := window.Measure(c.log.Cursor(""), window.StatsOptions{Window: c.modelWindow(), Reserve: c.a.Model.Reserve})
+	c.stats = s
 }
 
 func (c *Chat) modelWindow() int {

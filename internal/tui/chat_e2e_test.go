@@ -160,6 +160,20 @@ func TestChatInTmux(t *testing.T) {
 	if _, err := jsonl.Read(path); err != nil {
 		t.Fatal(err)
 	}
+
+	// The session the stopped reply was kept in continues: arbor -c opens
+	// it, and the next request is valid (the aborted reply is not sent).
+	term, srv = startChat(t, f, []agenttest.Reply{{Text: "carrying on"}}, "-c")
+	term.waitFor("units work · fake-model")
+	term.waitFor("a partial answer that never ends")
+	term.text("carry on")
+	term.keys("Enter")
+	term.waitFor("carrying on")
+	if reqs := srv.Requests(); len(reqs) != 1 || strings.Contains(string(reqs[0].Raw), "a partial answer that never ends") {
+		t.Errorf("the request after the stop sends the aborted reply: %d requests", len(reqs))
+	}
+	term.keys("C-c")
+	term.waitFor("EXIT=0")
 }
 
 // TestChatTreeInTmux: /tree, Enter on an earlier entry, a summary of the

@@ -345,7 +345,7 @@ func (c *Chat) sessionInfo() {
 	row("model", oneLine(c.a.Model.Provider+"/"+c.a.Model.ID))
 	row("entries", fmt.Sprintf("%d · messages: %d user, %d assistant, %d tool results", c.log.Len(),
 		roles[session.RoleUser], roles[session.RoleAssistant], roles[session.RoleToolResult]))
-	row("context", c.stats)
+	row("context", statusbar.Line(c.stats, false))
 	c.note(kindNote, strings.Join(lines, "\n"))
 }
 
@@ -421,7 +421,7 @@ func (c *Chat) clone() {
 
 func (c *Chat) compact(arg string) tea.Cmd {
 	if arg == "--undo" {
-		u, err := compaction.Undo(c.log, "")
+		u, err := compaction.Undo(c.log.Cursor(""))
 		if errors.Is(err, compaction.ErrNoCompaction) {
 			c.note(kindError, "/compact --undo: no compaction on this branch")
 			return nil
@@ -510,7 +510,7 @@ func (c *Chat) pin() {
 }
 
 func (c *Chat) showStats() {
-	s := window.Measure(c.log, c.log.Cursor(""), window.StatsOptions{Window: c.modelWindow(), Reserve: c.a.Model.Reserve})
+	s := window.Measure(c.log.Cursor(""), window.StatsOptions{Window: c.modelWindow(), Reserve: c.a.Model.Reserve})
 	th := statusbar.Thousands
 	lines := []string{
 		statusbar.Line(s, false), // a note is text, shown as it is: the footer has the colours

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/arborlog/arbor/agent"
 	"github.com/arborlog/arbor/internal/markdown"
 	"github.com/arborlog/arbor/internal/statusbar"
 	"github.com/arborlog/arbor/internal/termtext"
@@ -55,18 +54,18 @@ func (it *item) dirty() { it.key.ok = false }
 
 // message is what the conversation shows of a message entry.
 type message struct {
-	Role         string        `json:"role"`
-	Content      agent.Content `json:"content"`
-	StopReason   string        `json:"stopReason"`
-	ErrorMessage string        `json:"errorMessage"`
-	ToolCallID   string        `json:"toolCallId"`
-	ToolName     string        `json:"toolName"`
-	IsError      bool          `json:"isError"`
-	Command      string        `json:"command"`  // bashExecution
-	Output       string        `json:"output"`   // bashExecution
-	ExitCode     *int          `json:"exitCode"` // bashExecution
-	Summary      string        `json:"summary"`  // branchSummary, compactionSummary
-	CustomType   string        `json:"customType"`
+	Role         string          `json:"role"`
+	Content      session.Content `json:"content"`
+	StopReason   string          `json:"stopReason"`
+	ErrorMessage string          `json:"errorMessage"`
+	ToolCallID   string          `json:"toolCallId"`
+	ToolName     string          `json:"toolName"`
+	IsError      bool            `json:"isError"`
+	Command      string          `json:"command"`  // bashExecution
+	Output       string          `json:"output"`   // bashExecution
+	ExitCode     *int            `json:"exitCode"` // bashExecution
+	Summary      string          `json:"summary"`  // branchSummary, compactionSummary
+	CustomType   string          `json:"customType"`
 }
 
 func decodeJSON(raw []byte, v any) bool { return json.Unmarshal(raw, v) == nil }
@@ -111,7 +110,7 @@ func appendMessage(items []*item, m message) []*item {
 	case session.RoleUser:
 		return append(items, &item{kind: kindUser, text: contentText(m.Content)})
 	case session.RoleAssistant:
-		for _, b := range m.Content {
+		for _, b := range m.Content.AsBlocks() {
 			switch b.Type {
 			case "text":
 				if strings.TrimSpace(b.Text) != "" {
@@ -160,9 +159,9 @@ func appendMessage(items []*item, m message) []*item {
 }
 
 // contentText is a message's text; images are named, not drawn.
-func contentText(c agent.Content) string {
+func contentText(c session.Content) string {
 	var parts []string
-	for _, b := range c {
+	for _, b := range c.AsBlocks() {
 		switch b.Type {
 		case "text":
 			parts = append(parts, b.Text)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/arborlog/arbor/internal/statusbar"
 )
 
 // tail is the end of the conversation drawn at the current width: at least
@@ -82,7 +83,8 @@ func (c *Chat) footer() []string {
 	if c.sess == nil {
 		first += c.th.muted.Render(" · in memory")
 	}
-	return []string{first, c.stats}
+	// The bar's colour is dropped by the program's colour profile for NO_COLOR.
+	return []string{first, statusbar.Fit(c.stats, true, c.width)}
 }
 
 func (c *Chat) convHeight() int {

@@ -1,0 +1,129 @@
+package jsonscan
+
+import (
+	"unicode/utf8"
+	"unsafe"
+)
+
+// The walks below read JSON text already checked (a loaded session's lines):
+// they find where values end without checking them again.
+
+// SkipValue returns the offset after the JSON value at i of b, known to be valid.
+func SkipValue(b []byte, i int) (int, bool) {
+	if i >= len(b) {
+		return i, false
+	}
+	switch b[i] {
+	case '"':
+		return String(b, i)
+	case '{', '[':
+		depth := 0
+		for i < len(b) {
+			switch b[i] {
+			case '"':
+				j, ok := String(b, i)
+				if !ok {
+					return j, false
+				}
+				i = j
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1, true
+				}
+			}
+			i++
+		}
+		return i, false
+	}
+	for i < len(b) {
+		switch b[i] {
+		case ',', '}', ']', ' ', '\t', '\n', '\r':
+			return i, true
+		}
+		i++
+	}
+	return i, true
+}
+
+// Members calls fn with the name (as written, without its quotes) and the
+// value of each member of the JSON object obj, known to be valid, in order,
+// until fn returns false. It returns false then, when obj is not an object,
+// or when a name has an escape (so that a caller matching names as written
+// never misses one).
+func Members(obj []byte, fn func(name, value []byte) bool) bool {
+	i := SkipSpace(obj, 0)
+	if i >= len(obj) || obj[i] != '{' {
+		return false
+	}
+	i = SkipSpace(obj, i+1)
+	for i < len(obj) && obj[i] != '}' {
+		if obj[i] == ',' {
+			i = SkipSpace(obj, i+1)
+		}
+		if i >= len(obj) || obj[i] != '"' {
+			return false
+		}
+		end, escaped, ok := StringEscaped(obj, i)
+		if !ok || escaped {
+			return false
+		}
+		name := obj[i+1 : end-1]
+		i = SkipSpace(obj, end)
+		if i >= len(obj) || obj[i] != ':' {
+			return false
+		}
+		i = SkipSpace(obj, i+1)
+		vend, ok := SkipValue(obj, i)
+		if !ok || !fn(name, obj[i:vend]) {
+			return false
+		}
+		i = SkipSpace(obj, vend)
+	}
+	return i < len(obj)
+}
+
+// Elements calls fn with each element of the JSON array arr, known to be
+// valid, until fn returns false; it returns false then or when arr is not an array.
+func Elements(arr []byte, fn func(value []byte) bool) bool {
+	i := SkipSpace(arr, 0)
+	if i >= len(arr) || arr[i] != '[' {
+		return false
+	}
+	i = SkipSpace(arr, i+1)
+	for i < len(arr) && arr[i] != ']' {
+		if arr[i] == ',' {
+			i = SkipSpace(arr, i+1)
+		}
+		end, ok := SkipValue(arr, i)
+		if !ok || !fn(arr[i:end]) {
+			return false
+		}
+		i = SkipSpace(arr, end)
+	}
+	return i < len(arr)
+}
+
+// Plain is the string a JSON string value without escapes holds, as a window
+// on v (no copy: v must never be modified); ok is false for any other value,
+// an escape or invalid UTF-8, which only the decoder reads right.
+func Plain(v []byte) (string, bool) {
+	if len(v) < 2 || v[0] != '"' {
+		return "", false
+	}
+	end, escaped, ok := StringEscaped(v, 0)
+	if !ok || escaped || end != len(v) {
+		return "", false
+	}
+	s := v[1 : len(v)-1]
+	if !utf8.Valid(s) {
+		return "", false
+	}
+	if len(s) == 0 {
+		return "", true
+	}
+	return unsafe.String(&s[0], len(s)), true
+}

@@ -1,0 +1,324 @@
+package session
+
+import (
+	"strconv"
+
+	"github.com/arborlog/arbor/internal/jsonscan"
+)
+
+// ScanContent is Content.UnmarshalJSON of a content value as a loaded line
+// holds it (valid JSON), in one walk without the decoder: the strings it
+// returns point into v, which must never be modified. ok is false when v holds
+// anything the walk might read otherwise than the decoder (a string with an
+// escape or invalid UTF-8, a repeated field, a field of a block of another
+// kind than the decoder reads in one pass); the caller then decodes it.
+// A million-message session is read this way by the tree and the planner.
+func ScanContent(v []byte) (Content, bool) {
+	v = v[jsonscan.SkipSpace(v, 0):]
+	if len(v) == 0 {
+		return Content{}, false
+	}
+	switch v[0] {
+	case '"':
+		s, ok := jsonscan.Plain(v)
+		return Content{IsString: true, String: s}, ok
+	case '[':
+	default:
+		return Content{}, true // anything else is no content
+	}
+	var c Content
+	ok := jsonscan.Elements(v, func(el []byte) bool {
+		if el[0] != '{' {
+			return true // not a block
+		}
+		b, ok := scanBlock(el)
+		if ok {
+			c.Blocks = append(c.Blocks, b)
+		}
+		return ok
+	})
+	return c, ok
+}
+
+// scanBlock is parseBlock of a block as written; ok is false where ScanContent gives up.
+func scanBlock(obj []byte) (Block, bool) {
+	var b Block
+	var seen uint16
+	ok := jsonscan.Members(obj, func(name, value []byte) bool {
+		var dst *string
+		bit := uint16(1)
+		switch string(name) { // every field of Block (TestScanBlockFields)
+		case "type":
+			dst = &b.Type
+		case "text":
+			dst, bit = &b.Text, 1<<1
+		case "textSignature":
+			dst, bit = &b.TextSignature, 1<<2
+		case "thinking":
+			dst, bit = &b.Thinking, 1<<3
+		case "thinkingSignature":
+			dst, bit = &b.ThinkingSignature, 1<<4
+		case "redacted":
+			bit = 1 << 5
+		case "data":
+			dst, bit = &b.Data, 1<<6
+		case "mimeType":
+			dst, bit = &b.MimeType, 1<<7
+		case "id":
+			dst, bit = &b.ID, 1<<8
+		case "name":
+			dst, bit = &b.Name, 1<<9
+		case "arguments":
+			bit = 1 << 10
+		case "thoughtSignature":
+			dst, bit = &b.ThoughtSignature, 1<<11
+		case "argumentsError":
+			dst, bit = &b.ArgumentsError, 1<<12
+		default:
+			return true
+		}
+		if seen&bit != 0 {
+			return false
+		}
+		seen |= bit
+		switch {
+		case dst != nil:
+			s, ok := jsonscan.Plain(value)
+			*dst = s
+			return ok
+		case bit == 1<<5:
+			switch string(value) {
+			case "true":
+				b.Redacted = true
+			case "false":
+			default:
+				return false
+			}
+			return true
+		default:
+			b.Arguments = value[:len(value):len(value)] // an append copies rather than writes into the line
+			return true
+		}
+	})
+	return b, ok
+}
+
+// ScanMessageData is what decoding the message object raw, as a loaded line
+// holds it, into a MessageData gives, in one walk without the decoder, as
+// ScanContent is for its content; ok is false where that walk gives up (a
+// field of another kind than MessageData's, a repeated field, a number out of
+// range, no role), and the caller then decodes it.
+func ScanMessageData(raw []byte) (MessageData, bool) {
+	var d MessageData
+	var seen uint32
+	ok := jsonscan.Members(raw, func(name, v []byte) bool {
+		bit := uint32(1)
+		var str *string
+		var flag *bool
+		switch string(name) { // every field of MessageData (TestScanMessageDataFields)
+		case "role":
+			str = &d.Role
+		case "content":
+			bit = 1 << 1
+		case "timestamp":
+			bit = 1 << 2
+		case "api":
+			bit, str = 1<<3, &d.API
+		case "provider":
+			bit, str = 1<<4, &d.Provider
+		case "model":
+			bit, str = 1<<5, &d.Model
+		case "usage":
+			bit = 1 << 6
+		case "stopReason":
+			bit, str = 1<<7, &d.StopReason
+		case "errorMessage":
+			bit, str = 1<<8, &d.ErrorMessage
+		case "toolCallId":
+			bit, str = 1<<9, &d.ToolCallID
+		case "toolName":
+			bit, str = 1<<10, &d.ToolName
+		case "isError":
+			bit, flag = 1<<11, &d.IsError
+		case "details":
+			bit = 1 << 12
+		case "command":
+			bit, str = 1<<13, &d.Command
+		case "output":
+			bit, str = 1<<14, &d.Output
+		case "exitCode":
+			bit = 1 << 15
+		case "cancelled":
+			bit, flag = 1<<16, &d.Cancelled
+		case "truncated":
+			bit, flag = 1<<17, &d.Truncated
+		case "fullOutputPath":
+			bit, str = 1<<18, &d.FullOutputPath
+		case "excludeFromContext":
+			bit, flag = 1<<19, &d.ExcludeFromContext
+		case "customType":
+			bit, str = 1<<20, &d.CustomType
+		case "display":
+			bit, flag = 1<<21, &d.Display
+		default:
+			return true
+		}
+		if seen&bit != 0 {
+			return false
+		}
+		seen |= bit
+		var ok bool
+		switch {
+		case str != nil:
+			*str, ok = jsonscan.Plain(v)
+		case flag != nil:
+			switch string(v) {
+			case "true":
+				*flag, ok = true, true
+			case "false":
+				ok = true
+			}
+		case bit == 1<<1:
+			d.Content, ok = ScanContent(v)
+		case bit == 1<<2:
+			d.Timestamp, ok = number(v)
+		case bit == 1<<6:
+			var u Usage
+			if u, ok = scanUsage(v); ok {
+				d.Usage = &u
+			}
+		case bit == 1<<12:
+			d.Details, ok = v[:len(v):len(v)], true
+		case bit == 1<<15:
+			var x float64
+			x, ok = number(v)
+			d.ExitCode = &x
+		}
+		return ok
+	})
+	return d, ok && d.Role != ""
+}
+
+// number is the JSON number v as the decoder reads it into a float64; ok is
+// false for another value or one out of range.
+func number(v []byte) (float64, bool) {
+	if len(v) == 0 || v[0] != '-' && (v[0] < '0' || v[0] > '9') {
+		return 0, false
+	}
+	x, err := strconv.ParseFloat(string(v), 64)
+	return x, err == nil
+}
+
+// scanUsage is the decoder's Usage of a usage object as written; ok is false
+// where the walk gives up (a repeated field, a value that is not a number).
+func scanUsage(v []byte) (Usage, bool) {
+	var u Usage
+	var seen uint8
+	ok := jsonscan.Members(v, func(name, x []byte) bool {
+		var dst *float64
+		var bit uint8
+		switch string(name) {
+		case "input":
+			dst, bit = &u.Input, 1
+		case "output":
+			dst, bit = &u.Output, 2
+		case "cacheRead":
+			dst, bit = &u.CacheRead, 4
+		case "cacheWrite":
+			dst, bit = &u.CacheWrite, 8
+		case "totalTokens":
+			dst, bit = &u.TotalTokens, 16
+		case "cost":
+			bit = 32
+		default:
+			return true
+		}
+		if seen&bit != 0 {
+			return false
+		}
+		seen |= bit
+		var ok bool
+		if dst != nil {
+			*dst, ok = number(x)
+		} else {
+			u.Cost, ok = scanCost(x)
+		}
+		return ok
+	})
+	return u, ok
+}
+
+// scanCost is scanUsage for the cost object.
+func scanCost(v []byte) (Cost, bool) {
+	var c Cost
+	var seen uint8
+	ok := jsonscan.Members(v, func(name, x []byte) bool {
+		var dst *float64
+		var bit uint8
+		switch string(name) {
+		case "input":
+			dst, bit = &c.Input, 1
+		case "output":
+			dst, bit = &c.Output, 2
+		case "cacheRead":
+			dst, bit = &c.CacheRead, 4
+		case "cacheWrite":
+			dst, bit = &c.CacheWrite, 8
+		case "total":
+			dst, bit = &c.Total, 16
+		default:
+			return true
+		}
+		if seen&bit != 0 {
+			return false
+		}
+		seen |= bit
+		var ok bool
+		*dst, ok = number(x)
+		return ok
+	})
+	return c, ok
+}
+
+// scanUsageRecord is UsageRecord of an assistant message as written, in one
+// walk; done is false where the walk gives up, and UsageRecord then reads it
+// with the decoder.
+func scanUsageRecord(raw []byte) (key string, u Usage, ok, done bool) {
+	var usage, responseModel, model, provider []byte
+	var seen uint8
+	walked := jsonscan.Members(raw, func(name, v []byte) bool {
+		var dst *[]byte
+		var bit uint8
+		switch string(name) {
+		case "usage":
+			dst, bit = &usage, 1
+		case "responseModel":
+			dst, bit = &responseModel, 2
+		case "model":
+			dst, bit = &model, 4
+		case "provider":
+			dst, bit = &provider, 8
+		default:
+			return true
+		}
+		if seen&bit != 0 {
+			return false
+		}
+		seen |= bit
+		*dst = v
+		return true
+	})
+	if !walked {
+		return "", Usage{}, false, false
+	}
+	if len(usage) == 0 || usage[0] != '{' {
+		return "", Usage{}, false, true
+	}
+	if u, ok = scanUsage(usage); !ok {
+		return "", Usage{}, false, false
+	}
+	if len(responseModel) == 0 || responseModel[0] == 'n' {
+		responseModel = model
+	}
+	return jsTemplate(provider) + "/" + jsTemplate(responseModel), u, true, true
+}
