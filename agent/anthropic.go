@@ -54,7 +54,7 @@ func (p *Anthropic) params(r Request) anthropic.MessageNewParams {
 	for _, m := range r.Messages {
 		switch m.Role {
 		case "toolResult":
-			text := m.Content.Text()
+			text := m.Content.Text("\n")
 			if text == "" {
 				text = "(no output)"
 			}
@@ -63,7 +63,7 @@ func (p *Anthropic) params(r Request) anthropic.MessageNewParams {
 		case "user":
 			flush()
 			var blocks []anthropic.ContentBlockParamUnion
-			for _, b := range m.Content {
+			for _, b := range m.Content.AsBlocks() {
 				switch b.Type {
 				case "text":
 					if b.Text != "" {
@@ -79,7 +79,7 @@ func (p *Anthropic) params(r Request) anthropic.MessageNewParams {
 		case "assistant":
 			flush()
 			var blocks []anthropic.ContentBlockParamUnion
-			for _, b := range m.Content {
+			for _, b := range m.Content.AsBlocks() {
 				switch b.Type {
 				case "thinking":
 					if b.ThinkingSignature != "" {
@@ -135,6 +135,10 @@ func (p *Anthropic) Stream(ctx context.Context, r Request, on func(Delta)) (*ses
 	var once []option.RequestOption
 	if r.NoRetry {
 		once = append(once, option.WithMaxRetries(0))
+	}
+	if r.retry != nil {
+		ctx = r.retry.start(ctx)
+		once = append(once, option.WithMiddleware(r.retry.observe))
 	}
 	stream := p.client.Messages.NewStreaming(ctx, p.params(r), once...)
 	defer stream.Close()

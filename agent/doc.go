@@ -2,6 +2,13 @@
 // interface, pi's tools, and the loop that runs a prompt on a session. It
 // knows nothing about terminals; the arbor command (arbor -p) drives it.
 //
+// An Agent is a session's Log, a Provider (NewAnthropic, NewOpenAI or any
+// implementation) with its Model, and Tools (Tools(nil) gives pi's). Run sends
+// a prompt and returns the model's last reply once it stops calling tools;
+// every message is appended to the log as it completes, with session's typed
+// messages (session.Assistant, session.ToolResult), and Emit sees pi's events
+// (Example).
+//
 // # Providers
 //
 // OpenAI (chat completions: OpenAI, OpenRouter, vLLM, llama.cpp, Ollama) and
@@ -11,9 +18,10 @@
 // assembled from the pieces they arrive in, usage, and pi's stop reasons
 // (stop, length, toolUse, error, aborted). The SDKs retry 429, 5xx and
 // connection failures with backoff, honouring Retry-After; other 4xx fail at
-// once with the provider's message (ProviderError). A stream that sends nothing
-// for Options.IdleTimeout is given up (ErrStalled). IsOverflow recognises each
-// provider's context-overflow error.
+// once with the provider's message (ProviderError). Request.NoRetry sends a
+// request once; Agent.AbortRetry cuts the wait before a retry short. A
+// stream that sends nothing for Options.IdleTimeout is given up (ErrStalled).
+// IsOverflow recognises each provider's context-overflow error.
 //
 // # Tools
 //

@@ -18,7 +18,7 @@ func FuzzMessagesForRequest(f *testing.F) {
 				if m.StopReason == session.StopError || m.StopReason == session.StopAborted {
 					t.Fatalf("a failed reply was kept: %+v", m)
 				}
-				for _, c := range m.Content {
+				for _, c := range m.Content.AsBlocks() {
 					if c.Type == "toolCall" {
 						calls[c.ID] = true
 					}

@@ -71,6 +71,8 @@ type Agent struct {
 	// NoRetry sends each request once (pi's auto-retry off); by default the
 	// provider's client retries 429, 5xx and lost connections.
 	NoRetry bool
+
+	retry retryGate
 }
 
 // Event is one thing that happened in a run, with pi's event names:
@@ -263,7 +265,7 @@ func (a *Agent) run(ctx context.Context, r *run, first []string, poll bool) (*se
 			}
 			return nil, err
 		}
-		req := Request{Model: a.Model.ID, System: a.System, Messages: msgs, Thinking: a.Thinking, MaxTokens: a.Model.MaxTokens, NoRetry: a.NoRetry}
+		req := Request{Model: a.Model.ID, System: a.System, Messages: msgs, Thinking: a.Thinking, MaxTokens: a.Model.MaxTokens, NoRetry: a.NoRetry, retry: &a.retry}
 		for _, t := range a.Tools {
 			req.Tools = append(req.Tools, ToolSpec{Name: t.Name, Description: t.Description, Parameters: t.Parameters})
 		}
@@ -293,6 +295,9 @@ func (a *Agent) run(ctx context.Context, r *run, first []string, poll bool) (*se
 			}
 			continue
 		case err != nil:
+			if aborted, last := a.retry.abortedAfter(); aborted {
+				err = fmt.Errorf("%s: %s (its retries were stopped)", a.Model.Provider, last)
+			}
 			asst.StopReason, asst.ErrorMessage = session.StopError, err.Error()
 		}
 		raw, aerr := a.appendMessage(r, asst.Message())
@@ -417,24 +422,25 @@ func (a *Agent) toolResult(call session.Block, out ToolOutput) (session.Message,
 // history is the request's messages: the active cursor's context at its
 // resolutions, compacted first when it passes window − reserve, fitted to the
 // budget, with unanswered tool calls closed.
-func (a *Agent) history(ctx context.Context) ([]Message, error) {
-	c := a.Log.Context()
+func (a *Agent) history(ctx context.Context) ([]session.MessageData, error) {
+	cur := a.Log.Cursor("")
+	c, stamps := cur.ContextWithResolutions()
 	if a.Model.Window > 0 && a.settings().Enabled {
 		if need, _ := compaction.NeedsCompaction(c.Messages, a.Model.Window, a.settings()); need {
 			if err := a.compact(ctx, "threshold", false, ""); err == nil {
-				c = a.Log.Context()
+				c, stamps = cur.ContextWithResolutions()
 			} else if ctx.Err() != nil {
 				return nil, err
 			}
 		}
 	}
-	opts := window.Options{Resolutions: a.Log.Cursor("").Resolutions(), Budget: a.budget(), Blobs: a.Blobs}
-	res, err := window.Build(c, opts)
+	opts := window.Options{Budget: a.budget(), Blobs: a.Blobs}
+	res, err := window.Build(c, stamps, opts)
 	if errors.Is(err, window.ErrBudget) && a.settings().Enabled {
 		if cerr := a.compact(ctx, "threshold", false, ""); cerr != nil {
 			return nil, fmt.Errorf("%w; compaction failed too: %v", err, cerr)
 		}
-		res, err = window.Build(a.Log.Context(), opts)
+		res, err = window.Fit(cur, opts)
 	}
 	if err != nil {
 		return nil, err
@@ -465,6 +471,10 @@ func (a *Agent) SetAutoCompaction(on bool) {
 	a.Compaction.Enabled = on
 }
 
+// CompactionSettings are the compaction settings in effect (the defaults
+// when none are set; the model's reserve when it has one).
+func (a *Agent) CompactionSettings() compaction.Settings { return a.settings() }
+
 // AutoCompaction says whether automatic compaction is on.
 func (a *Agent) AutoCompaction() bool { return a.settings().Enabled }
 
@@ -482,14 +492,11 @@ func (a *Agent) budget() int {
 	return max(b.Prompt(), 1)
 }
 
-// compact summarizes the older part of the branch (pi's automatic compaction).
+// compact summarizes the older part of the branch (pi's automatic compaction),
+// with the user's focus when there is one.
 func (a *Agent) compact(ctx context.Context, reason string, willRetry bool, instructions string) error {
 	a.emit(Event{Type: "compaction_start", Reason: reason})
-	s := a.Summarizer
-	if s == nil {
-		s = modelSummarizer{a}
-	}
-	e, _, err := compaction.Compact(ctx, a.Log, compaction.Options{Settings: a.settings(), Summarizer: s, Instructions: instructions})
+	e, _, err := compaction.Compact(ctx, a.Log.Cursor(""), compaction.Options{Settings: a.settings(), Summarizer: a.summarizer(), Instructions: instructions})
 	end := Event{Type: "compaction_end", Reason: reason, Aborted: ptr(ctx.Err() != nil), WillRetry: ptr(willRetry && err == nil)}
 	if err != nil {
 		end.ErrorMessage = err.Error()
@@ -499,6 +506,17 @@ func (a *Agent) compact(ctx context.Context, reason string, willRetry bool, inst
 	a.emit(end)
 	return err
 }
+
+func (a *Agent) summarizer() compaction.Summarizer {
+	if a.Summarizer != nil {
+		return a.Summarizer
+	}
+	return modelSummarizer{a}
+}
+
+// BranchSummarizer is what writes the agent's summaries (Summarizer, or the
+// model itself), for branch summaries written outside a run (the chat's /tree).
+func (a *Agent) BranchSummarizer() compaction.Summarizer { return a.summarizer() }
 
 // modelSummarizer asks the agent's own model for a compaction summary, with pi's prompts.
 type modelSummarizer struct{ a *Agent }
@@ -512,7 +530,7 @@ func (m modelSummarizer) Summarize(ctx context.Context, r compaction.Request) (s
 // compaction records (pi 1.6.0).
 func (m modelSummarizer) SummarizeMetered(ctx context.Context, r compaction.Request) (string, session.Usage, error) {
 	req := Request{Model: m.a.Model.ID, System: compaction.SystemPrompt, MaxTokens: r.MaxTokens,
-		Messages: []Message{{Role: session.RoleUser, Content: Content{{Type: "text", Text: compaction.Prompt(r)}}}}}
+		Messages: []session.MessageData{{Role: session.RoleUser, Content: session.TextContent(compaction.Prompt(r))}}}
 	out, err := m.a.Provider.Stream(ctx, req, func(Delta) {})
 	if err != nil {
 		return "", session.Usage{}, err

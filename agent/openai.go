@@ -55,7 +55,7 @@ func (p *OpenAI) params(r Request) openai.ChatCompletionNewParams {
 		switch m.Role {
 		case "user":
 			var parts []openai.ChatCompletionContentPartUnionParam
-			for _, b := range m.Content {
+			for _, b := range m.Content.AsBlocks() {
 				switch b.Type {
 				case "text":
 					parts = append(parts, openai.TextContentPart(b.Text))
@@ -63,18 +63,18 @@ func (p *OpenAI) params(r Request) openai.ChatCompletionNewParams {
 					parts = append(parts, openai.ImageContentPart(openai.ChatCompletionContentPartImageImageURLParam{URL: "data:" + b.MimeType + ";base64," + b.Data}))
 				}
 			}
-			if len(parts) == 1 && m.Content[0].Type == "text" {
-				msgs = append(msgs, openai.UserMessage(m.Content[0].Text))
+			if blocks := m.Content.AsBlocks(); len(parts) == 1 && blocks[0].Type == "text" {
+				msgs = append(msgs, openai.UserMessage(blocks[0].Text))
 			} else if len(parts) > 0 {
 				msgs = append(msgs, openai.UserMessage(parts))
 			}
 		case "assistant":
 			var a openai.ChatCompletionAssistantMessageParam
-			text := m.Content.Text()
+			text := m.Content.Text("\n")
 			if text != "" {
 				a.Content.OfString = openai.String(text)
 			}
-			for _, b := range m.Content {
+			for _, b := range m.Content.AsBlocks() {
 				if b.Type != "toolCall" {
 					continue
 				}
@@ -91,7 +91,7 @@ func (p *OpenAI) params(r Request) openai.ChatCompletionNewParams {
 			}
 			msgs = append(msgs, openai.ChatCompletionMessageParamUnion{OfAssistant: &a})
 		case "toolResult":
-			text := m.Content.Text()
+			text := m.Content.Text("\n")
 			if text == "" {
 				text = "(no output)"
 			}
@@ -130,6 +130,10 @@ func (p *OpenAI) Stream(ctx context.Context, r Request, on func(Delta)) (*sessio
 	var once []option.RequestOption
 	if r.NoRetry {
 		once = append(once, option.WithMaxRetries(0))
+	}
+	if r.retry != nil {
+		ctx = r.retry.start(ctx)
+		once = append(once, option.WithMiddleware(r.retry.observe))
 	}
 	stream := p.client.Chat.Completions.NewStreaming(ctx, p.params(r), once...)
 	defer stream.Close()

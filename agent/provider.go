@@ -28,11 +28,12 @@ type Provider interface {
 type Request struct {
 	Model     string
 	System    string
-	Messages  []Message
+	Messages  []session.MessageData // user, assistant and toolResult messages, as the model gets them
 	Tools     []ToolSpec
 	Thinking  string // off, minimal, low, medium, high, xhigh
 	MaxTokens int
 	NoRetry   bool // send once: no retry of a 429, 5xx or lost connection
+	retry     *retryGate
 }
 
 // ToolSpec is a tool as the model sees it.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os/exec"
 	"strings"
 	"sync"
@@ -40,6 +41,29 @@ func (c *capture) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// runGroup runs command with bash -c in dir, its output to out, in its own
+// process group: when ctx ends the whole group (the shell and everything it
+// started) is killed. started is false when it could not start (err says
+// why); otherwise err is what Wait returned.
+func runGroup(ctx context.Context, dir, command string, out io.Writer) (started bool, err error) {
+	cmd := exec.Command("bash", "-c", command)
+	cmd.Dir = dir
+	cmd.Stdout, cmd.Stderr = out, out
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		return false, err
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err = <-done:
+	case <-ctx.Done():
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		err = <-done
+	}
+	return true, err
+}
+
 func runBash(ctx context.Context, env *ToolEnv, raw json.RawMessage) ToolOutput {
 	var a struct {
 		Command string   `json:"command"`
@@ -65,23 +89,9 @@ func runBash(ctx context.Context, env *ToolEnv, raw json.RawMessage) ToolOutput 
 		limit = 32 << 20
 	}
 	out := &capture{max: limit}
-	cmd := exec.Command("bash", "-c", a.Command)
-	cmd.Dir = env.Cwd
-	cmd.Stdout, cmd.Stderr = out, out
-	cmd.Stdin = nil
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
+	started, err := runGroup(runCtx, env.Cwd, a.Command, out)
+	if !started {
 		return errorOutput("bash: %v", err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	var err error
-	select {
-	case err = <-done:
-	case <-runCtx.Done():
-		// Kill the whole group: the shell and everything it started.
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		err = <-done
 	}
 	text := string(out.buf)
 	if out.dropped > 0 {

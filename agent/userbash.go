@@ -9,7 +9,6 @@ import (
 	"regexp"
 	"strings"
 	"sync"
-	"syscall"
 	"unicode/utf8"
 )
 
@@ -166,21 +165,9 @@ func tailLines(s string, maxLines, maxBytes int) (string, bool) {
 // output going to a temporary file when it passes 50 KB.
 func RunUserBash(ctx context.Context, cwd, command string, onChunk func(string)) (BashResult, error) {
 	out := &userOutput{onChunk: onChunk}
-	cmd := exec.Command("bash", "-c", command)
-	cmd.Dir = cwd
-	cmd.Stdout, cmd.Stderr = out, out
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
+	started, err := runGroup(ctx, cwd, command, out)
+	if !started {
 		return BashResult{}, err
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	var err error
-	select {
-	case err = <-done:
-	case <-ctx.Done():
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		err = <-done
 	}
 	out.mu.Lock()
 	defer out.mu.Unlock()

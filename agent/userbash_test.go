@@ -1,11 +1,13 @@
 package agent
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 func TestRunUserBash(t *testing.T) {
@@ -59,4 +61,28 @@ func TestRunUserBashCancelKillsTheGroup(t *testing.T) {
 	if _, err := os.Stat(dir + "/survived"); err == nil {
 		t.Error("the command's child outlived the cancel")
 	}
+}
+
+// FuzzUserOutput writes a command's output in arbitrary pieces: what is kept
+// never holds an escape, a carriage return or invalid UTF-8, and valid text
+// without escapes comes out as it went in, however it was cut.
+func FuzzUserOutput(f *testing.F) {
+	f.Add([]byte("plain\r\nline\n"), 3)
+	f.Add([]byte("\x1b[31mred\x1b[0m \xe2\x82\xac\n"), 1)
+	f.Add([]byte("\x1b]0;title\x07x\xff\xfe"), 2)
+	f.Fuzz(func(t *testing.T, data []byte, cut int) {
+		o := &userOutput{}
+		step := max(cut%17, 1)
+		for i := 0; i < len(data); i += step {
+			_, _ = o.Write(data[i:min(i+step, len(data))])
+		}
+		o.add(string(o.pending))
+		got := strings.Join(o.chunks, "")
+		if strings.ContainsAny(got, "\x1b\r") || !utf8.ValidString(got) {
+			t.Fatalf("kept %q from %q", got, data)
+		}
+		if utf8.Valid(data) && !bytes.ContainsRune(data, 0x1b) && got != cleanOutput(string(data)) {
+			t.Fatalf("cut every %d: %q, whole: %q", step, got, cleanOutput(string(data)))
+		}
+	})
 }

@@ -2,6 +2,10 @@
 // their text, resolving what a user typed to a file, and renaming, removing,
 // restoring and archiving them.
 //
+// Use: Open(home) gives a Catalog; List, Latest and Search take a Scope (a
+// folder, a project's cwd, or every project) and Resolve turns what a user
+// typed into a file (Example).
+//
 // Sessions live in $ARBOR_DIR/sessions (default ~/.arbor) and in pi's folder
 // (~/.pi/agent/sessions or $PI_CODING_AGENT_DIR/sessions), one folder per
 // project; --session-dir names any other folder. A project's sessions are those

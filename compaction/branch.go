@@ -16,7 +16,6 @@ type BranchOptions struct {
 	ReplaceInstructions bool       // Instructions replace pi's prompt instead of adding to it
 	ContextWindow       int        // the model's window; 0 means 128,000 as in pi
 	ReserveTokens       int        // 0 means 16,384
-	Cursor              string     // the cursor (id or name) that moves; "" for the active one
 }
 
 // noContent is pi's summary of a branch with nothing to summarize.
@@ -135,18 +134,18 @@ type Moved struct {
 	Summary  *session.Entry // the branch_summary appended, nil when nothing was left behind
 }
 
-// BranchWithSummary moves a cursor's leaf (o.Cursor) to targetID ("" for before
+// BranchWithSummary moves a cursor's leaf to targetID ("" for before
 // the first entry), as pi's /tree
 // does when asked to summarize: the entries left behind are summarized and the
 // summary is appended as a branch_summary child of the target, which becomes
 // the leaf. When nothing is left behind (the target is on the current branch
 // below the leaf) the leaf just moves; when the target is the leaf nothing
 // happens. A failed summary leaves the log unchanged.
-func BranchWithSummary(ctx context.Context, l *session.Log, targetID string, o BranchOptions) (Moved, error) {
+func BranchWithSummary(ctx context.Context, c *session.Cursor, targetID string, o BranchOptions) (Moved, error) {
+	l := c.Log()
 	if targetID != "" && l.Entry(targetID) == nil {
 		return Moved{}, fmt.Errorf("%w: %s", session.ErrNotFound, targetID)
 	}
-	c := l.Cursor(o.Cursor)
 	m := Moved{To: targetID}
 	if leaf := c.Leaf(); leaf != nil {
 		m.From = leaf.ID

@@ -23,7 +23,6 @@ type Options struct {
 	Settings     Settings   // the zero value means DefaultSettings
 	Summarizer   Summarizer // nil means Mechanical
 	Instructions string     // focus for the summary ("Additional focus: …")
-	Cursor       string     // the cursor (id or name) to compact; "" for the active one
 }
 
 func (o Options) settings() Settings {
@@ -40,15 +39,16 @@ func (o Options) summarizer() Summarizer {
 	return o.Summarizer
 }
 
-// Compact compacts the branch of a cursor of the log (o.Cursor): it plans as pi does
-// (Prepare), summarizes, and appends the compaction, which becomes the leaf.
-// When the summarizer fails nothing is appended.
-func Compact(ctx context.Context, l *session.Log, o Options) (*session.Entry, *Plan, error) {
-	plan, err := Prepare(l.PathTo(leafID(l, o.Cursor)), o.settings())
+// Compact compacts a cursor's branch (log.Cursor("") for the active one): it
+// plans as pi does (Prepare), summarizes, and appends the compaction through
+// the cursor, which becomes its leaf. When the summarizer fails nothing is
+// appended.
+func Compact(ctx context.Context, c *session.Cursor, o Options) (*session.Entry, *Plan, error) {
+	plan, err := Prepare(branch(c), o.settings())
 	if err != nil {
 		return nil, nil, err
 	}
-	e, err := summarizeAndAppend(ctx, l, plan, o)
+	e, err := summarizeAndAppend(ctx, c, plan, o)
 	return e, plan, err
 }
 
@@ -57,29 +57,29 @@ func Compact(ctx context.Context, l *session.Log, o Options) (*session.Entry, *P
 // are summarized until their estimates reach threshold tokens, and the context
 // keeps everything from the next entry a context may start with. It fails with
 // ErrBelowThreshold when the branch holds less than that beyond its leaf.
-func CompactOlderThan(ctx context.Context, l *session.Log, threshold int, o Options) (*session.Entry, *Plan, error) {
-	plan, err := PrepareOlderThan(l.PathTo(leafID(l, o.Cursor)), threshold)
+func CompactOlderThan(ctx context.Context, c *session.Cursor, threshold int, o Options) (*session.Entry, *Plan, error) {
+	plan, err := PrepareOlderThan(branch(c), threshold)
 	if err != nil {
 		return nil, nil, err
 	}
-	e, err := summarizeAndAppend(ctx, l, plan, o)
+	e, err := summarizeAndAppend(ctx, c, plan, o)
 	return e, plan, err
 }
 
-// leafID is the id of a cursor's leaf, for Log.Branch.
-func leafID(l *session.Log, cursor string) string {
-	if leaf := l.Cursor(cursor).Leaf(); leaf != nil {
-		return leaf.ID
+// branch is the path from the root to a cursor's leaf (empty before the first entry).
+func branch(c *session.Cursor) []*session.Entry {
+	if leaf := c.Leaf(); leaf != nil {
+		return c.Log().PathTo(leaf.ID)
 	}
-	return "\x00none" // no entry has this id: an empty branch
+	return nil
 }
 
-func summarizeAndAppend(ctx context.Context, l *session.Log, plan *Plan, o Options) (*session.Entry, error) {
+func summarizeAndAppend(ctx context.Context, c *session.Cursor, plan *Plan, o Options) (*session.Entry, error) {
 	res, err := Summarize(ctx, plan, o.summarizer(), o.Instructions, o.settings().ReserveTokens)
 	if err != nil {
 		return nil, err
 	}
-	return Append(l, o.Cursor, res)
+	return Append(c, res)
 }
 
 // PrepareOlderThan plans a compaction of the oldest threshold tokens of a
@@ -120,11 +120,11 @@ func PrepareOlderThan(path []*session.Entry, threshold int) (*Plan, error) {
 	return p, nil
 }
 
-// Append appends a compaction result on a cursor of the log ("" for the active one). Its
-// firstKeptEntryId must be on the branch; where keeping from it would leave a
-// tool result without its call, it is moved back to the call (SafeFirstKept).
-func Append(l *session.Log, cursor string, r Result) (*session.Entry, error) {
-	id, err := SafeFirstKept(l.PathTo(leafID(l, cursor)), r.FirstKeptEntryID)
+// Append appends a compaction result through a cursor. Its firstKeptEntryId
+// must be on the cursor's branch; where keeping from it would leave a tool
+// result without its call, it is moved back to the call (SafeFirstKept).
+func Append(c *session.Cursor, r Result) (*session.Entry, error) {
+	id, err := SafeFirstKept(branch(c), r.FirstKeptEntryID)
 	if err != nil {
 		return nil, err
 	}
@@ -141,7 +141,7 @@ func Append(l *session.Log, cursor string, r Result) (*session.Entry, error) {
 			return nil, fmt.Errorf("compaction: encode usage: %w", err)
 		}
 	}
-	return l.Cursor(cursor).AppendCompaction(d)
+	return c.AppendCompaction(d)
 }
 
 // Undone describes what Undo did.
@@ -154,18 +154,17 @@ type Undone struct {
 	Left int
 }
 
-// Undo moves a cursor's leaf ("" for the active cursor's) back to where it was when the last
+// Undo moves a cursor's leaf back to where it was when the last
 // compaction on its branch was appended, the compaction's parent, so the
 // context is again exactly what it was before that compaction. Nothing is
 // deleted: the compaction and anything appended after it stay in the tree, and
 // moving the leaf back to From restores them.
-func Undo(l *session.Log, cursor string) (Undone, error) {
-	c := l.Cursor(cursor)
+func Undo(c *session.Cursor) (Undone, error) {
 	leaf := c.Leaf()
 	if leaf == nil {
 		return Undone{}, ErrNoCompaction
 	}
-	path := l.PathTo(leaf.ID)
+	path := c.Log().PathTo(leaf.ID)
 	i := lastCompaction(path)
 	if i < 0 {
 		return Undone{}, ErrNoCompaction

@@ -15,7 +15,7 @@ func TestCompactThenUndo(t *testing.T) {
 	b := work(t)
 	before := contextBytes(t, b.l)
 	leaf := b.l.Leaf().ID
-	e, plan, err := Compact(context.Background(), b.l, tight)
+	e, plan, err := Compact(context.Background(), b.l.Cursor(""), tight)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +36,7 @@ func TestCompactThenUndo(t *testing.T) {
 	if !strings.HasSuffix(c.Summary, "\n\n<modified-files>\nREADME.md\nparser.go\n</modified-files>") {
 		t.Errorf("summary does not end with the file lists: %q", c.Summary)
 	}
-	u, err := Undo(b.l, "")
+	u, err := Undo(b.l.Cursor(""))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +49,7 @@ func TestCompactThenUndo(t *testing.T) {
 	if b.l.Entry(e.ID) == nil {
 		t.Error("undo deleted the compaction")
 	}
-	if _, err := Undo(b.l, session.MainCursor); !errors.Is(err, ErrNoCompaction) {
+	if _, err := Undo(b.l.Cursor(session.MainCursor)); !errors.Is(err, ErrNoCompaction) {
 		t.Errorf("second undo: %v, want ErrNoCompaction", err)
 	}
 }
@@ -57,12 +57,12 @@ func TestCompactThenUndo(t *testing.T) {
 func TestUndoAfterMoreWork(t *testing.T) {
 	b := work(t)
 	before := contextBytes(t, b.l)
-	if _, _, err := Compact(context.Background(), b.l, tight); err != nil {
+	if _, _, err := Compact(context.Background(), b.l.Cursor(""), tight); err != nil {
 		t.Fatal(err)
 	}
 	b.user("after")
 	last := b.assistant("reply")
-	u, err := Undo(b.l, "")
+	u, err := Undo(b.l.Cursor(""))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,15 +76,15 @@ func TestUndoAfterMoreWork(t *testing.T) {
 
 func TestNothingToCompact(t *testing.T) {
 	b := newBuilder(t)
-	if _, _, err := Compact(context.Background(), b.l, tight); !errors.Is(err, ErrNothingToCompact) {
+	if _, _, err := Compact(context.Background(), b.l.Cursor(""), tight); !errors.Is(err, ErrNothingToCompact) {
 		t.Errorf("empty session: %v", err)
 	}
 	b.user("hi")
 	b.assistant("hello")
-	if _, _, err := Compact(context.Background(), b.l, tight); err != nil {
+	if _, _, err := Compact(context.Background(), b.l.Cursor(""), tight); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := Compact(context.Background(), b.l, tight); !errors.Is(err, ErrNothingToCompact) {
+	if _, _, err := Compact(context.Background(), b.l.Cursor(""), tight); !errors.Is(err, ErrNothingToCompact) {
 		t.Errorf("branch ending in a compaction: %v", err)
 	}
 }
@@ -98,7 +98,7 @@ func TestAppendMovesCutToTheCall(t *testing.T) {
 	r1 := b.result(c1, "A")
 	b.result(c2, "B")
 	b.assistant("done")
-	e, err := Append(b.l, "", Result{Summary: "s", FirstKeptEntryID: r1.ID, TokensBefore: 10})
+	e, err := Append(b.l.Cursor(""), Result{Summary: "s", FirstKeptEntryID: r1.ID, TokensBefore: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +110,7 @@ func TestAppendMovesCutToTheCall(t *testing.T) {
 	if o := orphans(b.l.Context().Messages); len(o) > 0 {
 		t.Errorf("orphaned tool results %v", o)
 	}
-	if _, err := Append(b.l, "", Result{Summary: "s", FirstKeptEntryID: "nothere"}); !errors.Is(err, ErrNotOnBranch) {
+	if _, err := Append(b.l.Cursor(""), Result{Summary: "s", FirstKeptEntryID: "nothere"}); !errors.Is(err, ErrNotOnBranch) {
 		t.Errorf("unknown first kept entry: %v", err)
 	}
 }
@@ -157,7 +157,7 @@ func TestCompactOlderThan(t *testing.T) {
 		users = append(users, b.user(strings.Repeat("u", 400))) // 100 tokens
 		b.assistant(strings.Repeat("a", 400))
 	}
-	e, p, err := CompactOlderThan(context.Background(), b.l, 350, Options{})
+	e, p, err := CompactOlderThan(context.Background(), b.l.Cursor(""), 350, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,11 +168,11 @@ func TestCompactOlderThan(t *testing.T) {
 	if b.l.Leaf().ID != e.ID {
 		t.Error("the compaction is not the leaf")
 	}
-	if _, _, err := CompactOlderThan(context.Background(), b.l, 1_000_000, Options{}); !errors.Is(err, ErrNothingToCompact) {
+	if _, _, err := CompactOlderThan(context.Background(), b.l.Cursor(""), 1_000_000, Options{}); !errors.Is(err, ErrNothingToCompact) {
 		t.Errorf("after compacting: %v", err)
 	}
 	b.user("more")
-	if _, _, err := CompactOlderThan(context.Background(), b.l, 1_000_000, Options{}); !errors.Is(err, ErrBelowThreshold) {
+	if _, _, err := CompactOlderThan(context.Background(), b.l.Cursor(""), 1_000_000, Options{}); !errors.Is(err, ErrBelowThreshold) {
 		t.Errorf("huge threshold: %v", err)
 	}
 }
@@ -192,7 +192,7 @@ func TestNeedsCompaction(t *testing.T) {
 
 func TestCovers(t *testing.T) {
 	b := work(t)
-	first, p1, err := Compact(context.Background(), b.l, tight)
+	first, p1, err := Compact(context.Background(), b.l.Cursor(""), tight)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,7 +205,7 @@ func TestCovers(t *testing.T) {
 	}
 	b.user("again")
 	b.assistant(strings.Repeat("x", 400))
-	second, _, err := Compact(context.Background(), b.l, tight)
+	second, _, err := Compact(context.Background(), b.l.Cursor(""), tight)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,7 +227,7 @@ func TestBranchSummary(t *testing.T) {
 	path := b.l.PathTo("")
 	fork := path[0] // the first user message
 	oldLeaf := b.l.Leaf().ID
-	m, err := BranchWithSummary(context.Background(), b.l, fork.ID, BranchOptions{})
+	m, err := BranchWithSummary(context.Background(), b.l.Cursor(""), fork.ID, BranchOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -251,7 +251,7 @@ func TestBranchSummary(t *testing.T) {
 	}
 	// Moving to the leaf does nothing; moving up the same branch leaves entries behind.
 	n := b.l.Len()
-	if m, err := BranchWithSummary(context.Background(), b.l, b.l.Leaf().ID, BranchOptions{}); err != nil || m.Summary != nil || b.l.Len() != n {
+	if m, err := BranchWithSummary(context.Background(), b.l.Cursor(""), b.l.Leaf().ID, BranchOptions{}); err != nil || m.Summary != nil || b.l.Len() != n {
 		t.Errorf("move to the leaf: %+v, %v", m, err)
 	}
 }
@@ -301,7 +301,7 @@ func TestCompactOtherCursor(t *testing.T) {
 		return string(j)
 	}
 	mainBefore := mainContext()
-	e, _, err := Compact(context.Background(), b.l, Options{Settings: tight.Settings, Cursor: "review"})
+	e, _, err := Compact(context.Background(), b.l.Cursor("review"), Options{Settings: tight.Settings})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -311,10 +311,10 @@ func TestCompactOtherCursor(t *testing.T) {
 	if mainContext() != mainBefore {
 		t.Error("compacting review changed main's context")
 	}
-	if _, err := Undo(b.l, "review"); err != nil {
+	if _, err := Undo(b.l.Cursor("review")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Undo(b.l, session.MainCursor); !errors.Is(err, ErrNoCompaction) {
+	if _, err := Undo(b.l.Cursor(session.MainCursor)); !errors.Is(err, ErrNoCompaction) {
 		t.Errorf("main has no compaction: %v", err)
 	}
 }

@@ -23,7 +23,7 @@ func ExampleCompact() {
 	fmt.Println("before:", len(l.Context().Messages), "messages")
 
 	settings := compaction.Settings{Enabled: true, ReserveTokens: 1000, KeepRecentTokens: 200} // keep the newest 200 tokens or so
-	e, plan, err := compaction.Compact(context.Background(), l, compaction.Options{Settings: settings})
+	e, plan, err := compaction.Compact(context.Background(), l.Cursor(""), compaction.Options{Settings: settings})
 	if err != nil {
 		panic(err)
 	}

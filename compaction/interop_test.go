@@ -59,7 +59,7 @@ func TestPiReadsArborCompactions(t *testing.T) {
 			}
 			before := arborContext(t, file)
 			edit(func(s *jsonl.Session) error {
-				_, _, err := Compact(context.Background(), s.Log, Options{Settings: Settings{Enabled: true, ReserveTokens: 16384, KeepRecentTokens: 0}})
+				_, _, err := Compact(context.Background(), s.Log.Cursor(""), Options{Settings: Settings{Enabled: true, ReserveTokens: 16384, KeepRecentTokens: 0}})
 				return err
 			})
 			after := arborContext(t, file)
@@ -69,7 +69,7 @@ func TestPiReadsArborCompactions(t *testing.T) {
 			if got := piContext(t, script, file); !bytes.Equal(got, after) {
 				t.Errorf("pi builds another context from arbor's compaction:\n  pi %.300s\narbor %.300s", got, after)
 			}
-			edit(func(s *jsonl.Session) error { _, err := Undo(s.Log, ""); return err })
+			edit(func(s *jsonl.Session) error { _, err := Undo(s.Log.Cursor("")); return err })
 			if got := arborContext(t, file); !bytes.Equal(got, before) {
 				t.Error("undo did not restore arbor's context")
 			}
@@ -78,7 +78,7 @@ func TestPiReadsArborCompactions(t *testing.T) {
 			}
 			edit(func(s *jsonl.Session) error {
 				path := s.PathTo("")
-				_, err := BranchWithSummary(context.Background(), s.Log, path[len(path)/2].ID, BranchOptions{})
+				_, err := BranchWithSummary(context.Background(), s.Log.Cursor(""), path[len(path)/2].ID, BranchOptions{})
 				return err
 			})
 			if got, want := piContext(t, script, file), arborContext(t, file); !bytes.Equal(got, want) {

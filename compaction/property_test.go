@@ -86,15 +86,15 @@ func TestPropertyCompactUndo(t *testing.T) {
 		case 0: // a caller's own cut
 			path := b.l.PathTo("")
 			kept := rapid.SampledFrom(path).Draw(t, "firstKept")
-			e, err = Append(b.l, "", Result{Summary: "caller summary", FirstKeptEntryID: kept.ID, TokensBefore: 1})
+			e, err = Append(b.l.Cursor(""), Result{Summary: "caller summary", FirstKeptEntryID: kept.ID, TokensBefore: 1})
 		case 1: // rho's compact_older_than
-			e, _, err = CompactOlderThan(context.Background(), b.l, rapid.IntRange(1, 500).Draw(t, "threshold"), Options{})
+			e, _, err = CompactOlderThan(context.Background(), b.l.Cursor(""), rapid.IntRange(1, 500).Draw(t, "threshold"), Options{})
 			if errors.Is(err, ErrBelowThreshold) {
 				t.Skip("too little to compact")
 			}
 		default: // pi's plan
 			keep := rapid.IntRange(0, 3000).Draw(t, "keep")
-			e, _, err = Compact(context.Background(), b.l, Options{Settings: Settings{Enabled: true, ReserveTokens: 16384, KeepRecentTokens: keep}})
+			e, _, err = Compact(context.Background(), b.l.Cursor(""), Options{Settings: Settings{Enabled: true, ReserveTokens: 16384, KeepRecentTokens: keep}})
 			if errors.Is(err, ErrNothingToCompact) {
 				t.Skip("everything fits: pi 1.6.0 makes no plan")
 			}
@@ -109,7 +109,7 @@ func TestPropertyCompactUndo(t *testing.T) {
 		if o := orphans(ctx); len(o) > 0 {
 			t.Fatalf("tool results without their call: %v", o)
 		}
-		if _, err := Undo(b.l, ""); err != nil {
+		if _, err := Undo(b.l.Cursor("")); err != nil {
 			t.Fatalf("undo: %v", err)
 		}
 		if got := contextBytes(t, b.l); string(got) != string(before) {
@@ -125,7 +125,7 @@ func TestPropertySecondCompactionResummarizesKept(t *testing.T) {
 		b := randomSession(t)
 		keep := rapid.IntRange(0, 2000).Draw(t, "keep")
 		opts := Options{Settings: Settings{Enabled: true, ReserveTokens: 16384, KeepRecentTokens: keep}}
-		first, p1, err := Compact(context.Background(), b.l, opts)
+		first, p1, err := Compact(context.Background(), b.l.Cursor(""), opts)
 		if errors.Is(err, ErrNothingToCompact) {
 			t.Skip("everything fits: pi 1.6.0 makes no plan")
 		}

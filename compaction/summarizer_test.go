@@ -266,7 +266,7 @@ func TestModelErrors(t *testing.T) {
 			b := work(t)
 			before := b.l.Len()
 			ctxBefore := contextBytes(t, b.l)
-			_, _, err := Compact(context.Background(), b.l, Options{Settings: Settings{Enabled: true, ReserveTokens: 1000, KeepRecentTokens: 1}, Summarizer: m})
+			_, _, err := Compact(context.Background(), b.l.Cursor(""), Options{Settings: Settings{Enabled: true, ReserveTokens: 1000, KeepRecentTokens: 1}, Summarizer: m})
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("error %v, want one containing %q", err, tt.want)
 			}
@@ -345,7 +345,7 @@ func TestCompactionRecordsUsage(t *testing.T) {
 			b.user(strings.Repeat("question ", 400) + strconv.Itoa(i))
 			b.assistant(strings.Repeat("answer ", 400))
 		}
-		e, _, err := Compact(context.Background(), b.l, Options{Settings: Settings{Enabled: true, ReserveTokens: 1000, KeepRecentTokens: 500}, Summarizer: s})
+		e, _, err := Compact(context.Background(), b.l.Cursor(""), Options{Settings: Settings{Enabled: true, ReserveTokens: 1000, KeepRecentTokens: 500}, Summarizer: s})
 		if err != nil {
 			t.Fatal(err)
 		}

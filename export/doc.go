@@ -2,6 +2,9 @@
 // self-contained HTML page, readable Markdown, or a linear JSONL session that
 // pi opens.
 //
+// Use: HTML, Markdown or JSONL(w, log, Options{}) writes the session (or the
+// branch Options.Leaf ends) to w (ExampleMarkdown).
+//
 // # The page
 //
 // HTML writes one file with its CSS and JavaScript inlined and nothing to

@@ -20,7 +20,7 @@ func JSONL(w io.Writer, l *session.Log, o Options) error {
 	if e == nil {
 		return ErrEmpty
 	}
-	var opts []session.HeaderOption
+	var opts []session.Option
 	if o.ID != "" {
 		opts = append(opts, session.WithID(o.ID))
 	}

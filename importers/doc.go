@@ -3,6 +3,10 @@
 // that arbor reads in place and 'arbor import' writes out, so pi and arbor can
 // continue it.
 //
+// Use: ReadFile(path) detects the format and reads a file; Read(format,
+// Input{...}) reads bytes; Session.Log gives the pi session, Session.Bytes its
+// file (ExampleRead).
+//
 // # Guarantees
 //
 //   - A source file is only ever read.

@@ -71,9 +71,7 @@ func (s *Session) Bytes() []byte {
 // Log loads the session into arbor's model, read-only: appends fail with an
 // error saying to import it first.
 func (s *Session) Log() *session.Log {
-	l := session.Load(s.Bytes())
-	l.SetReadOnly(fmt.Errorf("%s is a %s session read in place; run 'arbor import %s' to continue it", s.Header.From.Path, s.Header.From.Format, s.Header.From.Path))
-	return l
+	return session.Load(s.Bytes(), session.WithReadOnly(fmt.Errorf("%s is a %s session read in place; run 'arbor import %s' to continue it", s.Header.From.Path, s.Header.From.Format, s.Header.From.Path)))
 }
 
 // Detect says which foreign format a file is in, from its path and first

@@ -2,6 +2,9 @@
 // guarantees of the file store (session/jsonl), for a fleet of agents that
 // share one place.
 //
+// Use: Open(url) connects, migrates the schema and returns a store.Store
+// (ExampleOpen).
+//
 // # Layout
 //
 // arbor_sessions holds one row per session: its header line byte for byte,

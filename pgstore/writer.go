@@ -67,9 +67,10 @@ var _ session.Store = (*writer)(nil)
 // folders). It takes the new session's writer lock at once; nothing is
 // written until its first assistant message (unless Immediate, or Flush).
 func (s *Store) Create(cwd, where string, o store.Options) (store.Session, error) {
-	l := session.New(cwd, o.Header...)
+	w := &writer{st: s, policy: o.Durability, defer_: !o.Immediate}
+	l := session.New(cwd, append(o.Log, session.WithStore(w))...)
 	id := l.Header().ID
-	w := &writer{st: s, id: id, policy: o.Durability, defer_: !o.Immediate, header: l.Header().Raw()}
+	w.id, w.header = id, l.Header().Raw()
 	ctx, cancel := s.ctx()
 	defer cancel()
 	var exists bool
@@ -82,7 +83,6 @@ func (s *Store) Create(cwd, where string, o store.Options) (store.Session, error
 	if err := w.lock(ctx); err != nil {
 		return nil, err
 	}
-	l.SetStore(w)
 	return &Session{log: l, w: w}, nil
 }
 
@@ -111,13 +111,11 @@ func (s *Store) Open(id string, o store.Options) (store.Session, error) {
 		w.release(ctx)
 		return nil, err
 	}
-	l := session.Load(data)
+	l := session.Load(data, session.WithStore(w), session.WithSource("session "+id))
 	w.header = l.Header().Raw()
-	if ro := l.ReadOnly(); ro != nil {
-		l.SetReadOnly(fmt.Errorf("session %s: %w", id, ro))
+	if l.ReadOnly() != nil {
 		w.release(ctx)
 	}
-	l.SetStore(w)
 	return &Session{log: l, w: w}, nil
 }
 
@@ -450,12 +448,14 @@ func (w *writer) close() error {
 	return errors.Join(errs...)
 }
 
-// Adopt makes the database the store of a new in-memory session l (a fork or
-// a branch of another): it takes the session's writer lock; every entry l
-// holds is written at the first flush or assistant message, as for Create.
+// Adopt stores a new in-memory session l (a fork or a branch of another, from
+// Log.Copy or Log.Branched) in the database: it takes the session's writer
+// lock and returns a session whose log is a copy of l, same header and
+// entries, that appends to the database; every entry is written at the first
+// flush or assistant message, as for Create. l itself stays in memory.
 func (s *Store) Adopt(l *session.Log, o store.Options) (*Session, error) {
 	h := l.Header()
-	w := &writer{st: s, id: h.ID, policy: o.Durability, defer_: !o.Immediate, header: h.Raw(), pending: l.Entries()}
+	w := &writer{st: s, id: h.ID, policy: o.Durability, defer_: !o.Immediate}
 	ctx, cancel := s.ctx()
 	defer cancel()
 	if err := w.lock(ctx); err != nil {
@@ -469,8 +469,10 @@ func (s *Store) Adopt(l *session.Log, o store.Options) (*Session, error) {
 		}
 		return nil, err
 	}
-	l.SetStore(w)
-	return &Session{log: l, w: w}, nil
+	opts := append(o.Log, session.WithID(h.ID), session.WithTimestamp(h.Timestamp), session.WithParent(h.ParentSession), session.WithStore(w))
+	nl := l.Copy(h.Cwd, opts...)
+	w.header, w.pending = nl.Header().Raw(), nl.Entries()
+	return &Session{log: nl, w: w}, nil
 }
 
 // millis is a listing time as a column: milliseconds, or NULL when JavaScript's Date would be invalid.

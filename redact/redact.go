@@ -5,6 +5,10 @@
 // A secret is replaced by [REDACTED:<rule>], so a reader sees that something
 // was there and what kind it was, and the count of replacements is returned so
 // callers can record it. The same text always gives the same result.
+//
+// Use: New(nil) gives the built-in rules (pass patterns to add your own);
+// Redact(text) returns the text without its secrets and how many there were;
+// RedactFile treats every value of a .env file as secret (Example).
 package redact
 
 import (

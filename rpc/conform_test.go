@@ -48,7 +48,9 @@ func TestServeEveryMethod(t *testing.T) {
 	if got := call("getMessages", nil)["messages"].([]any); len(got) != 4 {
 		t.Errorf("getMessages: %d", len(got))
 	}
-	if s := call("getSessionStats", nil); s["apiUsage"].(map[string]any)["totalInputTokens"].(float64) != 2200 {
+	// The context: the last reply's usage (1200 in, 10 out); no window known.
+	if s := call("getSessionStats", nil); s["apiUsage"].(map[string]any)["totalInputTokens"].(float64) != 2200 ||
+		s["estimatedUsed"].(float64) != 1210 || s["contextWindow"].(float64) != 0 || s["utilizationPercent"].(float64) != 0 {
 		t.Errorf("getSessionStats %v", s)
 	}
 	if r := call("label", map[string]any{"entryId": user, "label": "start"}); len(r) != 0 {
@@ -121,7 +123,7 @@ func TestServeEveryMethod(t *testing.T) {
 	if u := call("compactUndo", nil); u["compaction"] == "" || u["to"] == "" {
 		t.Errorf("compactUndo %v", u)
 	}
-	if r := call("setModel", map[string]any{"model": "other"}); r["model"] != "other" {
+	if r := call("setModel", map[string]any{"model": "other"}); r["model"] != "other" || r["provider"] != "openai" || r["estimatedUsed"].(float64) <= 0 {
 		t.Errorf("setModel %v", r)
 	}
 	if m := call("listModels", nil)["models"].([]any); fmt.Sprint(m) != "[map[id:fake-model provider:openai] map[id:other provider:openai]]" {

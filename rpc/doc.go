@@ -5,6 +5,9 @@
 // live session); Pi is pi's RPC mode (JSON lines of {type, id} commands,
 // responses and streamed events).
 //
+// Use: New(Config{...}, emit) gives an Engine to call from Go (ExampleEngine);
+// Serve(cfg, in, out) and Pi(cfg, in, out) put it on a pipe.
+//
 // One prompt runs at a time. While it runs, abort and steering are served at
 // once; an operation that would read or change the session the run is
 // appending to is refused with a busy error rather than made to wait.

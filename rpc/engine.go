@@ -72,22 +72,23 @@ type Engine struct {
 	cfg  Config
 	emit func(agent.Event)
 
-	mu       sync.Mutex
-	sess     store.Session
-	follow   string // the ref of a session read without the lock (a follower)
-	log      *session.Log
-	model    string
-	ag       *agent.Agent
-	running  bool
-	aborted  bool // Abort was called during the current run
-	cancel   context.CancelFunc
-	q        *agent.Queue // steering and follow-up messages, shared by every agent the engine builds
-	settings settings
-	bash     map[*context.CancelFunc]bool // the person's own commands running (abort_bash cancels them)
-	bashLog  []map[string]any             // their bashExecution messages, held while a prompt runs
-	messages int                          // context messages, kept up to date while a run appends
-	gen      int                          // counts the prompts started, so a finished one does not end the next
-	agentErr error                        // why there is no agent (no model configured)
+	mu         sync.Mutex
+	sess       store.Session
+	follow     string // the ref of a session read without the lock (a follower)
+	log        *session.Log
+	model      string
+	ag         *agent.Agent
+	running    bool
+	aborted    bool // Abort was called during the current run
+	compacting bool // the run is compact's
+	cancel     context.CancelFunc
+	q          *agent.Queue // steering and follow-up messages, shared by every agent the engine builds
+	settings   settings
+	bash       map[*context.CancelFunc]bool // the person's own commands running (abort_bash cancels them)
+	bashLog    []map[string]any             // their bashExecution messages, held while a prompt runs
+	messages   int                          // context messages, kept up to date while a run appends
+	gen        int                          // counts the prompts started, so a finished one does not end the next
+	agentErr   error                        // why there is no agent (no model configured)
 }
 
 // settings are what a client changed that every agent of the engine keeps.
@@ -169,6 +170,7 @@ func (e *Engine) attach(s store.Session) error {
 		return err
 	}
 	e.sess, e.log, e.follow = s, s.Log(), ""
+	e.dropQueue()
 	e.messages = len(e.log.Context().Messages)
 	a, err := e.cfg.NewAgent(e.model)
 	e.ag, e.agentErr = a, err
@@ -176,6 +178,14 @@ func (e *Engine) attach(s store.Session) error {
 		e.setup(a)
 	}
 	return nil
+}
+
+// dropQueue empties the queue when the session changes: what was queued for
+// one session is not sent to another (pi resets its agent's queues).
+func (e *Engine) dropQueue() {
+	if e.q.Len() > 0 {
+		e.q.Clear()
+	}
 }
 
 // setup gives an agent the engine's session, queue and settings.
@@ -269,6 +279,7 @@ func (e *Engine) Resume(ref string, readOnly bool) error {
 			return err
 		}
 		e.log, e.follow, e.ag = l, r, nil
+		e.dropQueue()
 		e.messages = len(l.Context().Messages)
 		return nil
 	}
@@ -355,7 +366,7 @@ func failed(messages []json.RawMessage) bool {
 // while it ran (as pi does, so a tool call and its result stay together).
 // e.mu is held.
 func (e *Engine) stopped() {
-	e.running, e.cancel = false, nil
+	e.running, e.cancel, e.compacting = false, nil, false
 	for _, m := range e.bashLog {
 		if err := e.appendBash(m); err != nil && e.emit != nil {
 			e.emit(agent.Event{Type: "error", ErrorMessage: err.Error()})
@@ -428,6 +439,7 @@ type State struct {
 	SessionID    string `json:"sessionId"`
 	SessionName  string `json:"sessionName,omitempty"`
 	IsStreaming  bool   `json:"isStreaming"`
+	IsCompacting bool   `json:"isCompacting"` // compact runs (isStreaming is then false, as in pi)
 	ReadOnly     bool   `json:"readOnly"`
 }
 
@@ -436,7 +448,7 @@ type State struct {
 func (e *Engine) State() State {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	st := State{Cwd: e.cfg.Cwd, MessageCount: e.messages, SessionFile: e.ref(), IsStreaming: e.running, ReadOnly: e.follow != ""}
+	st := State{Cwd: e.cfg.Cwd, MessageCount: e.messages, SessionFile: e.ref(), IsStreaming: e.running && !e.compacting, IsCompacting: e.compacting, ReadOnly: e.follow != ""}
 	if e.ag != nil {
 		st.Model, st.Provider = e.ag.Model.ID, e.ag.Model.Provider
 	}
@@ -497,7 +509,7 @@ func (e *Engine) Messages() ([]json.RawMessage, error) {
 func (e *Engine) Fitted() ([]json.RawMessage, error) {
 	var out []json.RawMessage
 	err := e.view(func(l *session.Log) error {
-		r, err := window.Build(l.Context(), window.Options{Resolutions: l.Cursor("").Resolutions()})
+		r, err := window.Fit(l.Cursor(""), window.Options{})
 		if err != nil {
 			return err
 		}
@@ -544,8 +556,8 @@ func (e *Engine) Entries(since string) ([]json.RawMessage, string, error) {
 
 // Compact summarizes the older part of the active branch now (instructions:
 // what the summary should focus on, "" for none) and returns the compaction
-// entry.
-func (e *Engine) Compact(ctx context.Context, instructions string) (*session.Entry, error) {
+// entry. started, if not nil, is called once it runs (abort then reaches it).
+func (e *Engine) Compact(ctx context.Context, instructions string, started func()) (*session.Entry, error) {
 	if err := e.writable(); err != nil {
 		return nil, err
 	}
@@ -554,9 +566,12 @@ func (e *Engine) Compact(ctx context.Context, instructions string) (*session.Ent
 		return nil, &Error{Kind: Internal, What: "model", Msg: fmt.Sprintf("no model to summarize with: %v", e.agentErr)}
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	e.running, e.cancel, e.aborted = true, cancel, false
+	e.running, e.cancel, e.aborted, e.compacting = true, cancel, false, true
 	a := e.ag
 	e.mu.Unlock()
+	if started != nil {
+		started()
+	}
 	err := a.Compact(ctx, instructions)
 	cancel()
 	e.mu.Lock()
@@ -680,6 +695,26 @@ func (e *Engine) Models() []ModelInfo {
 		out = append(out, m)
 	}
 	return out
+}
+
+// contextUse is how full the model's window is.
+type contextUse struct{ used, window, reserve int }
+
+func (u contextUse) percent() int {
+	if u.window <= 0 {
+		return 0
+	}
+	return u.used * 100 / u.window
+}
+
+// use estimates the context's tokens against the current model's window
+// (pi's estimateContextTokens); e.mu is held.
+func (e *Engine) use(c session.Context) contextUse {
+	u := contextUse{used: compaction.EstimateContext(c.Messages).Tokens}
+	if e.ag != nil {
+		u.window, u.reserve = e.ag.Model.Window, e.ag.CompactionSettings().ReserveTokens
+	}
+	return u
 }
 
 // checkEntry fails with BadParams when id is not an entry of l.
@@ -875,7 +910,7 @@ func (e *Engine) CompactUndo() (compaction.Undone, error) {
 	var u compaction.Undone
 	err := e.change(func(l *session.Log) error {
 		var err error
-		u, err = compaction.Undo(l, "")
+		u, err = compaction.Undo(l.Cursor(""))
 		if errors.Is(err, compaction.ErrNoCompaction) {
 			return badParams("session", "nothing to undo: no compaction on the current branch")
 		}
@@ -1149,6 +1184,16 @@ func (e *Engine) SetAutoRetry(on bool) error {
 		e.ag.NoRetry = !on
 	}
 	return nil
+}
+
+// AbortRetry stops the provider client's retries of the running prompt's
+// request while it waits before one; the prompt then ends with the last
+// failure. It reports whether a retry was waiting.
+func (e *Engine) AbortRetry() bool {
+	e.mu.Lock()
+	a := e.ag
+	e.mu.Unlock()
+	return a != nil && a.AbortRetry()
 }
 
 // Bash runs a person's own command in the project folder (pi's "!command"):

@@ -20,7 +20,7 @@ func (echo) API() string { return "echo" }
 
 func (echo) Stream(_ context.Context, r agent.Request, _ func(agent.Delta)) (*session.Assistant, error) {
 	last := r.Messages[len(r.Messages)-1]
-	return &session.Assistant{Content: []session.Block{session.TextBlock("You said: " + last.Content.Text())}, StopReason: session.StopEnd}, nil
+	return &session.Assistant{Content: []session.Block{session.TextBlock("You said: " + last.Content.Text(" "))}, StopReason: session.StopEnd}, nil
 }
 
 // An Engine holds one session and its agent; Serve (JSON-RPC) and Pi (pi's

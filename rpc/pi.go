@@ -140,6 +140,24 @@ func (p *piServer) handle(line string) {
 	case "bash":
 		p.bash(c)
 		return
+	case "compact":
+		// Like a prompt, compaction runs while further commands are read, so
+		// abort and get_state reach it; the next command is read once it runs.
+		running := make(chan struct{})
+		p.runs.Add(1)
+		go func() {
+			defer p.runs.Done()
+			var once sync.Once
+			data, err := p.compact(c, func() { once.Do(func() { close(running) }) })
+			once.Do(func() { close(running) })
+			if err != nil {
+				p.write(fail(c.ID, c.Type, err))
+				return
+			}
+			p.write(ok(c.ID, c.Type, data))
+		}()
+		<-running
+		return
 	}
 	data, err := p.run(c)
 	if err != nil {
@@ -151,6 +169,10 @@ func (p *piServer) handle(line string) {
 
 // prompt answers once the prompt is accepted; its events follow.
 func (p *piServer) prompt(c piCommand) {
+	if p.e.State().IsCompacting {
+		p.write(fail(c.ID, "prompt", piErrf("Cannot submit a prompt while compaction is in progress. Wait for compaction to finish and retry.")))
+		return
+	}
 	if p.e.Running() {
 		if c.StreamingBehavior == "" {
 			p.write(fail(c.ID, "prompt", piErrf("Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') to queue the message.")))
@@ -232,9 +254,8 @@ func (p *piServer) run(c piCommand) (any, error) {
 		}
 		return nil, e.SetAutoRetry(*c.Enabled)
 	case "abort_retry":
-		// arbor's retries happen inside one request, in the provider's
-		// client: there is no wait between them to cut short (pi's
-		// abortRetry, too, does nothing when no retry waits).
+		// Like pi's abortRetry, nothing to stop is not an error.
+		e.AbortRetry()
 		return nil, nil
 	case "abort_bash":
 		e.AbortBash()
@@ -272,21 +293,6 @@ func (p *piServer) run(c piCommand) (any, error) {
 		return map[string]any{"models": models}, nil
 	case "get_available_thinking_levels":
 		return map[string]any{"levels": agent.ThinkingLevels}, nil
-	case "compact":
-		en, err := e.Compact(context.Background(), c.Instructions)
-		if err != nil {
-			return nil, err
-		}
-		var r struct {
-			Summary          string          `json:"summary"`
-			FirstKeptEntryID string          `json:"firstKeptEntryId"`
-			TokensBefore     float64         `json:"tokensBefore"`
-			Details          json.RawMessage `json:"details,omitempty"`
-		}
-		if err := en.Decode(&r); err != nil {
-			return nil, err
-		}
-		return r, nil
 	case "get_session_stats":
 		return p.stats()
 	case "export_html":
@@ -358,6 +364,24 @@ func (p *piServer) run(c piCommand) (any, error) {
 	return nil, piErrf("Unknown command: %s", c.Type)
 }
 
+// compact is pi's CompactionResult for a manual compaction.
+func (p *piServer) compact(c piCommand, started func()) (any, error) {
+	en, err := p.e.Compact(context.Background(), c.Instructions, started)
+	if err != nil {
+		return nil, err
+	}
+	var r struct {
+		Summary          string          `json:"summary"`
+		FirstKeptEntryID string          `json:"firstKeptEntryId"`
+		TokensBefore     float64         `json:"tokensBefore"`
+		Details          json.RawMessage `json:"details,omitempty"`
+	}
+	if err := en.Decode(&r); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
 // bash runs a person's command without holding up the next command (so
 // abort_bash can stop it), streaming its output as bash_execution_update
 // events; the response comes when it ends.
@@ -399,7 +423,7 @@ func (p *piServer) state() map[string]any {
 	st := p.e.State()
 	steering, followUp, steerMode, followMode := p.e.Queue()
 	out := map[string]any{
-		"thinkingLevel": p.e.Thinking(), "isStreaming": st.IsStreaming, "isCompacting": false,
+		"thinkingLevel": p.e.Thinking(), "isStreaming": st.IsStreaming, "isCompacting": st.IsCompacting,
 		"steeringMode": steerMode, "followUpMode": followMode, "sessionFile": st.SessionFile, "sessionId": st.SessionID,
 		"autoCompactionEnabled": p.e.AutoCompaction(), "messageCount": st.MessageCount, "pendingMessageCount": len(steering) + len(followUp),
 	}

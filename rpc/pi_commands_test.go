@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/arborlog/arbor/agent/agenttest"
 )
@@ -61,6 +62,14 @@ func TestPiSettingsCommands(t *testing.T) {
 	c.fails("steer", map[string]any{"message": " "}, "empty")
 	if q := c.ok("clear_queue", nil); fmt.Sprint(q["steering"], q["followUp"]) != "[for the next prompt] [and after it]" {
 		t.Errorf("clear_queue %v", q)
+	}
+	// What is queued for one session is not sent to another.
+	c.ok("steer", map[string]any{"message": "for this session"})
+	if _, events := c.cmd("new_session", nil); len(events) != 1 || events[0]["type"] != "queue_update" {
+		t.Errorf("new_session events %v", events)
+	}
+	if st := c.ok("get_state", nil); st["pendingMessageCount"].(float64) != 0 {
+		t.Errorf("queued after new_session: %v", st)
 	}
 }
 
@@ -145,5 +154,40 @@ func TestPiBash(t *testing.T) {
 	last, _ := json.Marshal(msgs[len(msgs)-1])
 	if !strings.Contains(string(last), `"output":"during\n"`) {
 		t.Errorf("last message %s", last)
+	}
+}
+
+// TestPiCompactIsAbortable: compact runs while commands are read, as in pi:
+// get_state says isCompacting (not isStreaming), a prompt is refused with
+// pi's message, and abort ends it.
+func TestPiCompactIsAbortable(t *testing.T) {
+	fake := agenttest.New(t, "openai", agenttest.Reply{Text: "one"}, agenttest.Reply{Text: "two"},
+		agenttest.Reply{Text: "summary never ends", Stall: true}, agenttest.Reply{Text: "nor the prefix", Stall: true})
+	c := startPi(t, testConfig(t, fake, t.TempDir()))
+	for _, m := range []string{"first", "second"} {
+		c.ok("prompt", map[string]any{"message": m})
+		c.waitEvent("agent_settled")
+	}
+	c.sendRaw(`{"id":"comp","type":"compact"}`)
+	c.waitEvent("compaction_start")
+	for len(fake.Requests()) < 3 {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if st := c.ok("get_state", nil); st["isCompacting"] != true || st["isStreaming"] != false {
+		t.Errorf("state while compacting %v", st)
+	}
+	c.fails("prompt", map[string]any{"message": "now"}, "Cannot submit a prompt while compaction is in progress")
+	c.sendRaw(`{"id":"stop","type":"abort"}`)
+	got := map[string]map[string]any{}
+	for len(got) < 2 {
+		if l := c.next(); l["type"] == "response" {
+			got[fmt.Sprint(l["id"])] = l
+		}
+	}
+	if got["stop"]["success"] != true || got["comp"]["success"] != false {
+		t.Errorf("abort %v, compact %v", got["stop"], got["comp"])
+	}
+	if st := c.ok("get_state", nil); st["isCompacting"] != false || st["isStreaming"] != false {
+		t.Errorf("state after the abort %v", st)
 	}
 }

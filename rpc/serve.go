@@ -43,14 +43,21 @@ type (
 		Model string `json:"model"`
 	}
 	ModelResult struct {
-		Model         string `json:"model"`
-		Provider      string `json:"provider"`
-		ContextWindow int    `json:"contextWindow"`
+		Model              string `json:"model"`
+		Provider           string `json:"provider"`
+		ContextWindow      int    `json:"contextWindow"`
+		EstimatedUsed      int    `json:"estimatedUsed"`      // the context's tokens (pi's estimate: the last reply's usage and the messages after it)
+		UtilizationPercent int    `json:"utilizationPercent"` // estimatedUsed of contextWindow (0 when the window is unknown)
 	}
 	StatsResult struct {
-		MessageCount int        `json:"messageCount"`
-		EntryCount   int        `json:"entryCount"`
-		APIUsage     UsageTotal `json:"apiUsage"`
+		ContextWindow      int        `json:"contextWindow"` // 0 when the model's window is unknown
+		CompletionReserve  int        `json:"completionReserve"`
+		EstimatedUsed      int        `json:"estimatedUsed"`
+		EstimatedRemaining int        `json:"estimatedRemaining"`
+		UtilizationPercent int        `json:"utilizationPercent"`
+		MessageCount       int        `json:"messageCount"`
+		EntryCount         int        `json:"entryCount"`
+		APIUsage           UsageTotal `json:"apiUsage"`
 	}
 	UsageTotal struct {
 		TotalInputTokens  float64 `json:"totalInputTokens"`
@@ -325,7 +332,11 @@ func (s *server) stats(context.Context) (StatsResult, error) {
 	var out StatsResult
 	err := s.e.view(func(l *session.Log) error {
 		out.EntryCount = l.Len()
-		out.MessageCount = len(l.Context().Messages)
+		ctx := l.Context()
+		out.MessageCount = len(ctx.Messages)
+		u := s.e.use(ctx)
+		out.ContextWindow, out.CompletionReserve, out.EstimatedUsed, out.UtilizationPercent = u.window, u.reserve, u.used, u.percent()
+		out.EstimatedRemaining = max(u.window-u.reserve-u.used, 0)
 		for _, en := range l.Entries() {
 			if en.Role() != session.RoleAssistant {
 				continue
@@ -416,7 +427,7 @@ func (s *server) table() []method {
 			return Empty{}, rpcError(err)
 		}},
 		{"compact", "Summarize the older part of the active branch now.", func(ctx context.Context) (Empty, error) {
-			_, err := e.Compact(context.WithoutCancel(ctx), "")
+			_, err := e.Compact(context.WithoutCancel(ctx), "", nil)
 			return Empty{}, rpcError(err)
 		}},
 		{"getState", "The model, the project folder, the session and whether a prompt runs. Served while a prompt runs.", func(context.Context) (State, error) { return e.State(), nil }},
@@ -432,7 +443,13 @@ func (s *server) table() []method {
 			if err != nil {
 				return ModelResult{}, rpcError(err)
 			}
-			return ModelResult{Model: a.Model.ID, Provider: a.Model.Provider, ContextWindow: a.Model.Window}, nil
+			out := ModelResult{Model: a.Model.ID, Provider: a.Model.Provider, ContextWindow: a.Model.Window}
+			err = e.view(func(l *session.Log) error {
+				u := e.use(l.Context())
+				out.EstimatedUsed, out.UtilizationPercent = u.used, u.percent()
+				return nil
+			})
+			return out, rpcError(err)
 		}},
 		{"getSessionStats", "Entry and message counts and the token and cost totals of the session's replies.", s.stats},
 		{"listSessions", "The sessions of the project (or --session-dir), newest first.", s.listSessions},

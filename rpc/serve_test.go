@@ -386,3 +386,35 @@ func TestServeSteerAndFollowUpMidRun(t *testing.T) {
 		t.Errorf("the last request: %s", got)
 	}
 }
+
+// TestServeRhoListsDuringAPrompt: rho's list methods answer while a prompt
+// runs (they do not touch the session); approvalResponse is refused then too.
+func TestServeRhoListsDuringAPrompt(t *testing.T) {
+	fake := agenttest.New(t, "openai", agenttest.Reply{Text: "never ends", Stall: true})
+	c := startServe(t, testConfig(t, fake, t.TempDir()))
+	c.send(`{"jsonrpc":"2.0","id":1,"method":"prompt","params":{"message":"go"}}`)
+	for m := c.next(); m["method"] != "message/delta"; m = c.next() {
+	}
+	for i, m := range []string{"listModels", "listProviders", "listExtensions", "reloadExtensions", "listTools", "approvalResponse"} {
+		c.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q}`, i+2, m))
+	}
+	got := map[float64]map[string]any{}
+	for len(got) < 6 {
+		if m := c.next(); m["id"] != nil {
+			got[m["id"].(float64)] = m
+		}
+	}
+	for id := 2.0; id <= 6; id++ {
+		result(t, got[id])
+	}
+	if p := result(t, got[3])["providers"].([]any); len(p) != 1 {
+		t.Errorf("listProviders during a prompt %v", p)
+	}
+	errorOf(t, got[7], -32602)
+	c.send(`{"jsonrpc":"2.0","id":8,"method":"abort"}`)
+	for {
+		if m := c.next(); m["id"] == 1.0 {
+			break
+		}
+	}
+}

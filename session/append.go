@@ -3,6 +3,7 @@ package session
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
@@ -92,11 +93,17 @@ func opt(ms []member, name string, v any) []member {
 	if v == nil {
 		return ms
 	}
-	if raw, ok := v.(jsontext.Value); ok {
+	switch raw := v.(type) {
+	case jsontext.Value:
 		if len(raw) == 0 {
 			return ms
 		}
 		return append(ms, member{name, raw})
+	case json.RawMessage:
+		if len(raw) == 0 {
+			return ms
+		}
+		return append(ms, member{name, jsontext.Value(raw)})
 	}
 	return append(ms, member{name, mustValue(v)})
 }
@@ -137,13 +144,6 @@ func (l *Log) SetLabel(targetID, label string) (*Entry, error) {
 	return l.Cursor("").SetLabel(targetID, label)
 }
 
-// BranchTo moves the active cursor's leaf to an existing entry (persisted).
-func (l *Log) BranchTo(id string) error { return l.Cursor("").BranchTo(id) }
-
-// ResetLeaf moves the active cursor to before the first entry, so the next
-// append starts a new root (persisted, unlike pi's).
-func (l *Log) ResetLeaf() error { return l.Cursor("").ResetLeaf() }
-
 // BranchWithSummary moves the leaf to id ("" for before the first entry) and
 // appends a branch_summary there describing the branch left behind.
 func (l *Log) BranchWithSummary(id, summary string, details any, fromHook bool) (*Entry, error) {
@@ -152,72 +152,25 @@ func (l *Log) BranchWithSummary(id, summary string, details any, fromHook bool) 
 
 // CompactionData is the content of a compaction entry.
 type CompactionData struct {
-	Summary          string         `json:"summary"`
-	FirstKeptEntryID string         `json:"firstKeptEntryId"`
-	TokensBefore     int            `json:"tokensBefore"`
-	Details          jsontext.Value `json:"details,omitzero"`
-	FromHook         bool           `json:"fromHook,omitzero"`
+	Summary          string          `json:"summary"`
+	FirstKeptEntryID string          `json:"firstKeptEntryId"`
+	TokensBefore     int             `json:"tokensBefore"`
+	Details          json.RawMessage `json:"details,omitzero"`
+	FromHook         bool            `json:"fromHook,omitzero"`
 	// Usage is the cost of the model call that wrote the summary (pi 1.6.0), if any.
-	Usage jsontext.Value `json:"usage,omitzero"`
+	Usage json.RawMessage `json:"usage,omitzero"`
 }
 
 // BranchSummaryData is the content of a branch_summary entry.
 type BranchSummaryData struct {
-	FromID   string         `json:"fromId"`
-	Summary  string         `json:"summary"`
-	Details  jsontext.Value `json:"details,omitzero"`
-	FromHook bool           `json:"fromHook,omitzero"`
-}
-
-// Cursor is a handle on one cursor of a log. Appends through it extend its own
-// branch; several cursors can be used at once from different goroutines.
-type Cursor struct {
-	l  *Log
-	id string // "" means whichever cursor is active at the time of the call
-}
-
-// Cursor returns a handle on the cursor with this id or name ("" for the active one).
-// Operations on an unknown cursor fail with ErrNoCursor.
-func (l *Log) Cursor(idOrName string) *Cursor {
-	if idOrName == "" {
-		return &Cursor{l: l}
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if c := l.findCursor(idOrName); c != nil {
-		return &Cursor{l: l, id: c.id}
-	}
-	return &Cursor{l: l, id: idOrName}
-}
-
-func (l *Log) findCursor(idOrName string) *cursor {
-	if c, ok := l.cursors[idOrName]; ok {
-		return c
-	}
-	for _, id := range l.corder {
-		if c := l.cursors[id]; c.name != "" && c.name == idOrName {
-			return c
-		}
-	}
-	return nil
-}
-
-func (c *Cursor) cid() string {
-	if c.id == "" {
-		return c.l.active
-	}
-	return c.id
+	FromID   string          `json:"fromId"`
+	Summary  string          `json:"summary"`
+	Details  json.RawMessage `json:"details,omitzero"`
+	FromHook bool            `json:"fromHook,omitzero"`
 }
 
 func (c *Cursor) do(typ string, fields []member) (*Entry, error) {
 	return c.l.locked(func() (*Entry, error) { return c.l.appendOn(c.cid(), typ, nil, fields) })
-}
-
-// ID returns the cursor's id.
-func (c *Cursor) ID() string {
-	c.l.mu.Lock()
-	defer c.l.mu.Unlock()
-	return c.cid()
 }
 
 // AppendMessage appends a message entry.
@@ -246,7 +199,7 @@ func (c *Cursor) AppendModelChange(provider, modelID string) (*Entry, error) {
 // starts from them.
 func (c *Cursor) AppendCompaction(d CompactionData) (*Entry, error) {
 	if d.Details == nil {
-		d.Details = jsontext.Value(`{"readFiles":[],"modifiedFiles":[]}`)
+		d.Details = json.RawMessage(`{"readFiles":[],"modifiedFiles":[]}`)
 	}
 	return c.l.locked(func() (*Entry, error) {
 		cid := c.cid()
@@ -292,12 +245,12 @@ func (c *Cursor) AppendCustomMessage(customType string, content Content, display
 // SetSessionName appends a session_info entry with the name as pi 1.6.0 writes it:
 // each run of line breaks becomes one space, then the name is trimmed.
 func (c *Cursor) SetSessionName(name string) (*Entry, error) {
-	return c.do(TypeSessionInfo, []member{{"name", mustValue(CleanName(name))}})
+	return c.do(TypeSessionInfo, []member{{"name", mustValue(cleanName(name))}})
 }
 
-// CleanName is a session name as pi 1.6.0 stores it: runs of CR and LF
+// cleanName is a session name as pi 1.6.0 stores it: runs of CR and LF
 // replaced by one space, surrounding white space trimmed.
-func CleanName(name string) string {
+func cleanName(name string) string {
 	return strings.TrimSpace(lineBreaks.ReplaceAllString(name, " "))
 }
 
@@ -315,54 +268,6 @@ func (c *Cursor) SetLabel(targetID, label string) (*Entry, error) {
 		}
 		return c.l.appendOn(c.cid(), TypeLabel, nil, ms)
 	})
-}
-
-// marker appends an arbor marker under parent (nil: the cursor's leaf).
-func (l *Log) marker(cid, kind string, parent *string, data []member) (*Entry, error) {
-	return l.appendOn(cid, TypeCustom, parent, []member{{"customType", mustValue(kind)}, {"data", buildObject(data)}})
-}
-
-func leafID(n *node) jsontext.Value {
-	if n == nil {
-		return jsontext.Value("null")
-	}
-	return mustValue(n.e.ID)
-}
-
-// BranchTo moves the cursor's leaf to an existing entry, recording the move so it
-// survives a restart.
-func (c *Cursor) BranchTo(id string) error {
-	_, err := c.l.locked(func() (*Entry, error) {
-		cid := c.cid()
-		cur, ok := c.l.cursors[cid]
-		if !ok {
-			return nil, fmt.Errorf("%w: %s", ErrNoCursor, cid)
-		}
-		n, ok := c.l.byID[id]
-		if !ok {
-			return nil, fmt.Errorf("%w: %s", ErrNotFound, id)
-		}
-		if n.e.IsMarker() {
-			return nil, fmt.Errorf("%w: %s", ErrIsMarker, id)
-		}
-		return c.l.marker(cid, MarkerLeaf, &id, []member{{"from", leafID(cur.leaf)}})
-	})
-	return err
-}
-
-// ResetLeaf moves the cursor to before the first entry: its context is empty and the
-// next append starts a new root. Nothing is deleted.
-func (c *Cursor) ResetLeaf() error {
-	_, err := c.l.locked(func() (*Entry, error) {
-		cid := c.cid()
-		cur, ok := c.l.cursors[cid]
-		if !ok {
-			return nil, fmt.Errorf("%w: %s", ErrNoCursor, cid)
-		}
-		root := ""
-		return c.l.marker(cid, MarkerLeaf, &root, []member{{"from", leafID(cur.leaf)}})
-	})
-	return err
 }
 
 // BranchWithSummary moves the leaf to id ("" for before the first entry) and
@@ -398,134 +303,6 @@ func (c *Cursor) BranchWithSummaryUsage(id, summary string, details any, fromHoo
 		}
 		return c.l.appendOn(c.cid(), TypeBranchSummary, &id, ms)
 	})
-}
-
-// Rename sets this cursor's name ("" clears it). Names are unique: a name that
-// another cursor holds, or that is another cursor's id, is refused.
-func (c *Cursor) Rename(name string) error {
-	name = strings.TrimSpace(name)
-	_, err := c.l.locked(func() (*Entry, error) {
-		cid := c.cid()
-		if other := c.l.findCursor(name); name != "" && other != nil && other.id != cid {
-			return nil, fmt.Errorf("session: a cursor named %q exists already", name)
-		}
-		active := c.l.active
-		e, err := c.l.marker(cid, MarkerCursor, nil, []member{{"name", mustValue(name)}})
-		if err != nil {
-			return nil, err
-		}
-		return e, c.l.keepActive(active)
-	})
-	return err
-}
-
-// keepActive follows a marker written through another cursor than active, the
-// one that was active before it. Such a marker sits under its own cursor's
-// leaf; marking active's leaf again keeps the file's last line on the active
-// branch, where pi and a reopen continue, so that naming a cursor or setting
-// its resolutions does not switch to it. The caller holds l.mu.
-func (l *Log) keepActive(active string) error {
-	last := l.entries[len(l.entries)-1]
-	if cursorID(last) == active {
-		return nil
-	}
-	act := l.cursors[active]
-	_, err := l.marker(active, MarkerLeaf, ptrTo(idOf(act.leaf)), []member{{"from", leafID(act.leaf)}})
-	return err
-}
-
-func ptrTo(s string) *string { return &s }
-
-// idOf returns n's entry id, or "" for no entry.
-func idOf(n *node) string {
-	if n == nil {
-		return ""
-	}
-	return n.e.ID
-}
-
-// CursorInfo describes one cursor of the roster.
-type CursorInfo struct {
-	ID     string `json:"id"`
-	Name   string `json:"name"`
-	Leaf   string `json:"leaf"` // "" when the cursor is before the first entry
-	Active bool   `json:"active"`
-}
-
-// NewCursor creates a cursor at the active cursor's leaf (rho's fork), named
-// name unless it is blank, and returns a handle on it. The active cursor does
-// not change. It is not a new session: Branched and Copy make those.
-func (l *Log) NewCursor(name string) (*Cursor, error) {
-	e, err := l.locked(func() (*Entry, error) {
-		from := l.cursors[l.active]
-		id := randomID(func(id string) bool { _, ok := l.cursors[id]; return ok })
-		data := []member{}
-		if strings.TrimSpace(name) != "" {
-			if l.findCursor(strings.TrimSpace(name)) != nil {
-				return nil, fmt.Errorf("session: a cursor named %q exists already", strings.TrimSpace(name))
-			}
-			data = append(data, member{"name", mustValue(strings.TrimSpace(name))})
-		}
-		l.cursor(id)
-		parent := ""
-		if from.leaf != nil {
-			parent = from.leaf.e.ID
-		}
-		// An arbor.cursor marker never changes the active cursor (see replay).
-		e, err := l.marker(id, MarkerCursor, &parent, data)
-		if err != nil {
-			delete(l.cursors, id)
-			l.corder = slices.DeleteFunc(l.corder, func(c string) bool { return c == id })
-			return nil, err
-		}
-		return e, nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return &Cursor{l: l, id: e.Cursor}, nil
-}
-
-// Switch makes another cursor the active one, recording it so a reopen restores it.
-func (l *Log) Switch(idOrName string) error {
-	_, err := l.locked(func() (*Entry, error) {
-		c := l.findCursor(idOrName)
-		if c == nil {
-			return nil, fmt.Errorf("%w: %s", ErrNoCursor, idOrName)
-		}
-		if c.id == l.active {
-			return nil, nil
-		}
-		parent := ""
-		if c.leaf != nil {
-			parent = c.leaf.e.ID
-		}
-		return l.marker(c.id, MarkerLeaf, &parent, []member{{"from", leafID(c.leaf)}})
-	})
-	return err
-}
-
-// Cursors returns the roster: main first, then the others in order of creation.
-func (l *Log) Cursors() []CursorInfo {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	out := make([]CursorInfo, 0, len(l.corder))
-	for _, id := range l.corder {
-		c := l.cursors[id]
-		ci := CursorInfo{ID: id, Name: c.name, Active: id == l.active}
-		if c.leaf != nil {
-			ci.Leaf = c.leaf.e.ID
-		}
-		out = append(out, ci)
-	}
-	return out
-}
-
-// Active returns the id of the active cursor.
-func (l *Log) Active() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.active
 }
 
 // ErrNotEditable is returned for a context edit whose target is not a user,

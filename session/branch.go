@@ -7,8 +7,8 @@ import (
 )
 
 // fromEntries builds a log over entries that belong to a new, not yet written session.
-func fromEntries(h Header, entries []*Entry) *Log {
-	l := emptyLog(h)
+func fromEntries(h Header, c config, entries []*Entry) *Log {
+	l := emptyLog(h, c)
 	l.index(entries)
 	l.report = Report{Version: h.Version, Entries: len(l.entries)}
 	return l
@@ -20,8 +20,10 @@ func fromEntries(h Header, entries []*Entry) *Log {
 // their original timestamps, in the order pi's label map holds them. Unlike
 // pi's, the new session's context from its last path entry equals the old
 // one's from leafID: dropping a label re-links the entry after it. Entries lose any cursor field: the new session is
-// one line of work on its main cursor. opts set the new header (WithParent).
-func (l *Log) Branched(leafID string, opts ...HeaderOption) (*Log, error) {
+// one line of work on its main cursor. opts set the new header (WithParent) and
+// its store: a store given here writes every entry of the new session at its
+// first write.
+func (l *Log) Branched(leafID string, opts ...Option) (*Log, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	n, ok := l.byID[leafID]
@@ -31,7 +33,8 @@ func (l *Log) Branched(leafID string, opts ...HeaderOption) (*Log, error) {
 	if n.e.IsMarker() {
 		return nil, fmt.Errorf("%w: %s", ErrIsMarker, leafID)
 	}
-	nl := New(l.header.Cwd, opts...)
+	c := configure(opts)
+	h := c.newHeader(l.header.Cwd)
 	var path []*Entry
 	onPath := map[string]bool{}
 	nodes := l.path(n)
@@ -73,17 +76,17 @@ func (l *Log) Branched(leafID string, opts ...HeaderOption) (*Log, error) {
 		onPath[id] = true
 		parent = id
 	}
-	return fromEntries(nl.header, path), nil
+	return fromEntries(h, c, path), nil
 }
 
 // Copy returns a new session holding every entry of l, on every branch, as
 // forkFrom does when a session moves to another project. l is already migrated,
 // so an old file becomes a proper version 3 session (pi copies it unmigrated).
-func (l *Log) Copy(cwd string, opts ...HeaderOption) *Log {
+func (l *Log) Copy(cwd string, opts ...Option) *Log {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	nl := New(cwd, opts...)
-	return fromEntries(nl.header, append([]*Entry(nil), l.entries...))
+	c := configure(opts)
+	return fromEntries(c.newHeader(cwd), c, append([]*Entry(nil), l.entries...))
 }
 
 func parentValue(id string) jsontext.Value {

@@ -2,10 +2,12 @@ package session
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
-	"github.com/arborlog/arbor/internal/js"
 	"math"
 	"strings"
+
+	"github.com/arborlog/arbor/internal/js"
 
 	"github.com/go-json-experiment/json/jsontext"
 )
@@ -117,14 +119,14 @@ func (l *Log) SessionName() string {
 // Context is what the model sees from one leaf (SPEC §6.4).
 type Context struct {
 	Messages      []ContextMessage
-	ThinkingLevel jsontext.Value // usually a string; passed through as stored
+	ThinkingLevel json.RawMessage // usually a string; passed through as stored
 	Model         *Model
 }
 
 // Model names the provider and model in force at the leaf.
 type Model struct {
-	Provider jsontext.Value `json:"provider,omitzero"`
-	ModelID  jsontext.Value `json:"modelId,omitzero"`
+	Provider json.RawMessage `json:"provider,omitzero"`
+	ModelID  json.RawMessage `json:"modelId,omitzero"`
 }
 
 // ContextMessage is one message of a context with the entry it came from.
@@ -199,7 +201,7 @@ func (l *Log) ContextAt(leaf *string) Context {
 	return l.buildContext(n)
 }
 
-func emptyContext() Context { return Context{ThinkingLevel: jsontext.Value(`"off"`)} }
+func emptyContext() Context { return Context{ThinkingLevel: json.RawMessage(`"off"`)} }
 
 // buildContext is pi 1.6.0's buildSessionContext: the projection's messages.
 func (l *Log) buildContext(leaf *node) Context { return l.project(leaf).Context() }
@@ -279,8 +281,8 @@ func jsMillis(ts string) jsontext.Value {
 // ForModel converts a context's messages into what a model accepts (pi's
 // convertToLlm, SPEC §6.4): user, assistant and toolResult pass unchanged, bash
 // executions, custom messages and summaries become user messages.
-func ForModel(msgs []ContextMessage) []jsontext.Value {
-	out := make([]jsontext.Value, 0, len(msgs))
+func ForModel(msgs []ContextMessage) []json.RawMessage {
+	out := make([]json.RawMessage, 0, len(msgs))
 	for _, m := range msgs {
 		switch m.Role {
 		case RoleUser, RoleAssistant, RoleToolResult, RoleSystem:
@@ -342,7 +344,7 @@ func jsonStr(v jsontext.Value) string {
 
 // userText builds {"role":"user","content":[{"type":"text","text":…}],"timestamp":…}
 // keeping the original message's timestamp.
-func userText(text string, orig []byte) jsontext.Value {
+func userText(text string, orig []byte) []byte {
 	ms, _ := objectMembers(orig)
 	ts, _ := find(ms, "timestamp")
 	return buildObject(omitEmpty([]member{{"role", mustValue(RoleUser)}, {"content", mustValue([]textBlock{{Type: "text", Text: text}})}, {"timestamp", ts}}))
@@ -404,4 +406,43 @@ func jsNumber(v jsontext.Value) string {
 		return string(v)
 	}
 	return js.Number(f)
+}
+
+// AsMessage returns the message an entry stands for when a summarizer reads it
+// (pi's getMessageFromEntry in its compaction and branch summarization code): a
+// message entry's message as stored; a custom_message as a custom message; a
+// branch_summary as a branchSummary message, even when its summary is empty (the
+// context leaves those out, the summarizers do not); a compaction as a
+// compactionSummary message. Other entries stand for no message.
+func (e *Entry) AsMessage() (ContextMessage, bool) {
+	switch e.Type {
+	case TypeMessage, TypeCustomMessage:
+		var ctx Context
+		ctx.add(e)
+		if len(ctx.Messages) == 0 {
+			return ContextMessage{}, false
+		}
+		return ctx.Messages[0], true
+	case TypeBranchSummary:
+		ms, err := objectMembers(e.raw)
+		if err != nil {
+			return ContextMessage{}, false
+		}
+		summary, _ := find(ms, "summary")
+		from, _ := find(ms, "fromId")
+		return ContextMessage{Role: RoleBranchSummary, Entry: e, Raw: buildObject(omitEmpty([]member{
+			{"role", mustValue(RoleBranchSummary)}, {"summary", summary}, {"fromId", from}, {"timestamp", jsMillis(e.Timestamp)},
+		}))}, true
+	case TypeCompaction:
+		ms, err := objectMembers(e.raw)
+		if err != nil {
+			return ContextMessage{}, false
+		}
+		summary, _ := find(ms, "summary")
+		tokens, _ := find(ms, "tokensBefore")
+		return ContextMessage{Role: RoleCompactionSummary, Entry: e, Raw: buildObject(omitEmpty([]member{
+			{"role", mustValue(RoleCompactionSummary)}, {"summary", summary}, {"tokensBefore", tokens}, {"timestamp", jsMillis(e.Timestamp)},
+		}))}, true
+	}
+	return ContextMessage{}, false
 }

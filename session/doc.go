@@ -1,6 +1,28 @@
 // Package session is arbor's domain: a coding-agent session as an append-only
 // tree of entries, in the pi agent's JSONL format (version 3), with no I/O.
 //
+// # Use
+//
+// A Log is one session: New makes one in memory, package session/jsonl keeps
+// it in a file. An agent appends its conversation with the typed appends,
+// which write each message in the shape pi's own code writes (Example):
+//
+//	l.AppendUser("Fix the test.")
+//	l.AppendAssistant(session.Assistant{Content: []session.Block{
+//		session.ToolCallBlock("call_1", "bash", map[string]string{"command": "go test ./..."})},
+//		StopReason: session.StopToolUse})
+//	l.AppendToolResult(session.ToolResult{ToolCallID: "call_1", ToolName: "bash",
+//		Content: []session.Block{session.TextBlock("ok")}})
+//
+// and asks Context for what to send the model next. AppendBashExecution,
+// AppendCustomMessage, AppendCustom, AppendModelChange and
+// AppendThinkingLevelChange write the other kinds of entry; CustomState and
+// CustomMessages read an extension's entries back by type. NewCursor opens a
+// second position in the same log whose appends form their own branch; every
+// append and read exists on a Cursor as on the Log (which uses the active
+// cursor). Package window fits a context into a budget, package compaction
+// summarizes the older part of a branch.
+//
 // # Format
 //
 // A session file is UTF-8 JSONL. Line 1 is the header
@@ -45,6 +67,8 @@
 // written through another cursor is followed by one that marks the active
 // leaf again).
 //
-// A Log does no I/O: appends go through its Store; package session/jsonl
-// provides the file store.
+// A Log does no I/O: appends go through the Store it was made with
+// (WithStore, given to New, Load, Copy or Branched; nothing switches it off
+// later); package session/jsonl provides the file store, package pgstore the
+// database one.
 package session

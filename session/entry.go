@@ -384,3 +384,13 @@ func simpleString(b []byte) (string, []byte, bool) {
 	}
 	return "", b, false
 }
+
+// rawValue returns the JSON value of a top-level member of e, or nil.
+func (e *Entry) rawValue(name string) jsontext.Value {
+	ms, err := objectMembers(e.raw)
+	if err != nil {
+		return nil
+	}
+	v, _ := find(ms, name)
+	return v
+}

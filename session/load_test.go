@@ -268,8 +268,7 @@ func TestUnknownSurviveByteForByte(t *testing.T) {
 }
 
 func TestBranchedLabelsAndCursors(t *testing.T) {
-	l := session.New("/p")
-	l.SetClock(fixedClock())
+	l := session.New("/p", session.WithClock(fixedClock()))
 	a := must[*session.Entry](t)(l.AppendMessage(userMsg(t, "a")))
 	b := must[*session.Entry](t)(l.AppendMessage(assistantMsg(t, "b")))
 	// Labels set in the order b, a, then b again (a Map keeps b first), then a cleared and set again (moves a last).
@@ -364,8 +363,7 @@ func TestCopy(t *testing.T) {
 }
 
 func TestCursorsPersisted(t *testing.T) {
-	l := session.New("/p")
-	l.SetClock(fixedClock())
+	l := session.New("/p", session.WithClock(fixedClock()))
 	a := must[*session.Entry](t)(l.AppendMessage(userMsg(t, "a")))
 	b := must[*session.Entry](t)(l.AppendMessage(assistantMsg(t, "b")))
 

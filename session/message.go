@@ -147,10 +147,10 @@ type MessageData struct {
 	ErrorMessage string `json:"errorMessage,omitzero"`
 
 	// toolResult
-	ToolCallID string         `json:"toolCallId,omitzero"`
-	ToolName   string         `json:"toolName,omitzero"`
-	IsError    bool           `json:"isError,omitzero"`
-	Details    jsontext.Value `json:"details,omitzero"`
+	ToolCallID string          `json:"toolCallId,omitzero"`
+	ToolName   string          `json:"toolName,omitzero"`
+	IsError    bool            `json:"isError,omitzero"`
+	Details    json.RawMessage `json:"details,omitzero"`
 
 	// bashExecution
 	Command            string   `json:"command,omitzero"`

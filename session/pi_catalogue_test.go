@@ -307,8 +307,7 @@ func TestLabels(t *testing.T) {
 		}
 	})
 	t.Run("on tree nodes", func(t *testing.T) {
-		l := session.New("/p")
-		l.SetClock(fixedClock())
+		l := session.New("/p", session.WithClock(fixedClock()))
 		m1 := must[*session.Entry](t)(l.AppendMessage(userMsg(t, "1")))
 		m2 := must[*session.Entry](t)(l.AppendMessage(assistantMsg(t, "2")))
 		le := must[*session.Entry](t)(l.SetLabel(m1.ID, "first"))
@@ -321,8 +320,7 @@ func TestLabels(t *testing.T) {
 		}
 	})
 	t.Run("branched session keeps on-path labels only", func(t *testing.T) {
-		l := session.New("/p")
-		l.SetClock(fixedClock())
+		l := session.New("/p", session.WithClock(fixedClock()))
 		m1 := must[*session.Entry](t)(l.AppendMessage(userMsg(t, "1")))
 		m2 := must[*session.Entry](t)(l.AppendMessage(assistantMsg(t, "2")))
 		l1 := must[*session.Entry](t)(l.SetLabel(m1.ID, "one"))

@@ -27,8 +27,7 @@ var update = flag.Bool("update", false, "rewrite testdata/pictx with new session
 func randomSession(t *testing.T, seed uint64) []byte {
 	t.Helper()
 	r := rand.New(rand.NewPCG(seed, 99))
-	l := session.New("/project", session.WithID(fmt.Sprintf("pictx-%d", seed)), session.WithTimestamp("2026-01-01T00:00:00.000Z"))
-	l.SetClock(fixedClock())
+	l := session.New("/project", session.WithID(fmt.Sprintf("pictx-%d", seed)), session.WithTimestamp("2026-01-01T00:00:00.000Z"), session.WithClock(fixedClock()))
 	pickEntry := func(markers bool) string {
 		var ids []string
 		for _, e := range l.Entries() {

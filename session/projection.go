@@ -1,6 +1,7 @@
 package session
 
 import (
+	"encoding/json"
 	"github.com/arborlog/arbor/internal/js"
 	"github.com/go-json-experiment/json/jsontext"
 )
@@ -36,7 +37,7 @@ type Projected struct {
 // context edits, and the settings in force at the leaf.
 type Projection struct {
 	Entries       []Projected
-	ThinkingLevel jsontext.Value
+	ThinkingLevel json.RawMessage
 	Model         *Model
 
 	// all holds every entry's messages in order when no edit changed any,
@@ -121,10 +122,10 @@ func projectPath(path []*node, keepFrom string) Projection {
 		switch {
 		case e.Type == TypeThinkingLevelChange && !haveLevel:
 			haveLevel = true
-			p.ThinkingLevel = e.rawValue("thinkingLevel")
+			p.ThinkingLevel = json.RawMessage(e.rawValue("thinkingLevel"))
 		case e.Type == TypeModelChange && !haveModel:
 			haveModel = true
-			p.Model = &Model{Provider: e.rawValue("provider"), ModelID: e.rawValue("modelId")}
+			p.Model = &Model{Provider: json.RawMessage(e.rawValue("provider")), ModelID: json.RawMessage(e.rawValue("modelId"))}
 		case e.Type == TypeMessage && e.msgRole() == RoleAssistant && !haveModel:
 			haveModel = true
 			var v struct {
@@ -132,7 +133,7 @@ func projectPath(path []*node, keepFrom string) Projection {
 				Model    jsontext.Value `json:"model"`
 			}
 			_ = unmarshal(e.messageRaw(), &v)
-			p.Model = &Model{Provider: v.Provider, ModelID: v.Model}
+			p.Model = &Model{Provider: json.RawMessage(v.Provider), ModelID: json.RawMessage(v.Model)}
 		case e.Type == TypeCompaction && compaction < 0:
 			compaction = i
 		}

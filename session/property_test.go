@@ -114,8 +114,7 @@ func (s *machine) message(t *rapid.T) session.Message {
 }
 
 func (s *machine) Init(t *rapid.T) {
-	s.l = session.New("/project", session.WithID("prop-session"))
-	s.l.SetClock(fixedClock())
+	s.l = session.New("/project", session.WithID("prop-session"), session.WithClock(fixedClock()))
 	s.m = newModel()
 }
 
@@ -303,8 +302,7 @@ func (s *machine) SetResolution(t *rapid.T) {
 }
 
 func (s *machine) Reopen(t *rapid.T) {
-	s.l = reopen(s.l)
-	s.l.SetClock(fixedClock())
+	s.l = session.Load(serialize(s.l), session.WithClock(fixedClock()))
 }
 
 // Branched continues with a branched session from a random entry's path, as
@@ -314,7 +312,7 @@ func (s *machine) Branched(t *rapid.T) {
 	if leaf == nil {
 		return
 	}
-	nb, err := s.l.Branched(leaf.ID, session.WithParent("/old.jsonl"))
+	nb, err := s.l.Branched(leaf.ID, session.WithParent("/old.jsonl"), session.WithClock(fixedClock()))
 	check(t, err)
 	want := texts(t, s.l.ContextAt(&leaf.ID))
 	if diff := cmp.Diff(want, texts(t, nb.Context())); diff != "" {
@@ -353,7 +351,6 @@ func (s *machine) Branched(t *rapid.T) {
 		}
 	}
 	s.l, s.m = nb, m
-	s.l.SetClock(fixedClock())
 }
 
 // Check runs after every step.

@@ -2,6 +2,7 @@ package session
 
 import (
 	"fmt"
+	"maps"
 )
 
 // Level is the fidelity at which a cursor renders an entry (SPEC §6.3).
@@ -110,11 +111,52 @@ func (c *Cursor) Resolution(target string) (Resolution, bool) {
 func (c *Cursor) Resolutions() map[string]Resolution {
 	c.l.mu.Lock()
 	defer c.l.mu.Unlock()
-	out := map[string]Resolution{}
-	if cur, ok := c.l.cursors[c.cid()]; ok {
-		for k, v := range cur.res {
-			out[k] = v
-		}
+	return copyResolutions(c.l.cursors[c.cid()])
+}
+
+// ContextWithResolutions returns this cursor's context and a copy of its
+// stamps, read at one moment, so an append between two calls cannot pair a
+// context with stamps it does not have (package window's Fit uses it).
+func (c *Cursor) ContextWithResolutions() (Context, map[string]Resolution) {
+	c.l.mu.Lock()
+	defer c.l.mu.Unlock()
+	cur, ok := c.l.cursors[c.cid()]
+	if !ok {
+		return emptyContext(), map[string]Resolution{}
 	}
-	return out
+	return c.l.buildContext(cur.leaf), copyResolutions(cur)
+}
+
+// copyResolutions returns a copy of cur's stamps (empty for no cursor).
+func copyResolutions(cur *cursor) map[string]Resolution {
+	if cur == nil || cur.res == nil {
+		return map[string]Resolution{}
+	}
+	return maps.Clone(cur.res)
+}
+
+// Pin keeps an entry in full for this cursor: a context budget never
+// downgrades or leaves it out.
+func (c *Cursor) Pin(id string) error { return c.SetResolution(id, Resolution{Level: Pinned}) }
+
+// Unpin returns an entry to its default level for this cursor (full for
+// messages), undoing Pin, Outline or Summarize.
+func (c *Cursor) Unpin(id string) error {
+	e := c.l.Entry(id)
+	if e == nil {
+		return fmt.Errorf("%w: %s", ErrNotFound, id)
+	}
+	return c.SetResolution(id, Resolution{Level: DefaultLevel(e)})
+}
+
+// Outline renders an entry as an outline for this cursor; text, when not
+// empty, is the outline to show instead of the generated one.
+func (c *Cursor) Outline(id, text string) error {
+	return c.SetResolution(id, Resolution{Level: Outlined, Text: text})
+}
+
+// Summarize renders an entry as a one-line summary for this cursor; text,
+// when not empty, is the summary to show instead of the generated one.
+func (c *Cursor) Summarize(id, text string) error {
+	return c.SetResolution(id, Resolution{Level: Summarized, Text: text})
 }

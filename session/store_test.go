@@ -2,7 +2,9 @@ package session_test
 
 import (
 	"errors"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -31,9 +33,8 @@ func (s *fakeStore) Write(e *session.Entry) error {
 }
 
 func TestStoreFailureLeavesLogUnchanged(t *testing.T) {
-	l := session.New("/p")
 	st := &fakeStore{}
-	l.SetStore(st)
+	l := session.New("/p", session.WithStore(st))
 	a := must[*session.Entry](t)(l.AppendMessage(userMsg(t, "a")))
 	boom := errors.New("disk full")
 	st.fail = boom
@@ -63,9 +64,8 @@ func TestStoreFailureLeavesLogUnchanged(t *testing.T) {
 }
 
 func TestStoreRefreshIndexesExternalAppends(t *testing.T) {
-	l := session.New("/p")
 	st := &fakeStore{}
-	l.SetStore(st)
+	l := session.New("/p", session.WithStore(st))
 	a := must[*session.Entry](t)(l.AppendMessage(userMsg(t, "a")))
 	// pi appends two entries to the file while arbor has it open.
 	ext := session.ParseEntries([]byte(msgLine("e1", a.ID, "assistant", "from pi") + "\n" + msgLine("e2", "e1", "user", "more") + "\n"))
@@ -76,5 +76,43 @@ func TestStoreRefreshIndexesExternalAppends(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"user:a", "assistant:from pi", "user:more", "assistant:b"}, texts(t, l.Context())); diff != "" {
 		t.Error(diff)
+	}
+}
+
+// TestOptionsAtConstruction: a log's store, clock and read-only state are
+// given when it is made, and a loaded log keeps them.
+func TestOptionsAtConstruction(t *testing.T) {
+	st := &fakeStore{}
+	at := time.Date(2026, 3, 4, 5, 6, 7, 8_000_000, time.UTC)
+	clock := session.WithClock(func() time.Time { return at })
+	v4 := []byte(`{"type":"session","version":4,"id":"v4","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}` + "\n" + msgLine("a", "", "user", "A") + "\n")
+
+	l := session.Load(fileOf(msgLine("a", "", "user", "A")), session.WithStore(st), clock)
+	e, err := l.AppendMessage(userMsg(t, "B"))
+	check(t, err)
+	if e.Timestamp != "2026-03-04T05:06:07.008Z" || len(st.written) != 1 || st.written[0] != e.ID {
+		t.Errorf("append at %s, store wrote %v: want the given clock's time, written through the given store", e.Timestamp, st.written)
+	}
+
+	ro := session.Load(v4, session.WithSource("/s/new.jsonl"), session.WithStore(st))
+	if _, err := ro.AppendMessage(userMsg(t, "C")); !errors.Is(err, session.ErrReadOnly) || !strings.HasPrefix(err.Error(), "/s/new.jsonl: ") {
+		t.Errorf("append to a version 4 file: %v, want ErrReadOnly starting with the source", err)
+	}
+	if len(st.written) != 1 {
+		t.Errorf("the read-only log wrote through its store: %v", st.written)
+	}
+	foreign := errors.New("read in place")
+	if _, err := session.New("/p", session.WithReadOnly(foreign)).SetSessionName("x"); !errors.Is(err, foreign) {
+		t.Errorf("WithReadOnly: append gave %v", err)
+	}
+
+	// A header-less file gets a current-version header for WithCwd's folder,
+	// the same id on every load.
+	data := []byte(msgLine("a", "", "user", "A") + "\n")
+	h1 := session.Load(data, session.WithCwd("/work")).Header()
+	h2 := session.Load(data, session.WithCwd("/work")).Header()
+	if h1.Cwd != "/work" || h1.Version != session.CurrentVersion || h1.ID != h2.ID ||
+		!strings.Contains(string(h1.Raw()), `"cwd":"/work"`) {
+		t.Errorf("made-up header %+v (%s), then id %s", h1, h1.Raw(), h2.ID)
 	}
 }

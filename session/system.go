@@ -1,6 +1,7 @@
 package session
 
 import (
+	"encoding/json"
 	"strconv"
 	"strings"
 
@@ -13,7 +14,7 @@ import (
 // by name. It returns the one system message that holds the result (nil when
 // the context has no system message and no tools) and the prompt text: the
 // content followed by the sections, blank parts left out, joined by a blank line.
-func SystemPrompt(msgs []ContextMessage) (message jsontext.Value, text string) {
+func SystemPrompt(msgs []ContextMessage) (message json.RawMessage, text string) {
 	var content []string
 	var sections orderedMembers
 	var tools orderedMembers

@@ -172,7 +172,7 @@ func (r ToolResult) members(ms int64) []member {
 	}
 	out := []member{{"role", quoted(RoleToolResult)}, {"toolCallId", quoted(r.ToolCallID)},
 		{"toolName", quoted(r.ToolName)}, {"content", mustValue(content)}}
-	if len(r.Details) > 0 {
+	if len(r.Details) > 0 && string(r.Details) != "null" { // pi leaves an undefined details out
 		out = append(out, member{"details", jsontext.Value(r.Details)})
 	}
 	out = append(out, member{"isError", mustValue(r.IsError)})
@@ -201,25 +201,16 @@ func (b BashExecution) members(ms int64) []member {
 // typedMessage is one of the message types above.
 type typedMessage interface {
 	members(ms int64) []member
+	stamp() int64 // the timestamp asked for (0: the append's time)
 }
 
-// stampOf is the message timestamp a typed message asks for (0: the append's time).
-func stampOf(m typedMessage) int64 {
-	switch m := m.(type) {
-	case User:
-		return m.Timestamp
-	case Assistant:
-		return m.Timestamp
-	case ToolResult:
-		return m.Timestamp
-	case BashExecution:
-		return m.Timestamp
-	}
-	return 0
-}
+func (u User) stamp() int64          { return u.Timestamp }
+func (a Assistant) stamp() int64     { return a.Timestamp }
+func (r ToolResult) stamp() int64    { return r.Timestamp }
+func (b BashExecution) stamp() int64 { return b.Timestamp }
 
 func messageOf(m typedMessage, now time.Time) Message {
-	raw := buildObject(m.members(stamped(stampOf(m), now)))
+	raw := buildObject(m.members(stamped(m.stamp(), now)))
 	msg, err := ParseMessage(raw)
 	if err != nil {
 		panic(fmt.Sprintf("session: built message does not parse: %v", err))
@@ -254,7 +245,7 @@ func (b BashExecution) Message() Message { return messageOf(b, time.Now()) }
 func (c *Cursor) appendTyped(m typedMessage) (*Entry, error) {
 	return c.l.locked(func() (*Entry, error) {
 		return c.l.appendWith(c.cid(), TypeMessage, nil, func(e *Entry) []member {
-			ms := stampOf(m)
+			ms := m.stamp()
 			if ms == 0 {
 				if t := jsTime(e.Timestamp); !math.IsNaN(t) {
 					ms = int64(t)
@@ -366,6 +357,14 @@ func (c *Cursor) branch() []*Entry {
 		return nil
 	}
 	return entriesOf(c.l.path(cur.leaf))
+}
+
+// AsBlocks returns the content as blocks: a plain string is one text block.
+func (c Content) AsBlocks() []Block {
+	if c.IsString {
+		return []Block{TextBlock(c.String)}
+	}
+	return c.Blocks
 }
 
 // Data decodes the message's fields.

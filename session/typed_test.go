@@ -281,3 +281,34 @@ func TestCustomStateAndMessages(t *testing.T) {
 		t.Errorf("after reopen todo = %s", data)
 	}
 }
+
+// FuzzContentRoundTrip: content read from any JSON writes back to content that
+// reads the same (pi's members for each block type, nothing lost on the way).
+func FuzzContentRoundTrip(f *testing.F) {
+	for _, s := range []string{
+		`[{"type":"text","text":""}]`,
+		`[{"type":"thinking","thinking":"x","thinkingSignature":"s","redacted":true},{"type":"toolCall","id":"c","name":"n","arguments":{"a":1},"argumentsError":"bad"}]`,
+		`[{"type":"image","data":"AA==","mimeType":"image/png"},{"type":"other","text":"t","id":"i"}]`,
+		`"plain"`, `[{"type":"toolCall","id":"c","name":"n"}]`, `[1,{"type":5}]`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var c session.Content
+		if json.Unmarshal([]byte(s), &c) != nil {
+			return
+		}
+		out, err := json.Marshal(c)
+		if err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+		var back session.Content
+		if err := json.Unmarshal(out, &back); err != nil {
+			t.Fatalf("%s wrote %s, which does not read: %v", s, out, err)
+		}
+		again, _ := json.Marshal(back)
+		if !bytes.Equal(out, again) {
+			t.Fatalf("%s wrote %s, then %s", s, out, again)
+		}
+	})
+}

@@ -256,9 +256,9 @@ var cases = []struct {
 	{"names, listing and resolving", func(t *testing.T, st store.Store, where string) {
 		var refs []string
 		for i := range 3 {
-			s := must[store.Session](t)(st.Create(cwd, where, store.Options{}))
+			clock := session.WithClock(func() time.Time { return time.UnixMilli(1700000000000 + int64(i)*1000) })
+			s := must[store.Session](t)(st.Create(cwd, where, store.Options{Log: []session.Option{clock}}))
 			l := s.Log()
-			l.SetClock(func() time.Time { return time.UnixMilli(1700000000000 + int64(i)*1000) })
 			must[*session.Entry](t)(l.AppendMessage(msg(t, "user", "task "+strconv.Itoa(i))))
 			must[*session.Entry](t)(l.AppendMessage(msg(t, "assistant", "done")))
 			must[*session.Entry](t)(l.SetSessionName("Job " + strconv.Itoa(i)))

@@ -35,7 +35,7 @@ func (s FileSession) Log() *session.Log { return s.Session.Log }
 func (s FileSession) Ref() string { return s.Path() }
 
 func fileOptions(o Options) []jsonl.Option {
-	opts := []jsonl.Option{jsonl.WithDurability(o.Durability), jsonl.WithHeader(o.Header...)}
+	opts := []jsonl.Option{jsonl.WithDurability(o.Durability), jsonl.WithLog(o.Log...)}
 	if o.Immediate {
 		opts = append(opts, jsonl.Immediate())
 	}

@@ -36,7 +36,7 @@ func ForkBefore(st Store, fork Forker, ref string, l *session.Log, entryID, cwd,
 		err error
 	)
 	if en.ParentID == "" {
-		s, err = st.Create(cwd, where, Options{Header: []session.HeaderOption{session.WithParent(ref)}})
+		s, err = st.Create(cwd, where, Options{Log: []session.Option{session.WithParent(ref)}})
 	} else {
 		s, err = fork(ref, l, en.ParentID)
 	}

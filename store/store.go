@@ -25,8 +25,10 @@ type Options struct {
 	// Immediate writes a new session at its first append instead of at its
 	// first assistant message (or Flush).
 	Immediate bool
-	// Header sets fields of a new session's header (session.WithID ...).
-	Header []session.HeaderOption
+	// Log configures a new session's log: its header's fields
+	// (session.WithID, session.WithParent), its clock (session.WithClock).
+	// Its store is always this one.
+	Log []session.Option
 }
 
 // Session is a session open for writing: its Log appends through the store.

@@ -24,7 +24,7 @@ func BenchmarkBuild(b *testing.B) {
 				b.SetBytes(size)
 				b.ReportAllocs()
 				for b.Loop() {
-					if _, err := Build(ctx, Options{Budget: budget}); err != nil {
+					if _, err := Build(ctx, nil, Options{Budget: budget}); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -38,7 +38,7 @@ func BenchmarkMeasure(b *testing.B) {
 	c := l.Cursor("")
 	b.ReportAllocs()
 	for b.Loop() {
-		Measure(l, c, StatsOptions{})
+		Measure(c, StatsOptions{})
 	}
 }
 
@@ -55,6 +55,6 @@ func BenchmarkMeasureChain(b *testing.B) {
 	b.SetBytes(int64(buf.Len()))
 	b.ReportAllocs()
 	for b.Loop() {
-		Measure(l, c, StatsOptions{})
+		Measure(c, StatsOptions{})
 	}
 }

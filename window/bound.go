@@ -154,7 +154,7 @@ func BoundToolResult(m session.Message, maxBytes int, blobs BlobWriter) (session
 	}
 	ptr := marshal(map[string]any{"ref": ref, "bytes": len(full)})
 	details := object([]member{{"arborBlob", ptr}})
-	if d.Details.Kind() == '{' {
+	if jsontext.Value(d.Details).Kind() == '{' {
 		details = edit(d.Details, nil, []member{{"arborBlob", ptr}})
 	}
 	out, err := session.ParseMessage(edit(m.Raw(), nil, []member{{"content", marshal(blocks)}, {"details", details}}))

@@ -1,12 +1,12 @@
 package window
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/arborlog/arbor/session"
-	"github.com/go-json-experiment/json/jsontext"
 )
 
 // Options says how to build a context.
@@ -14,8 +14,6 @@ type Options struct {
 	// Budget is the prompt budget in tokens (see Budget.Prompt); 0 applies
 	// the resolutions without fitting.
 	Budget int
-	// Resolutions are the cursor's stamps by entry id (session.Cursor.Resolutions).
-	Resolutions map[string]session.Resolution
 	// Estimator counts tokens; nil means DefaultEstimator.
 	Estimator *Estimator
 	// ResultShare is the largest share of the budget one tool result may take
@@ -57,7 +55,7 @@ type Message struct {
 // Result is a built context and what was done to make it.
 type Result struct {
 	Messages      []Message
-	ThinkingLevel jsontext.Value
+	ThinkingLevel json.RawMessage
 	Model         *session.Model
 	Budget        int // 0 when built without one
 	Tokens        int // estimated total of Messages
@@ -69,7 +67,7 @@ type Result struct {
 	Closed  []string // tool call ids closed with an error result
 	Orphans []string // entry ids of tool results whose call is not in the context, sent as user text
 
-	calls Calls
+	calls callIndex
 }
 
 // Change is one downgrade made by the planner.
@@ -121,13 +119,25 @@ var ErrBudget = errors.New("window: context does not fit the budget")
 
 func (e *BudgetError) Is(target error) bool { return target == ErrBudget }
 
-// Build renders ctx at the cursor's resolutions and, with a budget, fits it
-// (see the package comment). The log is never changed.
-func Build(ctx session.Context, o Options) (*Result, error) { return build(ctx, o, true) }
+// Fit is the context a cursor gives the model: the cursor's context rendered
+// at its resolutions (its pins kept whatever the budget) and, with a budget,
+// fitted to it (see the package comment). The log is never changed.
+func Fit(c *session.Cursor, o Options) (*Result, error) {
+	ctx, stamps := c.ContextWithResolutions()
+	return Build(ctx, stamps, o)
+}
+
+// Build renders ctx at the resolutions (stamps) of the cursor it was built for
+// (session.Cursor.Resolutions; nil: no stamps, every entry at its default
+// level) and, with a budget, fits it (see the package comment). Fit does both
+// for a cursor.
+func Build(ctx session.Context, stamps map[string]session.Resolution, o Options) (*Result, error) {
+	return build(ctx, stamps, o, true)
+}
 
 // build is Build; early false turns off the shortcut of leaveOutEarly, so
 // tests can check that it changes nothing.
-func build(ctx session.Context, o Options, early bool) (*Result, error) {
+func build(ctx session.Context, stamps map[string]session.Resolution, o Options, early bool) (*Result, error) {
 	est := o.Estimator
 	if est == nil {
 		est = &DefaultEstimator
@@ -135,7 +145,7 @@ func build(ctx session.Context, o Options, early bool) (*Result, error) {
 	if o.ResultShare <= 0 {
 		o.ResultShare = 0.25
 	}
-	p := &planner{est: est, o: o, calls: Calls{}}
+	p := &planner{est: est, o: o, stamps: stamps, calls: callIndex{}}
 	p.load(ctx.Messages)
 	p.pair()
 	p.group()
@@ -163,7 +173,7 @@ func (r *Result) Context() session.Context {
 }
 
 // ForModel converts the built messages for a model (pi's convertToLlm).
-func (r *Result) ForModel() []jsontext.Value {
+func (r *Result) ForModel() []json.RawMessage {
 	return session.ForModel(r.Context().Messages)
 }
 

@@ -78,7 +78,7 @@ func TestDanglingCallIsClosed(t *testing.T) {
 	}
 	l := session.Load(before)
 	for _, budget := range []int{0, 3000} {
-		r, err := Build(l.Context(), Options{Budget: budget})
+		r, err := Build(l.Context(), nil, Options{Budget: budget})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -112,7 +112,7 @@ func TestOrphanResultBecomesUserText(t *testing.T) {
 	appendJSON(t, l, `{"role":"user","content":"go","timestamp":1}`)
 	appendJSON(t, l, `{"role":"toolResult","toolCallId":"gone","toolName":"read","content":[{"type":"text","text":"data"}],"isError":false,"timestamp":2}`)
 	appendJSON(t, l, `{"role":"assistant","content":[{"type":"text","text":"ok"}],"stopReason":"stop","timestamp":3}`)
-	r, err := Build(l.Context(), Options{})
+	r, err := Build(l.Context(), nil, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +148,7 @@ func TestBudgetCutsLargeResultsAtLineBoundary(t *testing.T) {
 	res := string(marshal(map[string]any{"role": "toolResult", "toolCallId": "c1", "toolName": "bash", "content": []textBlock{{"text", big.String()}}, "isError": false, "timestamp": 3}))
 	appendJSON(t, l, res)
 	store := blob.Store{Dir: t.TempDir()}
-	r, err := Build(l.Context(), Options{Budget: 8000, Blobs: store})
+	r, err := Build(l.Context(), nil, Options{Budget: 8000, Blobs: store})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,7 +216,7 @@ func TestTenThousandMessagesFitSmallBudgets(t *testing.T) {
 		t.Fatalf("generated %d messages, want 10,000 or more", n)
 	}
 	for _, budget := range []int{3000, 60000} {
-		r, err := Build(ctx, Options{Budget: budget})
+		r, err := Build(ctx, nil, Options{Budget: budget})
 		if err != nil {
 			t.Fatalf("budget %d: %v", budget, err)
 		}
@@ -246,7 +246,7 @@ func TestTenThousandMessagesFitSmallBudgets(t *testing.T) {
 
 func TestBudgetErrorGivesTheNumbers(t *testing.T) {
 	l := load(t, "coding.jsonl")
-	_, err := Build(l.Context(), Options{Budget: 20})
+	_, err := Build(l.Context(), nil, Options{Budget: 20})
 	var be *BudgetError
 	if !errors.As(err, &be) || !errors.Is(err, ErrBudget) {
 		t.Fatalf("err = %v, want a *BudgetError", err)
@@ -268,8 +268,8 @@ func TestTwoCursorsResolveOneEntryDifferently(t *testing.T) {
 	}
 	a := map[string]session.Resolution{target.ID: {Level: session.Outlined}}
 	b := map[string]session.Resolution{target.ID: {Level: session.Summarized, Text: "looked at the scanner"}}
-	ra, _ := Build(ctx, Options{Resolutions: a})
-	rb, _ := Build(ctx, Options{Resolutions: b})
+	ra, _ := Build(ctx, a, Options{})
+	rb, _ := Build(ctx, b, Options{})
 	find := func(r *Result) Message {
 		for _, m := range r.Messages {
 			if m.Entry == target {
@@ -297,8 +297,8 @@ func TestPlannerProperties(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		ctx, res := randomContext(t, 1, 40, 3000)
 		budget := rapid.IntRange(1, 20000).Draw(t, "budget")
-		o := Options{Budget: budget, Resolutions: res, ResultShare: 1}
-		r, err := Build(ctx, o)
+		o := Options{Budget: budget, ResultShare: 1}
+		r, err := Build(ctx, res, o)
 		protected := protectedTokens(ctx, res)
 		if err != nil {
 			if !errors.Is(err, ErrBudget) {
@@ -345,7 +345,7 @@ func TestPlannerProperties(t *testing.T) {
 				t.Fatalf("protected entry %s changed: %s → %s", want.Entry.ID, lv, got.Level)
 			}
 		}
-		again, _ := Build(ctx, o)
+		again, _ := Build(ctx, res, o)
 		if diff := cmp.Diff(explainJSON(r), explainJSON(again)); diff != "" {
 			t.Fatalf("not deterministic: %s", diff)
 		}
@@ -415,7 +415,7 @@ func protectedTokens(ctx session.Context, res map[string]session.Resolution) int
 	for _, m := range mustKeep(ctx, res) {
 		keep[m.Entry.ID] = true
 	}
-	cs := CallsOf(ctx.Messages)
+	cs := callsOf(ctx.Messages)
 	est := &DefaultEstimator
 	n := 0
 	for _, t := range turnsOf(ctx) {
@@ -443,9 +443,9 @@ func protectedTokens(ctx session.Context, res map[string]session.Resolution) int
 		}
 		for _, m := range t {
 			lv := levelOf(m.Entry, res)
-			r := Render(m, lv, "", cs)
+			r := renderLevel(m, lv, "", cs)
 			if !keep[m.Entry.ID] {
-				if s := Render(m, session.Summarized, "", cs); est.Message(s) < est.Message(r) {
+				if s := renderLevel(m, session.Summarized, "", cs); est.Message(s) < est.Message(r) {
 					r = s
 				}
 			}
@@ -525,9 +525,9 @@ func TestLeaveOutEarlyChangesNothing(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		ctx, res := randomContext(t, 50, 200, 200)
 		budget := rapid.IntRange(1, 1200).Draw(t, "budget")
-		o := Options{Budget: budget, Resolutions: res}
-		fast, ferr := build(ctx, o, true)
-		slow, serr := build(ctx, o, false)
+		o := Options{Budget: budget}
+		fast, ferr := build(ctx, res, o, true)
+		slow, serr := build(ctx, res, o, false)
 		if (ferr == nil) != (serr == nil) {
 			t.Fatalf("early %v, without %v", ferr, serr)
 		}

@@ -1,10 +1,16 @@
 // Package window fits a session's context into a model's token budget without
 // losing the thread.
 //
+// Use: Build(cursor.Context(), Options{Budget: b.Prompt(), Resolutions:
+// cursor.Resolutions()}) returns the messages to send, fitted; Measure gives a
+// cursor's statistics in one call; a cursor's Pin, Outline and Summarize set
+// the resolutions Build applies (ExampleBuild, ExampleMeasure).
+//
 // A cursor may render each entry at a lower fidelity than the log holds
 // (session.Level: full, outlined, summarized, pinned, compacted, attached).
-// Build applies those resolutions to a built session.Context and, given a
-// budget, plans further downgrades:
+// Fit takes the cursor's context with those resolutions applied, in one call
+// (Build does the same for a context and resolutions given apart), and, given
+// a budget, plans further downgrades:
 //
 //  1. Tool results larger than a share of the budget are cut at a line boundary,
 //     with a note naming the original size and where the rest is (a blob, see

@@ -27,9 +27,9 @@ func FuzzRender(f *testing.F) {
 	f.Fuzz(func(t *testing.T, tool, text string, isError bool) {
 		raw := marshal(map[string]any{"role": "toolResult", "toolCallId": "c1", "toolName": tool, "content": []textBlock{{"text", text}}, "isError": isError})
 		m := session.ContextMessage{Role: session.RoleToolResult, Raw: raw}
-		cs := Calls{"c1": {name: tool, args: args("command", text, "path", text)}}
+		cs := callIndex{"c1": {name: tool, args: args("command", text, "path", text)}}
 		for _, lv := range []session.Level{session.Outlined, session.Summarized} {
-			r := Render(m, lv, "", cs)
+			r := renderLevel(m, lv, "", cs)
 			d, ok := data(r.Raw)
 			if !ok || d.Role != session.RoleToolResult || d.ToolCallID != "c1" || d.IsError != isError {
 				t.Fatalf("%s: rendered %s", lv, r.Raw)

@@ -29,13 +29,13 @@ type call struct {
 	args map[string]jsontext.Value
 }
 
-// Calls indexes the tool calls of a context by id: outlines of tool results
+// callIndex indexes the tool calls of a context by id: outlines of tool results
 // name the call's tool and key argument.
-type Calls map[string]call
+type callIndex map[string]call
 
-// CallsOf indexes the tool calls of msgs.
-func CallsOf(msgs []session.ContextMessage) Calls {
-	out := Calls{}
+// callsOf indexes the tool calls of msgs.
+func callsOf(msgs []session.ContextMessage) callIndex {
+	out := callIndex{}
 	for _, m := range msgs {
 		if m.Role != session.RoleAssistant {
 			continue
@@ -48,7 +48,7 @@ func CallsOf(msgs []session.ContextMessage) Calls {
 }
 
 // add indexes the tool calls of one assistant message.
-func (cs Calls) add(d session.MessageData) {
+func (cs callIndex) add(d session.MessageData) {
 	for _, b := range d.Content.Blocks {
 		if b.Type == "toolCall" && b.ID != "" {
 			c := call{name: b.Name}
@@ -59,7 +59,7 @@ func (cs Calls) add(d session.MessageData) {
 }
 
 // addBlocks indexes the tool calls of one assistant message, given as its toolCall blocks.
-func (cs Calls) addBlocks(bs []toolBlock) {
+func (cs callIndex) addBlocks(bs []toolBlock) {
 	for _, b := range bs {
 		if b.id != "" {
 			c := call{name: b.name}
@@ -91,12 +91,12 @@ func data(raw []byte) (session.MessageData, bool) {
 	return d, true
 }
 
-// Render returns m as a cursor renders it at level: outlined and summarized
+// renderLevel returns m as a cursor renders it at level: outlined and summarized
 // messages keep their role, tool-call ids and tool calls; text, when set,
 // replaces the generated outline or summary. Full and pinned return m as is.
-// calls (CallsOf the whole context) lets a tool result's outline name its
+// calls (callsOf the whole context) lets a tool result's outline name its
 // call's argument; nil leaves that out.
-func Render(m session.ContextMessage, level session.Level, text string, calls Calls) session.ContextMessage {
+func renderLevel(m session.ContextMessage, level session.Level, text string, calls callIndex) session.ContextMessage {
 	if level != session.Outlined && level != session.Summarized {
 		return m
 	}
@@ -109,7 +109,7 @@ func Render(m session.ContextMessage, level session.Level, text string, calls Ca
 
 // render is Render on a message already decoded as d (and split into ms,
 // when not nil).
-func render(m session.ContextMessage, d session.MessageData, ms []member, level session.Level, text string, calls Calls) session.ContextMessage {
+func render(m session.ContextMessage, d session.MessageData, ms []member, level session.Level, text string, calls callIndex) session.ContextMessage {
 	sum := level == session.Summarized
 	out := m
 	switch d.Role {

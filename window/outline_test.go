@@ -82,11 +82,11 @@ func TestRenderGolden(t *testing.T) {
 	for _, name := range []string{"coding.jsonl", "dangling.jsonl"} {
 		l := load(t, name)
 		ctx := l.Context()
-		cs := CallsOf(ctx.Messages)
+		cs := callsOf(ctx.Messages)
 		var b strings.Builder
 		for _, m := range ctx.Messages {
 			for _, lv := range []session.Level{session.Outlined, session.Summarized} {
-				r := Render(m, lv, "", cs)
+				r := renderLevel(m, lv, "", cs)
 				if r.Role != m.Role {
 					t.Errorf("%s: %s rendered %s as %s", m.Entry.ID, lv, m.Role, r.Role)
 				}

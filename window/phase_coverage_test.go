@@ -62,7 +62,7 @@ func realisticSessions(t *testing.T) map[string]*session.Log {
 // l's active cursor, and of those the classifier left unclassified.
 func toolPhases(l *session.Log) (tool, unclassified int, missed map[string]int) {
 	c := l.Cursor("")
-	res, _ := Build(c.Context(), Options{Resolutions: c.Resolutions(), Estimator: &DefaultEstimator})
+	res, _ := Fit(c, Options{Estimator: &DefaultEstimator})
 	o := StatsOptions{Classifier: DefaultClassifier()}
 	phases := o.classify(res, res.calls)
 	missed = map[string]int{}
@@ -133,7 +133,7 @@ func TestPhaseCoverage(t *testing.T) {
 func TestStatsAddUp(t *testing.T) {
 	for name, l := range realisticSessions(t) {
 		for _, ci := range l.Cursors() {
-			s := Measure(l, l.Cursor(ci.ID), StatsOptions{})
+			s := Measure(l.Cursor(ci.ID), StatsOptions{})
 			r, v, p := s.RoleTokens, s.ResolutionTokens, s.PhaseTokens
 			for what, sum := range map[string]int{
 				"role":       r.System + r.User + r.Assistant + r.Tool,

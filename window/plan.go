@@ -74,7 +74,8 @@ type turn struct {
 type planner struct {
 	est          *Estimator
 	o            Options
-	calls        Calls
+	stamps       map[string]session.Resolution // the cursor's resolutions
+	calls        callIndex
 	items        []*item
 	turns        []turn
 	note         int // item index of the left-out note, or -1
@@ -86,7 +87,7 @@ func (p *planner) level(e *session.Entry) (session.Level, string) {
 	if e == nil {
 		return session.Full, ""
 	}
-	if r, ok := p.o.Resolutions[e.ID]; ok && r.Level.Valid() {
+	if r, ok := p.stamps[e.ID]; ok && r.Level.Valid() {
 		return r.Level, r.Text
 	}
 	return session.DefaultLevel(e), ""

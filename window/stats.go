@@ -115,8 +115,11 @@ const (
 	DefaultReserve = 16384
 )
 
-// Measure computes the statistics of the context a cursor of l renders.
-func Measure(l *session.Log, c *session.Cursor, o StatsOptions) Stats {
+// Measure computes the statistics of the context a cursor renders, in one
+// call: its resolutions applied, its usage anchored on the provider's last
+// report, the whole file's API usage.
+func Measure(c *session.Cursor, o StatsOptions) Stats {
+	l := c.Log()
 	if o.Window <= 0 {
 		o.Window = DefaultWindow
 	}
@@ -132,9 +135,8 @@ func Measure(l *session.Log, c *session.Cursor, o StatsOptions) Stats {
 	if o.Classifier == nil {
 		o.Classifier = DefaultClassifier()
 	}
-	ctx := c.Context()
-	resolutions := c.Resolutions()
-	res, _ := Build(ctx, Options{Resolutions: resolutions, Estimator: o.Estimator}) // without a budget Build cannot fail
+	ctx, resolutions := c.ContextWithResolutions()
+	res, _ := Build(ctx, resolutions, Options{Estimator: o.Estimator}) // without a budget Build cannot fail
 	s := Stats{ContextWindow: o.Window, CompletionReserve: o.Reserve, PromptBudget: max(0, o.Window-o.Reserve), MessageCount: len(res.Messages)}
 
 	for _, e := range l.Entries() {
@@ -375,7 +377,7 @@ func (p *PhaseTokens) add(ph Phase, n int) {
 // classify gives each built message a phase: a tool call and its result the
 // phase of the call, an assistant reply without tool calls Conclusion, and
 // requests and summaries Unclassified.
-func (o StatsOptions) classify(res *Result, calls Calls) []Phase {
+func (o StatsOptions) classify(res *Result, calls callIndex) []Phase {
 	out := make([]Phase, len(res.Messages))
 	edited := false
 	byCall := map[string]Phase{}

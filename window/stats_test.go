@@ -57,7 +57,7 @@ func TestStatsAgreeWithTheFile(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			path := "testdata/" + name
 			l := load(t, name)
-			s := Measure(l, l.Cursor(""), StatsOptions{Window: 100000, Reserve: 10000})
+			s := Measure(l.Cursor(""), StatsOptions{Window: 100000, Reserve: 10000})
 			u, entries := fileUsage(t, path)
 			if diff := cmp.Diff(u, s.APIUsage, cmpopts.IgnoreUnexported(APIUsage{}), cmpopts.IgnoreFields(APIUsage{}, "ByModel"), cmp.Comparer(func(a, b float64) bool { return a-b < 1e-9 && b-a < 1e-9 })); diff != "" {
 				t.Errorf("apiUsage (-file +stats):\n%s", diff)
@@ -103,7 +103,7 @@ func TestStatsAgreeWithTheFile(t *testing.T) {
 				last := ctx.Messages[len(ctx.Messages)-1]
 				msg, _ := session.ParseMessage(last.Raw)
 				d, _ := msg.Data()
-				want += (&planner{est: &DefaultEstimator, calls: CallsOf(ctx.Messages)}).closing(d.Content.Blocks[0].ID, timestampOf(last.Raw)).tokens
+				want += (&planner{est: &DefaultEstimator, calls: callsOf(ctx.Messages)}).closing(d.Content.Blocks[0].ID, timestampOf(last.Raw)).tokens
 			}
 			if s.UsageAnchor != anchor || s.EstimatedUsed != want {
 				t.Errorf("estimatedUsed %d anchored on %s, want %d on %s", s.EstimatedUsed, s.UsageAnchor, want, anchor)
@@ -135,7 +135,7 @@ func TestStatsFollowResolutions(t *testing.T) {
 	if err := c.SetResolution(outlined, session.Resolution{Level: session.Outlined}); err != nil {
 		t.Fatal(err)
 	}
-	s := Measure(l, c, StatsOptions{})
+	s := Measure(c, StatsOptions{})
 	if s.ResolutionTokens.Pinned == 0 || s.ResolutionTokens.Outlined == 0 {
 		t.Errorf("resolution tokens %+v", s.ResolutionTokens)
 	}
@@ -149,7 +149,7 @@ func TestStatsFollowResolutions(t *testing.T) {
 
 func TestPhases(t *testing.T) {
 	l := load(t, "coding.jsonl")
-	s := Measure(l, l.Cursor(""), StatsOptions{})
+	s := Measure(l.Cursor(""), StatsOptions{})
 	p := s.PhaseTokens
 	// The fixture's tools, phased by hand: reading and searching explore,
 	// edits execute, go test after an edit verifies, the final reply concludes.

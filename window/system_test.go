@@ -28,11 +28,11 @@ func TestBudgetKeepsSystemMessages(t *testing.T) {
 	if len(system) == 0 {
 		t.Fatal("the session has no system message")
 	}
-	full, err := Build(ctx, Options{})
+	full, err := Build(ctx, nil, Options{})
 	if err != nil || full.Tokens < 4000 {
 		t.Fatalf("the whole context: %d tokens, %v", full.Tokens, err)
 	}
-	r, err := Build(ctx, Options{Budget: 2000})
+	r, err := Build(ctx, nil, Options{Budget: 2000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,12 +51,12 @@ func TestBudgetKeepsSystemMessages(t *testing.T) {
 	if len(kept) != len(system) {
 		t.Errorf("%d of %d system messages kept under a budget", len(kept), len(system))
 	}
-	s := Measure(l, l.Cursor(""), StatsOptions{})
+	s := Measure(l.Cursor(""), StatsOptions{})
 	if s.RoleTokens.System == 0 {
 		t.Error("statistics count no system tokens")
 	}
 	var be *BudgetError
-	if _, err := Build(ctx, Options{Budget: 10}); !errors.As(err, &be) || be.System == 0 {
+	if _, err := Build(ctx, nil, Options{Budget: 10}); !errors.As(err, &be) || be.System == 0 {
 		t.Errorf("a tiny budget: %v", err)
 	}
 }

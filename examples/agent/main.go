@@ -69,17 +69,17 @@ func run(w io.Writer, dir string) error {
 	if err := cur.Outline(branch[3].ID, ""); err != nil {
 		return err
 	}
-	fit, err := window.Build(cur.Context(), window.Options{Budget: 200, Resolutions: cur.Resolutions()})
+	fit, err := window.Fit(cur, window.Options{Budget: 200})
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "fitted: %d messages, %d of %d tokens\n", len(fit.Messages), fit.Tokens, fit.Budget)
-	st := window.Measure(s.Log, cur, window.StatsOptions{})
+	st := window.Measure(cur, window.StatsOptions{})
 	fmt.Fprintf(w, "stats: %d messages, %d entries, %d tokens used\n", st.MessageCount, st.EntryCount, st.EstimatedUsed)
 
 	// Summarize all but the most recent turn into a compaction entry.
 	opts := compaction.Options{Settings: compaction.Settings{Enabled: true, ReserveTokens: 100, KeepRecentTokens: 40}}
-	if _, _, err := compaction.Compact(context.Background(), s.Log, opts); err != nil {
+	if _, _, err := compaction.Compact(context.Background(), s.Log.Cursor(""), opts); err != nil {
 		return err
 	}
 	path := s.Path()

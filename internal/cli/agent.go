@@ -56,12 +56,16 @@ type agentOptions struct {
 
 	args []string
 
-	models func() []string // the configuration's model names, once factory has run
+	models       func() []string // the configuration's model names, once factory has run
+	shareCommand string          // the configuration's shareCommand, once factory has run
 }
 
 const agentHelp = `
 
 Running the agent:
+  arbor                      on a terminal: the chat (streamed replies, an editor
+                             with history, slash commands: type / or press ?)
+  arbor -r                   pick the session to continue first
   arbor -p "prompt"          run the agent on a prompt and print its answer
   echo prompt | arbor -p     the prompt on stdin
   --mode json                print one JSON event per line instead (pi's event names)
@@ -100,7 +104,7 @@ func addAgentFlags(root *cobra.Command, ios *IO, g *Global) {
 	f.BoolVarP(&o.print, "print", "p", false, "run the prompt (arguments or stdin) and print the answer")
 	f.StringVar(&o.mode, "mode", "text", "print mode output: text or json (one event per line); rpc speaks pi's RPC protocol on stdin/stdout")
 	f.BoolVarP(&o.cont, "continue", "c", false, "continue the most recent session of this folder")
-	f.BoolVarP(&o.resume, "resume", "r", false, "pick a session to resume (interactive only)")
+	f.BoolVarP(&o.resume, "resume", "r", false, "pick the session to continue in the session picker, then chat (on a terminal)")
 	f.StringVar(&o.session, "session", "", "open this session (path, id or name); a path that does not exist is created")
 	f.StringVar(&o.sessionID, "session-id", "", "open the session with this exact id, or create one with it")
 	f.BoolVar(&o.noSession, "no-session", false, "keep the session in memory: nothing is written")
@@ -214,13 +218,10 @@ func runAgent(c *cobra.Command, o *agentOptions) error {
 		if len(o.args) > 0 {
 			return usagef("unknown command %q for \"arbor\" (to run the agent on a prompt: arbor -p %q)", o.args[0], strings.Join(o.args, " "))
 		}
-		if o.resume && stdinIsTerminal(o.io.In) {
-			return usagef("--resume needs the interactive session picker; use --continue, or --session <id> (ids from 'arbor ls')")
-		}
-		if !stdinIsTerminal(o.io.In) {
+		if !stdinIsTerminal(o.io.In) || !o.io.IsTTY() {
 			return usagef(`no terminal: run the agent with -p "prompt" (or pipe the prompt into arbor -p)`)
 		}
-		return c.Help()
+		return runChat(c, o)
 	}
 	if o.resume {
 		return usagef("--resume picks a session interactively, which print mode cannot do; use --continue, or --session <id> (ids from 'arbor ls')")
@@ -333,6 +334,7 @@ func (o *agentOptions) factory(c *cobra.Command) (func(model string) (*agent.Age
 	}
 	settings := agent.Settings{Provider: o.provider, BaseURL: o.baseURL, Model: o.model, APIKeyEnv: o.apiKeyEnv,
 		Thinking: o.thinking, ContextWindow: o.contextWindow, Reserve: o.reserve, ConfigPath: cfgPath}
+	o.shareCommand = cfg.ShareCommand
 	o.models = func() []string {
 		var names []string
 		for name := range cfg.Models {
@@ -494,7 +496,7 @@ func (o *agentOptions) openSession(cwd string) (*agentSession, error) {
 			}
 		}
 		if errors.Is(err, catalog.ErrNotFound) {
-			return o.create(cwd, dir, blobs, jsonl.WithHeader(session.WithID(o.sessionID)))
+			return o.create(cwd, dir, blobs, jsonl.WithLog(session.WithID(o.sessionID)))
 		}
 		if err != nil {
 			return nil, err

@@ -150,10 +150,10 @@ func writeArborSession(t *testing.T, tc writtenCase) {
 	if err := os.Remove(f); err != nil && !os.IsNotExist(err) {
 		t.Fatal(err)
 	}
-	s, err := jsonl.Open(f, jsonl.WithCwd("/home/dev/arbor-written"), jsonl.Immediate())
-	must(t, err)
 	clock := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
-	s.SetClock(func() time.Time { clock = clock.Add(1500 * time.Millisecond); return clock })
+	tick := session.WithClock(func() time.Time { clock = clock.Add(1500 * time.Millisecond); return clock })
+	s, err := jsonl.Open(f, jsonl.WithCwd("/home/dev/arbor-written"), jsonl.Immediate(), jsonl.WithLog(tick))
+	must(t, err)
 	tc.build(t, s)
 	_ = s.Close() // a case may have closed it to run a command on the file
 	_ = os.Remove(f + ".lock")

@@ -86,7 +86,7 @@ func runBranch(o *branchOptions) error {
 		}
 		res.Moved = true
 		if o.summary.summarize { // branchsummary.go
-			id, err := o.summary.move(s.Log, s.Path(), c, o.target)
+			id, err := o.summary.move(s.Path(), c, o.target)
 			if id != "" {
 				res.Summary = &id
 			}

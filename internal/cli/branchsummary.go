@@ -31,13 +31,13 @@ func (f *branchSummaryFlags) add(cmd *cobra.Command) {
 // move summarizes what moving cursor c to target ("" for before the first entry)
 // leaves behind and moves it there; it returns the branch_summary's id, or ""
 // when nothing was left behind and the cursor just moved.
-func (f *branchSummaryFlags) move(l *session.Log, path string, c *session.Cursor, target string) (string, error) {
+func (f *branchSummaryFlags) move(path string, c *session.Cursor, target string) (string, error) {
 	summ, _, err := f.summary.summarizer()
 	if err != nil {
 		return "", err
 	}
-	m, err := compaction.BranchWithSummary(context.Background(), l, target, compaction.BranchOptions{
-		Summarizer: summ, Instructions: f.instructions, ReplaceInstructions: f.replace, ContextWindow: f.window, Cursor: c.ID()})
+	m, err := compaction.BranchWithSummary(context.Background(), c, target, compaction.BranchOptions{
+		Summarizer: summ, Instructions: f.instructions, ReplaceInstructions: f.replace, ContextWindow: f.window})
 	if err != nil {
 		return "", fmt.Errorf("summarize the branch left behind in %s: %w; nothing was written", path, err)
 	}

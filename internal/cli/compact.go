@@ -308,7 +308,7 @@ func runCompact(ctx context.Context, o *compactOptions) error {
 		if err != nil {
 			return fmt.Errorf("compact %s: %w; nothing was appended", s.Path(), err)
 		}
-		e, err := compaction.Append(s.Log, c.ID(), r)
+		e, err := compaction.Append(c, r)
 		if err != nil && !strings.HasPrefix(err.Error(), s.Path()+": ") { // the store's errors name the file
 			return fmt.Errorf("compact %s: %w", s.Path(), err)
 		}
@@ -336,7 +336,7 @@ func runCompactUndo(o *compactOptions) error {
 		if err != nil {
 			return err
 		}
-		u, err := compaction.Undo(s.Log, c.ID())
+		u, err := compaction.Undo(c)
 		if errors.Is(err, compaction.ErrNoCompaction) {
 			return fmt.Errorf("nothing to undo in %s: no compaction on the current branch", s.Path())
 		}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -10,7 +11,6 @@ import (
 	"github.com/arborlog/arbor/session"
 	"github.com/arborlog/arbor/window"
 	"github.com/arborlog/arbor/window/blob"
-	"github.com/go-json-experiment/json/jsontext"
 	"github.com/spf13/cobra"
 )
 
@@ -178,11 +178,11 @@ func (o *contextOptions) printSystem(ctx session.Context) error {
 	}
 	w.Flush()
 	if msg == nil {
-		msg = jsontext.Value("null")
+		msg = json.RawMessage("null")
 	}
 	return printJSON(o.io, struct {
-		Message jsontext.Value `json:"message"`
-		Text    string         `json:"text"`
+		Message json.RawMessage `json:"message"`
+		Text    string          `json:"text"`
 	}{msg, text})
 }
 
@@ -193,11 +193,11 @@ func (o *contextOptions) fit(ctx session.Context, res map[string]session.Resolut
 	if o.budget == 0 && !reduced(ctx, res) {
 		return ctx, nil, nil
 	}
-	opts := window.Options{Budget: o.budget, Resolutions: res, ResultShare: o.share}
+	opts := window.Options{Budget: o.budget, ResultShare: o.share}
 	if o.budget > 0 {
 		opts.Blobs = blob.Store{Dir: filepath.Join(catalog.Home(), "blobs")}
 	}
-	r, err := window.Build(ctx, opts)
+	r, err := window.Build(ctx, res, opts)
 	if err != nil {
 		return ctx, nil, fmt.Errorf("%s: %w", path, err)
 	}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -39,6 +40,12 @@ func newCommandFixture(t *testing.T) commandFixture {
 	f := commandFixture{home: catalogHome(t), dir: t.TempDir()}
 	f.ref = copyFile(t, "../../examples/refactor.jsonl", f.dir)
 	f.edges = copyFile(t, "../../testdata/pi/sessions/v3-edges.jsonl", f.dir)
+	// Copied in the same instant, the two would tie for the latest session.
+	for p, age := range map[string]time.Duration{f.ref: time.Hour, f.edges: 2 * time.Hour} {
+		if err := os.Chtimes(p, fakeNow.Add(-age), fakeNow.Add(-age)); err != nil {
+			t.Fatal(err)
+		}
+	}
 	f.orphan = copyFile(t, "../../testdata/pi/sessions/dmg-orphan.jsonl", t.TempDir())
 	f.claude = copyFile(t, "../../importers/testdata/claude/synthetic/synth-0001.jsonl", t.TempDir())
 	replacement := filepath.Join(t.TempDir(), "shorter.txt")
@@ -105,7 +112,7 @@ func (f commandFixture) cases() []commandCase {
 // notPrinting are the commands the tables leave out, and why.
 var notPrinting = map[string]string{
 	"browse": "a full-screen program: internal/tui's tests drive it in tmux",
-	"serve":  "speaks JSON-RPC on stdin and stdout: serve_test.go and package rpc",
+	"serve":  "speaks JSON-RPC on stdin and stdout: cmd/arbor/rpc_serve_test.go and package rpc",
 	"db":     "needs PostgreSQL: store_test.go",
 	"sync":   "needs PostgreSQL: store_test.go",
 }
@@ -119,7 +126,13 @@ func TestGoldens(t *testing.T) {
 		t.Run(sub, func(t *testing.T) {
 			f := newCommandFixture(t)
 			for _, tc := range f.cases() {
-				r := runFake(t, goldenWidth, color, tc.stdin, tc.args...)
+				var out, errOut bytes.Buffer
+				ios := fakeTerminal(strings.NewReader(tc.stdin), &out, &errOut, goldenWidth, color)
+				// stderr is not a terminal here: a progress bar shows only
+				// when indexing is slow, so a golden cannot hold it.
+				ios.errTTY = false
+				r := result{code: run(ios, tc.args)}
+				r.out, r.err = out.String(), errOut.String()
 				if r.code != tc.code {
 					t.Errorf("arbor %s: exit %d, want %d: %s", strings.Join(tc.args, " "), r.code, tc.code, r.err)
 				}

@@ -82,7 +82,7 @@ func runStats(o *statsOptions) error {
 			return err
 		}
 	}
-	s := window.Measure(l, c, opts)
+	s := window.Measure(c, opts)
 	if o.g.JSON {
 		return o.io.JSON(s)
 	}

@@ -112,7 +112,7 @@ func (g *Global) openDB(db *pgstore.Store, arg string, o store.Options, create b
 	id, err := db.Resolve(arg, g.scope())
 	if errors.Is(err, catalog.ErrNotFound) && create && jsonl.SafeID(arg) {
 		cwd, _ := os.Getwd()
-		o.Header = append(o.Header, session.WithID(arg))
+		o.Log = append(o.Log, session.WithID(arg))
 		s, err := db.Create(cwd, "", o)
 		if err != nil {
 			return nil, err

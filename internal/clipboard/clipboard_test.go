@@ -5,11 +5,12 @@ import (
 	"encoding/base64"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/arborlog/arbor/internal/tmuxtest"
 )
 
 // helperVar makes the test binary the program that copies, for the tmux test.
@@ -51,35 +52,20 @@ func TestOSC52(t *testing.T) {
 // TestTmux copies with OSC 52 from a program in a real tmux whose
 // set-clipboard is on: the text lands in tmux's paste buffer.
 func TestTmux(t *testing.T) {
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("tmux is not installed (.ci/run installs it)")
-	}
-	sock := filepath.Join(t.TempDir(), "tmux.sock")
-	tmux := func(args ...string) (string, error) {
-		out, err := exec.Command("tmux", append([]string{"-S", sock, "-f", "/dev/null"}, args...)...).CombinedOutput()
-		return string(out), err
-	}
-	if out, err := tmux("new-session", "-d", "-x", "80", "-y", "20", "sleep 30"); err != nil {
-		t.Fatalf("tmux: %v %s", err, out)
-	}
-	t.Cleanup(func() { tmux("kill-server") })
-	if out, err := tmux("set-option", "-g", "set-clipboard", "on"); err != nil {
-		t.Fatalf("tmux: %v %s", err, out)
-	}
+	term := tmuxtest.New(t)
+	term.Run("new-session", "-d", "-x", "80", "-y", "20", "sleep 30")
+	term.Run("set-option", "-g", "set-clipboard", "on")
 	self, _ := os.Executable()
 	text := "copied from arbor:\nünïcödé and `code`"
 	cmd := "env " + helperVar + "='" + strings.ReplaceAll(text, "'", `'\''`) + "' '" + self + "'; sleep 30"
-	if out, err := tmux("new-window", "sh", "-c", cmd); err != nil {
-		t.Fatalf("tmux: %v %s", err, out)
-	}
+	term.Run("new-window", "sh", "-c", cmd)
 	var got string
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if out, err := tmux("show-buffer"); err == nil {
-			got = out
-			if got == text {
-				return
-			}
-		}
+	if tmuxtest.Until(10*time.Second, func() bool {
+		out, err := term.Try("show-buffer")
+		got = out
+		return err == nil && got == text
+	}) {
+		return
 	}
 	t.Fatalf("tmux's buffer holds %q, want %q", got, text)
 }

@@ -213,3 +213,42 @@ func TestOtherText(t *testing.T) {
 		t.Errorf("empty text renders %q", got)
 	}
 }
+
+// FuzzBlocks checks the cut rule on any text: the blocks of a prefix, but its
+// last, are blocks of the whole, and no block is lost (joined, the blocks
+// hold every line that is not blank between blocks).
+func FuzzBlocks(f *testing.F) {
+	f.Add(reply(f), 100)
+	f.Add("a\n\n```\nx\n\n~~~\n```\n\nb\n\n    c\n\nd", 9)
+	f.Fuzz(func(t *testing.T, text string, cut int) {
+		if cut < 0 || cut > len(text) {
+			return
+		}
+		whole, part := Blocks(text), Blocks(text[:cut])
+		if len(part) > 0 {
+			if len(part)-1 > len(whole) {
+				t.Fatalf("%d blocks in the prefix, %d in the whole", len(part), len(whole))
+			}
+			if diff := cmp.Diff(whole[:len(part)-1], part[:len(part)-1]); diff != "" {
+				t.Fatalf("the blocks of %q are not blocks of %q:\n%s", text[:cut], text, diff)
+			}
+		}
+		var lines []string
+		for _, ln := range strings.Split(text, "\n") {
+			if strings.TrimSpace(ln) != "" {
+				lines = append(lines, ln)
+			}
+		}
+		var got []string
+		for _, b := range whole {
+			for _, ln := range strings.Split(b, "\n") {
+				if strings.TrimSpace(ln) != "" {
+					got = append(got, ln)
+				}
+			}
+		}
+		if diff := cmp.Diff(lines, got); diff != "" {
+			t.Fatalf("the blocks of %q lose or add lines:\n%s", text, diff)
+		}
+	})
+}

@@ -12,6 +12,7 @@ package statusbar
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/arborlog/arbor/window"
 )
@@ -44,10 +45,12 @@ func BandOf(pct float64) Band {
 var sgr = [...]string{Green: "32", Yellow: "33", Red: "31"}
 
 // Bar draws the utilization as [████░░░░], coloured by its band when color is set.
-func Bar(pct float64, color bool) string {
-	filled := int(pct*Width/100 + 0.5)
-	filled = min(Width, max(0, filled))
-	bar := "[" + strings.Repeat("█", filled) + strings.Repeat("░", Width-filled) + "]"
+func Bar(pct float64, color bool) string { return bar(pct, Width, color) }
+
+func bar(pct float64, width int, color bool) string {
+	filled := int(pct*float64(width)/100 + 0.5)
+	filled = min(width, max(0, filled))
+	bar := "[" + strings.Repeat("█", filled) + strings.Repeat("░", width-filled) + "]"
 	if color {
 		bar = "\x1b[" + sgr[BandOf(pct)] + "m" + bar + "\x1b[0m"
 	}
@@ -61,6 +64,31 @@ func Line(s window.Stats, color bool) string {
 		Tokens(s.EstimatedUsed), Tokens(s.PromptBudget), Percent(s.UtilizationPercent),
 		Tokens(s.EstimatedRemaining), Count(s.MessageCount, "message"))
 }
+
+// Fit is Line for a footer of width columns: it leaves out the messages,
+// then what remains, then narrows the bar (to 5 cells), until the line fits;
+// "" when even that does not fit.
+func Fit(s window.Stats, color bool, width int) string {
+	used := fmt.Sprintf(" %s/%s tokens (%s%%)", Tokens(s.EstimatedUsed), Tokens(s.PromptBudget), Percent(s.UtilizationPercent))
+	tails := []string{
+		fmt.Sprintf(" │ %s remaining │ %s", Tokens(s.EstimatedRemaining), Count(s.MessageCount, "message")),
+		fmt.Sprintf(" │ %s remaining", Tokens(s.EstimatedRemaining)),
+		"",
+	}
+	for _, tail := range tails {
+		if Width+2+cells(used+tail) <= width {
+			return bar(s.UtilizationPercent, Width, color) + used + tail
+		}
+	}
+	if w := width - 2 - cells(used); w >= 5 {
+		return bar(s.UtilizationPercent, w, color) + used
+	}
+	return ""
+}
+
+// cells is the columns of text made of single-width characters (the
+// figures, the words, │).
+func cells(s string) int { return utf8.RuneCountInString(s) }
 
 // Percent prints a percentage with at most one decimal: 6.7, 50, 100.
 func Percent(pct float64) string {

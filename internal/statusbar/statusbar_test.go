@@ -54,3 +54,32 @@ func TestNumbers(t *testing.T) {
 		}
 	}
 }
+
+// TestFit narrows the line for a footer, dropping from its end first.
+func TestFit(t *testing.T) {
+	s := window.Stats{PromptBudget: 32000, EstimatedUsed: 12300, EstimatedRemaining: 19700, UtilizationPercent: 38.4, MessageCount: 12}
+	full := Line(s, false)
+	for _, tc := range []struct {
+		width int
+		want  string
+	}{
+		{200, full},
+		{len([]rune(full)), full},
+		{len([]rune(full)) - 1, "[████████░░░░░░░░░░░░] 12.3k/32k tokens (38.4%) │ 19.7k remaining"},
+		{50, "[████████░░░░░░░░░░░░] 12.3k/32k tokens (38.4%)"},
+		{40, "[█████░░░░░░░░] 12.3k/32k tokens (38.4%)"},
+		{32, "[██░░░] 12.3k/32k tokens (38.4%)"},
+		{31, ""},
+	} {
+		got := Fit(s, false, tc.width)
+		if got != tc.want {
+			t.Errorf("width %d:\n got %q\nwant %q", tc.width, got, tc.want)
+		}
+		if n := len([]rune(got)); n > tc.width {
+			t.Errorf("width %d: %d columns", tc.width, n)
+		}
+	}
+	if got := Fit(s, true, 50); got != "\x1b[32m[████████░░░░░░░░░░░░]\x1b[0m 12.3k/32k tokens (38.4%)" {
+		t.Errorf("coloured: %q", got)
+	}
+}

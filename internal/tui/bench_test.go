@@ -155,6 +155,60 @@ func BenchmarkTreeMove(b *testing.B) {
 
 var _ tea.Model = (*Browser)(nil)
 
+// longChat is a chat of n turns: a question, a tool call with 30 lines of
+// output, and a five-line answer each.
+func longChat(b *testing.B, n int) *chatHarness {
+	h := newChat(b)
+	var items []*item
+	out := strings.Repeat("ok  github.com/example/timeparse/internal/unit  0.012s\n", 30)
+	for i := range n {
+		items = append(items,
+			&item{kind: kindUser, text: fmt.Sprintf("Turn %d: why does the parser reject the unit d?", i)},
+			&item{kind: kindTool, tool: "bash", args: `{"command":"go test ./..."}`, result: out, hasResult: true},
+			&item{kind: kindAssistant, text: strings.Repeat("Because unit() has no case for it, while Units advertises it. ", 8)})
+	}
+	h.c.items = items
+	return h
+}
+
+// BenchmarkChatFrame is one frame of a 1,000-turn chat (3,000 blocks): idle
+// (the conversation is drawn once and kept), while a reply streams (its last
+// Markdown block is drawn again at each delta), and after a resize (every
+// block on screen is drawn again, the Markdown renderers made anew).
+func BenchmarkChatFrame(b *testing.B) {
+	b.Run("idle", func(b *testing.B) {
+		h := longChat(b, 1000)
+		h.c.View()
+		for b.Loop() {
+			h.c.View()
+		}
+	})
+	b.Run("streaming", func(b *testing.B) {
+		h := longChat(b, 1000)
+		h.stream(delta("text_delta", 0, "The unit table"))
+		h.c.View()
+		i := 0
+		for b.Loop() {
+			d := " grows"
+			if i++; i%40 == 0 {
+				d = "\n\nA new paragraph" // a reply's blocks stay a few hundred bytes
+			}
+			h.c.event(delta("text_delta", 0, d))
+			h.c.View()
+		}
+		h.c.stop()
+	})
+	b.Run("resize", func(b *testing.B) {
+		h := longChat(b, 1000)
+		w := 120
+		for b.Loop() {
+			w = 241 - w // 121, 120, 121…: every frame draws every block again
+			h.c.Update(tea.WindowSizeMsg{Width: w, Height: 40})
+			h.c.View()
+		}
+	})
+}
+
 // BenchmarkForkOpen opens the fork selector on the 100,000-entry session
 // (loaded already, as the chat has it): list the user messages of the active
 // branch and draw the first screen.

@@ -1,10 +1,17 @@
 // Package tui is arbor's terminal interface (bubbletea v2): the session picker,
-// the tree view and the browser that joins them (`arbor browse`). The chat of
-// the interactive agent is built on the same models: Picker chooses a session
-// and hands it to a callback (`/resume`; Pick runs it alone for `arbor -r`),
-// Tree moves a cursor's leaf and hands back what it did (`/tree`), and
-// ForkSelector picks a user message of the active branch to fork before
-// (`/fork`, with store.ForkBefore).
+// the tree view and the browser that joins them (`arbor browse`), and the chat
+// of the interactive agent (`arbor` on a terminal, RunChat), built on the same
+// models: Picker chooses a session and hands it to a callback (`/resume`; Pick
+// runs it alone for `arbor -r`), Tree moves a cursor's leaf and hands back what
+// it did (`/tree`), and ForkSelector picks a user message of the active branch
+// to fork before (`/fork`, with store.ForkBefore).
+//
+// The chat runs the agent in a goroutine whose events reach Update as
+// messages; only that goroutine appends to the session while a turn runs,
+// and the chat reads the session (its conversation, its statistics) only
+// between turns. Commands that change the session wait for the turn (Esc
+// stops it). The chat holds the session's writer lock, and lets go of it
+// while the tree, which writes through its own handle, is open.
 //
 // Promises:
 //   - Nothing blocks the interface: listing, indexing, full-text search,

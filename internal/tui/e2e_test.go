@@ -44,7 +44,8 @@ func arborBinary(t *testing.T) string {
 	return binary
 }
 
-// terminal is a tmux server of its own running one command in a 120×35 window.
+// terminal is a tmux server of its own running arbor with args in a 120×35
+// window, in the fixture's working folder.
 type terminal struct {
 	t    *testing.T
 	sock string
@@ -58,8 +59,8 @@ func startTerminal(t *testing.T, f *fixture, env []string, args ...string) *term
 	bin := arborBinary(t)
 	term := &terminal{t: t, sock: filepath.Join(t.TempDir(), "tmux.sock")}
 	vars := append([]string{"ARBOR_DIR=" + f.arbor, "PI_CODING_AGENT_DIR=" + f.pi, "HOME=" + filepath.Dir(f.arbor), "TERM=xterm-256color"}, env...)
-	cmd := "env " + shellJoin(vars) + " " + shellJoin(append([]string{bin, "browse"}, args...)) + "; echo EXIT=$?; sleep 30"
-	term.tmux("new-session", "-d", "-x", "120", "-y", "35", "sh", "-c", cmd)
+	cmd := "env " + shellJoin(vars) + " " + shellJoin(append([]string{bin}, args...)) + "; echo EXIT=$?; sleep 30"
+	term.tmux("new-session", "-d", "-x", "120", "-y", "35", "-c", f.work, "sh", "-c", cmd)
 	t.Cleanup(func() { _ = exec.Command("tmux", "-S", term.sock, "kill-server").Run() })
 	return term
 }
@@ -144,7 +145,7 @@ func (term *terminal) waitGone(gone, why string) string {
 // after each write.
 func TestBrowseInTmux(t *testing.T) {
 	f := newFixture(t)
-	term := startTerminal(t, f, nil, "--all")
+	term := startTerminal(t, f, nil, "browse", "--all")
 	term.waitFor("Sessions (All)")
 	term.waitFor("context heading") // a session pi wrote
 
@@ -220,7 +221,7 @@ func TestBrowseInTmux(t *testing.T) {
 // folding, labels and the mouse wheel.
 func TestBrowseTreeInTmux(t *testing.T) {
 	f := newFixture(t)
-	term := startTerminal(t, f, nil, f.example)
+	term := startTerminal(t, f, nil, "browse", f.example)
 	term.waitFor("Session tree Fix day units in timeparse")
 	term.keys("C-u")
 	term.waitFor("filter: user")
@@ -255,7 +256,7 @@ func TestBrowseNoColor(t *testing.T) {
 		env    []string
 		colour bool
 	}{{[]string{"COLORTERM=truecolor"}, true}, {[]string{"NO_COLOR=1"}, false}} {
-		term := startTerminal(t, f, tc.env, "--all")
+		term := startTerminal(t, f, tc.env, "browse", "--all")
 		term.waitFor("context heading")
 		s := term.screen(true)
 		if got := colourCode.MatchString(s); got != tc.colour {

@@ -40,6 +40,7 @@ func TestMain(m *testing.M) {
 // and some of the pi corpus (pi wrote them) in pi's.
 type fixture struct {
 	arbor, pi string
+	work      string // the folder the tmux tests run arbor in
 	example   string // the copy of examples/refactor.jsonl
 	pi3       string // the copy of v3-tree.jsonl
 }
@@ -49,7 +50,10 @@ var piFiles = []string{"gen-s1-0.jsonl", "gen-s1-1.jsonl", "gen-s2-0.jsonl", "v3
 func newFixture(t testing.TB) *fixture {
 	t.Helper()
 	root := t.TempDir()
-	f := &fixture{arbor: filepath.Join(root, "arbor"), pi: filepath.Join(root, "pi")}
+	f := &fixture{arbor: filepath.Join(root, "arbor"), pi: filepath.Join(root, "pi"), work: filepath.Join(root, "work")}
+	if err := os.Mkdir(f.work, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	t.Setenv("ARBOR_DIR", f.arbor)
 	t.Setenv("PI_CODING_AGENT_DIR", f.pi)
 	t.Setenv("HOME", root) // paths on screen start with ~, the same on every run

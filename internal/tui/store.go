@@ -136,8 +136,8 @@ func (s *store) branch(path, target string, sum Summary, instructions string) (s
 		if sum == NoSummary {
 			return c.BranchTo(target)
 		}
-		m, err := compaction.BranchWithSummary(context.Background(), f.Log, target, compaction.BranchOptions{
-			Summarizer: s.summarizer, Instructions: instructions, ContextWindow: s.contextWindow, Cursor: c.ID()})
+		m, err := compaction.BranchWithSummary(context.Background(), c, target, compaction.BranchOptions{
+			Summarizer: s.summarizer, Instructions: instructions, ContextWindow: s.contextWindow})
 		if err != nil {
 			return fmt.Errorf("summarize the branch left behind in %s: %w; nothing was written", path, err)
 		}

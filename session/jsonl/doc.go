@@ -1,6 +1,11 @@
 // Package jsonl stores sessions in files: it turns a file into a session.Log
 // and persists what the log appends.
 //
+// Create starts a session file in a folder, Open opens one for writing (taking
+// the writer lock), ContinueRecent opens the newest of a folder or starts one,
+// and Read loads one without the lock. A *Session is a *session.Log: append
+// to it as to any log, and Close it to release the lock (Example).
+//
 // # Guarantees
 //
 //   - One write(2) per entry, the whole line with its newline, on a descriptor

@@ -368,7 +368,7 @@ func fileHasRenamed(t *testing.T, path string) bool {
 func TestHostileIDs(t *testing.T) {
 	dir := t.TempDir()
 	for _, id := range []string{"../escape", "/abs/path", "a/b", "nul\x00id", ".hidden", "..", strings.Repeat("a", 129), "new\nline"} {
-		if _, err := Create("/cwd", dir, WithHeader(session.WithID(id)), Immediate()); err == nil {
+		if _, err := Create("/cwd", dir, WithLog(session.WithID(id)), Immediate()); err == nil {
 			t.Errorf("Create with id %q succeeded", id)
 		}
 	}

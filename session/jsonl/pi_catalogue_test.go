@@ -360,7 +360,7 @@ func must(t *testing.T) func(*session.Entry, error) *session.Entry {
 // TestCustomSessionIDPersisted: pi's custom-session-id test, through the file store.
 func TestCustomSessionIDPersisted(t *testing.T) {
 	dir := t.TempDir()
-	s, err := jsonl.Create("/p", dir, jsonl.WithHeader(session.WithID("my-id"), session.WithParent("/old.jsonl")))
+	s, err := jsonl.Create("/p", dir, jsonl.WithLog(session.WithID("my-id"), session.WithParent("/old.jsonl")))
 	if err != nil {
 		t.Fatal(err)
 	}

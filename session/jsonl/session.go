@@ -31,7 +31,7 @@ type config struct {
 	policy   Durability
 	deferred bool
 	cwd      string
-	header   []session.HeaderOption
+	header   []session.Option
 }
 
 // WithDurability sets when appends are fsynced (default Turn).
@@ -48,8 +48,10 @@ func Immediate() Option { return func(c *config) { c.deferred = false } }
 // usable header (default: the process's working directory).
 func WithCwd(cwd string) Option { return func(c *config) { c.cwd = cwd } }
 
-// WithHeader sets fields of a new session's header (session.WithID, session.WithParent).
-func WithHeader(opts ...session.HeaderOption) Option {
+// WithLog passes options to the session.Log: fields of a new session's
+// header (session.WithID, session.WithParent), its clock (session.WithClock).
+// The store is always the file's.
+func WithLog(opts ...session.Option) Option {
 	return func(c *config) { c.header = append(c.header, opts...) }
 }
 
@@ -161,18 +163,26 @@ func SafeID(id string) bool {
 // setup entries alone (model, thinking level) leave no file behind.
 func Create(cwd, dir string, opts ...Option) (*Session, error) {
 	c := newConfig(opts)
-	l := session.New(cwd, c.header...)
+	return create(dir, c, func(o ...session.Option) (*session.Log, error) {
+		return session.New(cwd, append(c.header, o...)...), nil
+	})
+}
+
+// create makes a new session in dir: make builds its log with the options it
+// is given, which include the log's store; the log's entries are written at
+// the first write.
+func create(dir string, c config, make func(...session.Option) (*session.Log, error)) (*Session, error) {
+	st := &store{fs: c.fs, policy: c.policy, defer_: c.deferred}
+	l, err := make(session.WithStore(st))
+	if err != nil {
+		return nil, err
+	}
 	path, err := sessionFile(dir, l.Header())
 	if err != nil {
 		return nil, err
 	}
-	return attach(l, path, c, nil), nil
-}
-
-func attach(l *session.Log, path string, c config, pending []*session.Entry) *Session {
-	st := &store{fs: c.fs, path: path, policy: c.policy, defer_: c.deferred, header: l.Header().Raw(), pending: pending}
-	l.SetStore(st)
-	return &Session{Log: l, path: path, store: st}
+	st.path, st.header, st.pending = path, l.Header().Raw(), l.Entries()
+	return &Session{Log: l, path: path, store: st}, nil
 }
 
 // Read loads a session file without taking the writer lock and without ever
@@ -199,8 +209,10 @@ var ErrNotSession = errors.New("jsonl: not a session file")
 func Open(path string, opts ...Option) (*Session, error) {
 	c := newConfig(opts)
 	if _, err := c.fs.Stat(path); errors.Is(err, fs.ErrNotExist) {
-		l := session.New(c.cwd, c.header...)
-		return attach(l, path, c, nil), nil
+		st := &store{fs: c.fs, path: path, policy: c.policy, defer_: c.deferred}
+		l := session.New(c.cwd, append(c.header, session.WithStore(st))...)
+		st.header = l.Header().Raw()
+		return &Session{Log: l, path: path, store: st}, nil
 	}
 	// Lock before reading, so no other arbor writer appends between the read and our first write.
 	lock, err := lockFile(path)
@@ -240,7 +252,8 @@ func load(path string, c config, lock *writerLock, f File) (*Session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	l := session.Load(data)
+	st2 := &store{fs: c.fs, path: path, policy: c.policy, lock: lock, f: f, created: true}
+	l := session.Load(data, append(c.header, session.WithCwd(c.cwd), session.WithStore(st2), session.WithSource(path))...)
 	rep := l.Report()
 	if rep.NoHeader && l.Len() == 0 && len(bytes.TrimSpace(data)) > 0 {
 		return nil, fmt.Errorf("%w: no line of %s is a session header or entry; arbor left it unchanged ('arbor fsck %s' shows what it holds)", ErrNotSession, path, path)
@@ -251,29 +264,26 @@ func load(path string, c config, lock *writerLock, f File) (*Session, error) {
 		// skipped it). The first append reads it again (store.readOthers).
 		size = int64(bytes.LastIndexByte(data, '\n') + 1)
 	}
-	st2 := &store{fs: c.fs, path: path, policy: c.policy, lock: lock, f: f, size: size, created: true}
+	st2.size = size
 	s := &Session{Log: l, path: path, store: st2}
 	switch {
 	case l.ReadOnly() != nil:
 		// A newer format: readable, never written, so no lock is needed either.
-		l.SetReadOnly(fmt.Errorf("%s: %w", path, l.ReadOnly()))
 		lock.release()
 		st2.lock = nil
 		f.Close()
 		st2.f = nil
 		st2.header = l.Header().Raw()
-		l.SetStore(st2)
 		return s, nil
 	case len(bytes.TrimSpace(data)) == 0:
 		// Empty or blank: a new session at this path, written on first flush.
 		f.Close()
-		nl := session.New(c.cwd, c.header...)
+		nl := session.New(c.cwd, append(c.header, session.WithStore(st2))...)
 		s.Log = nl
 		st2.f, st2.created, st2.defer_, st2.repair, st2.header = nil, false, c.deferred, repairBlankFile, nl.Header().Raw()
 	case rep.NoHeader:
-		// Entries without a header: keep them under a new one (new id, this cwd).
-		h := l.Header()
-		l.SetHeader(session.Header{Version: session.CurrentVersion, ID: h.ID, Timestamp: h.Timestamp, Cwd: c.cwd})
+		// Entries without a header: keep them under a new one (made by Load
+		// for this cwd, with an id derived from the file's first line).
 		st2.repair, st2.backup, st2.snapshot = repairRewrite, BackupPath(path), l.Entries()
 	case rep.Migrated:
 		st2.repair, st2.backup, st2.snapshot = repairRewrite, VersionBackupPath(path, rep.Version), l.Entries()
@@ -284,7 +294,6 @@ func load(path string, c config, lock *writerLock, f File) (*Session, error) {
 	if st2.header == nil {
 		st2.header = s.Log.Header().Raw()
 	}
-	s.Log.SetStore(st2)
 	return s, nil
 }
 
@@ -380,12 +389,12 @@ func ForkFrom(src, cwd, dir string, opts ...Option) (*Session, error) {
 	}
 	abs, _ := filepath.Abs(src)
 	c := newConfig(opts)
-	l := old.Copy(cwd, append(c.header, session.WithParent(abs))...)
-	path, err := sessionFile(dir, l.Header())
+	s, err := create(dir, c, func(o ...session.Option) (*session.Log, error) {
+		return old.Copy(cwd, append(append(c.header, session.WithParent(abs)), o...)...), nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	s := attach(l, path, c, l.Entries())
 	if err := s.Flush(); err != nil {
 		return nil, err
 	}
@@ -405,16 +414,13 @@ func (s *Session) CreateBranchedSession(leafID string, opts ...Option) (*Session
 func BranchFrom(src string, l *session.Log, leafID string, opts ...Option) (*Session, error) {
 	abs, _ := filepath.Abs(src)
 	c := newConfig(opts)
-	nl, err := l.Branched(leafID, append(c.header, session.WithParent(abs))...)
+	ns, err := create(filepath.Dir(src), c, func(o ...session.Option) (*session.Log, error) {
+		return l.Branched(leafID, append(append(c.header, session.WithParent(abs)), o...)...)
+	})
 	if err != nil {
 		return nil, err
 	}
-	path, err := sessionFile(filepath.Dir(src), nl.Header())
-	if err != nil {
-		return nil, err
-	}
-	ns := attach(nl, path, c, nl.Entries())
-	if nl.HasConversation() {
+	if ns.HasConversation() {
 		if err := ns.Flush(); err != nil {
 			return nil, err
 		}

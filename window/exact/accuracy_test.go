@@ -153,7 +153,7 @@ func TestBuildWithExact(t *testing.T) {
 	ex := window.DefaultEstimator
 	ex.Exact = c
 	ctx := sessions(t)["long.jsonl"]
-	r, err := window.Build(ctx, window.Options{Budget: 5000, Estimator: &ex})
+	r, err := window.Build(ctx, nil, window.Options{Budget: 5000, Estimator: &ex})
 	if err != nil {
 		t.Fatal(err)
 	}

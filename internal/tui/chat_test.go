@@ -1,0 +1,292 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"charm.land/bubbles/v2/spinner"
+	tea "charm.land/bubbletea/v2"
+	"github.com/arborlog/arbor/agent"
+	"github.com/arborlog/arbor/agent/agenttest"
+	"github.com/arborlog/arbor/catalog"
+	"github.com/arborlog/arbor/compaction"
+	"github.com/arborlog/arbor/export"
+	"github.com/arborlog/arbor/session"
+	"github.com/arborlog/arbor/session/jsonl"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// chatHarness drives a Chat as bubbletea would: each command runs and its
+// message goes back to Update until nothing is left. A run's events arrive
+// one by one through the same commands, so a prompt returns when its turn
+// ended.
+type chatHarness struct {
+	t   testing.TB
+	c   *Chat
+	f   *fixture
+	srv *agenttest.Server
+	dir string
+}
+
+// newChat opens a chat at 100×30 on a new session of exampleCwd, talking to a
+// fake provider with these replies.
+func newChat(t testing.TB, replies ...agenttest.Reply) *chatHarness {
+	t.Helper()
+	f := newFixture(t)
+	srv := agenttest.New(t, "openai", replies...)
+	work := t.TempDir()
+	tools, err := agent.Tools([]string{"bash"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mk := func(model string) (*agent.Agent, error) {
+		cfg := &agent.Config{}
+		res, err := cfg.Resolve(agent.Settings{Provider: "openai", BaseURL: srv.BaseURL(), Model: orDefault(model, "fake-model"),
+			Getenv: func(string) string { return "" }})
+		if err != nil {
+			return nil, err
+		}
+		return &agent.Agent{Provider: res.Provider, Model: res.Model, Thinking: res.Thinking, Tools: tools,
+			Env: &agent.ToolEnv{Cwd: work}, Now: func() time.Time { return now },
+			// Small enough that two short exchanges have something to summarize.
+			Compaction: compaction.Settings{Enabled: true, ReserveTokens: 1000, KeepRecentTokens: 40}}, nil
+	}
+	dir := jsonl.Dir(filepath.Join(f.arbor, "sessions"), exampleCwd)
+	s, err := jsonl.Create(exampleCwd, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat := catalog.Open("")
+	t.Cleanup(func() { cat.Close() })
+	c, err := NewChat(ChatOptions{NewAgent: mk, Models: []string{"fake-model", "other-model"}, Cwd: exampleCwd, Dir: dir,
+		Session: s, Blobs: memBlobs{}, Catalog: cat, Scope: catalog.Scope{Cwd: exampleCwd},
+		Export: func(l *session.Log, path, out string) (string, error) {
+			w, err := os.Create(out)
+			if err != nil {
+				return "", err
+			}
+			defer w.Close()
+			return out, export.HTML(w, l, export.Options{})
+		},
+		Now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	h := &chatHarness{t: t, c: c, f: f, srv: srv, dir: work}
+	h.send(tea.WindowSizeMsg{Width: 120, Height: 30})
+	h.run(c.Init())
+	return h
+}
+
+type memBlobs map[string][]byte
+
+func (m memBlobs) Put(data []byte) (string, error) {
+	ref := fmt.Sprintf("mem-%d", len(m))
+	m[ref] = data
+	return ref, nil
+}
+
+func (h *chatHarness) send(msg tea.Msg) {
+	_, cmd := h.c.Update(msg)
+	h.run(cmd)
+}
+
+func (h *chatHarness) run(cmd tea.Cmd) {
+	if cmd == nil {
+		return
+	}
+	switch msg := cmd().(type) {
+	case nil, spinner.TickMsg:
+	case tea.BatchMsg:
+		for _, c := range msg {
+			h.run(c)
+		}
+	default:
+		h.send(msg)
+	}
+}
+
+func (h *chatHarness) keys(keys ...string) {
+	for _, k := range keys {
+		h.send(keyMsg(k))
+	}
+}
+
+func (h *chatHarness) typeText(s string) {
+	for _, r := range s {
+		h.send(tea.KeyPressMsg{Code: r, Text: string(r)})
+	}
+}
+
+// say types a line and presses enter.
+func (h *chatHarness) say(s string) {
+	h.typeText(s)
+	h.keys("enter")
+}
+
+var sessionFile = regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-\d{3}Z_[0-9a-f-]{36}\.jsonl`)
+
+// screen is the chat without colours; the session's random ids and its
+// file are replaced by stable names.
+func (h *chatHarness) screen() string {
+	s := ansi.Strip(h.c.View().Content)
+	s = sessionFile.ReplaceAllString(s, "$$FILE")
+	s = strings.ReplaceAll(s, h.c.log.Header().ID, "$ID")
+	for i, e := range h.c.log.Entries() {
+		s = strings.ReplaceAll(s, e.ID, fmt.Sprintf("E%02d", i))
+	}
+	return strings.ReplaceAll(s, h.f.arbor, "$ARBOR")
+}
+
+// stream starts a turn whose reply never ends, and feeds the screen the
+// events of a reply being written, as the provider's deltas would.
+func (h *chatHarness) stream(events ...agent.Event) {
+	c := h.c
+	c.work(running, func(ctx context.Context, gen int) tea.Msg {
+		<-ctx.Done()
+		return runDoneMsg{gen, nil, agent.ErrAborted}
+	})
+	for _, e := range events {
+		c.Update(agentEventMsg{c.gen, e})
+	}
+}
+
+func delta(kind string, i int, text string) agent.Event {
+	return agent.Event{Type: "message_update", AssistantMessageEvent: &agent.Delta{Type: kind, ContentIndex: i, Delta: text}}
+}
+
+// long is a reply of some 60 tokens.
+func long(word string) string { return strings.Repeat(word+" ", 60) }
+
+func numbered(n int) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, "line %d\n", i+1)
+	}
+	return b.String()
+}
+
+// TestChatScreens draws the chat in each of its states at 120×30.
+func TestChatScreens(t *testing.T) {
+	steps := []struct {
+		name    string
+		replies []agenttest.Reply
+		do      func(h *chatHarness)
+	}{
+		{"idle", nil, func(h *chatHarness) {}},
+		{"answer", []agenttest.Reply{{Text: "Durations take **d** for days now.\n\nThe parser\treads `3d` as 72h.", Input: 1200, Output: 40}},
+			func(h *chatHarness) { h.say("make 3d parse as days") }},
+		{"thinking", []agenttest.Reply{{Thinking: "The user wants days.\nCheck the unit table.", Text: "Done."}},
+			func(h *chatHarness) { h.say("days?") }},
+		{"thinking-shown", []agenttest.Reply{{Thinking: "The user wants days.\nCheck the unit table.", Text: "Done."}},
+			func(h *chatHarness) { h.say("days?"); h.keys("ctrl+t") }},
+		{"tool-call", []agenttest.Reply{{Calls: []agenttest.Call{{ID: "call_1", Name: "bash", Args: `{"command":"seq 1 12"}`}}}, {Text: "Twelve lines."}},
+			func(h *chatHarness) { h.say("count to twelve") }},
+		{"tool-call-expanded", []agenttest.Reply{{Calls: []agenttest.Call{{ID: "call_1", Name: "bash", Args: `{"command":"seq 1 12"}`}}}, {Text: "Twelve lines."}},
+			func(h *chatHarness) { h.say("count to twelve"); h.keys("ctrl+o") }},
+		{"streaming", nil, func(h *chatHarness) {
+			h.say("") // nothing is sent for an empty editor
+			h.stream(agent.Event{Type: "agent_start"}, delta("thinking_delta", 0, "Looking at units"),
+				delta("text_delta", 1, "The unit table has"), delta("text_delta", 1, " no entry for d"))
+		}},
+		{"queued", nil, func(h *chatHarness) {
+			h.stream(delta("text_delta", 0, "Working on it"))
+			h.say("and weeks too")
+			h.say("then run the tests")
+		}},
+		{"busy-command", nil, func(h *chatHarness) {
+			h.stream(delta("text_delta", 0, "Working on it"))
+			h.say("/new")
+		}},
+		{"multiline", nil, func(h *chatHarness) { h.typeText("first line"); h.keys("alt+enter"); h.typeText("second line") }},
+		{"completion", nil, func(h *chatHarness) { h.typeText("/c") }},
+		{"completion-down", nil, func(h *chatHarness) { h.typeText("/c"); h.keys("down") }},
+		{"completion-tab", nil, func(h *chatHarness) { h.typeText("/com"); h.keys("tab") }},
+		{"help", nil, func(h *chatHarness) { h.typeText("?") }},
+		{"history", []agenttest.Reply{{Text: "one"}, {Text: "two"}}, func(h *chatHarness) {
+			h.say("first prompt")
+			h.say("second prompt")
+			h.keys("up", "up")
+		}},
+		{"provider-error", []agenttest.Reply{{Status: 400, Body: `{"error":{"message":"bad \u001b[31mrequest"}}`}},
+			func(h *chatHarness) { h.say("hello") }},
+		{"name", []agenttest.Reply{{Text: "hi"}}, func(h *chatHarness) { h.say("hello"); h.say("/name Fix the units") }},
+		{"session", []agenttest.Reply{{Text: "hi"}}, func(h *chatHarness) { h.say("hello"); h.say("/session") }},
+		{"stats", []agenttest.Reply{{Text: "hi", Input: 900, Output: 12}}, func(h *chatHarness) { h.say("hello"); h.say("/stats") }},
+		{"label", []agenttest.Reply{{Text: "hi"}}, func(h *chatHarness) { h.say("hello"); h.say("/label checkpoint") }},
+		{"pin", []agenttest.Reply{{Text: "hi"}}, func(h *chatHarness) { h.say("hello"); h.say("/pin") }},
+		{"clear", []agenttest.Reply{{Text: "hi"}}, func(h *chatHarness) { h.say("hello"); h.say("/clear") }},
+		{"clone", []agenttest.Reply{{Text: "hi"}}, func(h *chatHarness) { h.say("hello"); h.say("/clone") }},
+		{"new", []agenttest.Reply{{Text: "hi"}}, func(h *chatHarness) { h.say("hello"); h.say("/new") }},
+		{"cursor", []agenttest.Reply{{Text: "hi"}}, func(h *chatHarness) { h.say("hello"); h.say("/cursor new review"); h.say("/cursor") }},
+		{"model", nil, func(h *chatHarness) { h.say("/model"); h.say("/model other-model") }},
+		{"compact", []agenttest.Reply{{Text: long("one")}, {Text: long("two")}, {Text: "## Goal\nDays in timeparse."}, {Text: "## Goal\nDays in timeparse."}},
+			func(h *chatHarness) { h.say("first"); h.say("second"); h.say("/compact keep the goal") }},
+		{"compact-undo", []agenttest.Reply{{Text: long("one")}, {Text: long("two")}, {Text: "## Goal\nDays in timeparse."}, {Text: "## Goal\nDays in timeparse."}},
+			func(h *chatHarness) { h.say("first"); h.say("second"); h.say("/compact"); h.say("/compact --undo") }},
+		{"export", []agenttest.Reply{{Text: "hi"}}, func(h *chatHarness) {
+			h.say("hello")
+			h.say("/export " + filepath.Join(h.dir, "out.html"))
+		}},
+		{"unknown", nil, func(h *chatHarness) { h.say("/frobnicate") }},
+		{"markdown", []agenttest.Reply{{Text: "## Days\n\n- `d` is a unit\n- **tests** pass\n\n```go\nfunc unit(s string) time.Duration {\n\treturn 24 * time.Hour\n}\n```\n", Chunk: 1000}},
+			func(h *chatHarness) { h.say("show me") }},
+		{"fork", []agenttest.Reply{{Text: "one"}, {Text: "two"}}, func(h *chatHarness) { h.say("first"); h.say("second"); h.say("/fork") }},
+		{"fork-chosen", []agenttest.Reply{{Text: "one"}, {Text: "two"}}, func(h *chatHarness) {
+			h.say("first")
+			h.say("second")
+			h.say("/fork")
+			h.keys("enter")
+		}},
+		{"fork-nothing", nil, func(h *chatHarness) { h.say("/fork") }},
+		{"copy", []agenttest.Reply{{Text: "the answer"}}, func(h *chatHarness) { h.say("hello"); h.say("/copy") }},
+		{"copy-nothing", nil, func(h *chatHarness) { h.say("/copy") }},
+		{"share", []agenttest.Reply{{Text: "hi"}}, func(h *chatHarness) {
+			h.c.opt.ShareCommand = "grep -c '<html' >/dev/null && echo 'published: https://gist.example.test/abc\x1b[31m'"
+			h.say("hello")
+			h.say("/share")
+		}},
+		{"share-unset", []agenttest.Reply{{Text: "hi"}}, func(h *chatHarness) { h.say("hello"); h.say("/share") }},
+		{"hostile", []agenttest.Reply{{Thinking: "\x1b]0;owned\x07", Text: "clear\x1b[2J\x1b[H screen, \u202eright-to-left\u202c, bell\x07", Chunk: 1000, Calls: []agenttest.Call{{ID: "c1", Name: "bash", Args: `{"command":"printf '\\033[31mred\\033[0m'"}`}}}, {Text: "ok"}},
+			func(h *chatHarness) {
+				if _, err := h.c.log.SetSessionName("\x1b[1mbold\u2028name"); err != nil {
+					t.Fatal(err)
+				}
+				h.say("go")
+				h.keys("ctrl+t")
+			}},
+		{"narrow", []agenttest.Reply{{Text: "Durations take d for days now; the parser reads 3d as seventy-two hours and 1w as a week."}},
+			func(h *chatHarness) { h.say("make 3d parse as days"); h.send(tea.WindowSizeMsg{Width: 50, Height: 20}) }},
+		{"scrolled", []agenttest.Reply{{Text: numbered(40)}},
+			func(h *chatHarness) {
+				h.say("forty lines please")
+				h.send(tea.MouseWheelMsg{Button: tea.MouseWheelUp})
+				h.send(tea.MouseWheelMsg{Button: tea.MouseWheelUp})
+			}},
+		{"resume", nil, func(h *chatHarness) { h.say("/resume") }},
+		{"tree", []agenttest.Reply{{Text: "hi"}}, func(h *chatHarness) { h.say("hello"); h.say("/tree") }},
+	}
+	for _, s := range steps {
+		t.Run(s.name, func(t *testing.T) {
+			h := newChat(t, s.replies...)
+			s.do(h)
+			got := h.screen()
+			if strings.HasPrefix(s.name, "fork") {
+				// The selector shows when each message was written: the clock's time.
+				got = regexp.MustCompile(`\b\d\d:\d\d\b`).ReplaceAllString(got, "hh:mm")
+			}
+			if s.name == "export" {
+				// The folder's name varies in length: the line's padding with it.
+				got = regexp.MustCompile(`\$WORK/out.html *`).ReplaceAllString(strings.ReplaceAll(got, h.dir, "$WORK"), "$$WORK/out.html")
+			}
+			golden(t, "chat-"+s.name, got)
+		})
+	}
+}
