@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
 	"github.com/arborlog/arbor/agent"
 	"github.com/arborlog/arbor/agent/agenttest"
@@ -98,20 +97,7 @@ func (h *chatHarness) send(msg tea.Msg) {
 	h.run(cmd)
 }
 
-func (h *chatHarness) run(cmd tea.Cmd) {
-	if cmd == nil {
-		return
-	}
-	switch msg := cmd().(type) {
-	case nil, spinner.TickMsg:
-	case tea.BatchMsg:
-		for _, c := range msg {
-			h.run(c)
-		}
-	default:
-		h.send(msg)
-	}
-}
+func (h *chatHarness) run(cmd tea.Cmd) { runCmd(cmd, h.send) }
 
 func (h *chatHarness) keys(keys ...string) {
 	for _, k := range keys {

@@ -128,6 +128,19 @@ func (h *harness) send(msg tea.Msg) {
 }
 
 func (h *harness) run(cmd tea.Cmd) {
+	runCmd(cmd, func(msg tea.Msg) {
+		if _, ok := msg.(tea.QuitMsg); ok {
+			h.quit = true
+			return
+		}
+		h.send(msg)
+	})
+}
+
+// runCmd runs cmd as the bubbletea runtime would, at once: a batch's commands
+// one by one, spinner ticks dropped (they would never stop), and every other
+// message it yields handed to send.
+func runCmd(cmd tea.Cmd, send func(tea.Msg)) {
 	if cmd == nil {
 		return
 	}
@@ -135,12 +148,10 @@ func (h *harness) run(cmd tea.Cmd) {
 	case nil, spinner.TickMsg:
 	case tea.BatchMsg:
 		for _, c := range msg {
-			h.run(c)
+			runCmd(c, send)
 		}
-	case tea.QuitMsg:
-		h.quit = true
 	default:
-		h.send(msg)
+		send(msg)
 	}
 }
 

@@ -436,17 +436,7 @@ func equal(a, b []string) bool {
 func TestLockErrorAlwaysNamesHolder(t *testing.T) {
 	path, _ := seed(t)
 	cmd := child(t, "churn", path, "-")
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	in, out := startPiped(t, cmd)
 	defer func() { in.Close(); cmd.Wait() }()
 	if _, err := bufio.NewReader(out).ReadString('\n'); err != nil {
 		t.Fatal(err)

@@ -140,6 +140,24 @@ func child(t *testing.T, mode string, args ...string) *exec.Cmd {
 	return cmd
 }
 
+// startPiped starts cmd with pipes to its standard input and from its standard
+// output.
+func startPiped(t *testing.T, cmd *exec.Cmd) (io.WriteCloser, io.ReadCloser) {
+	t.Helper()
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return in, out
+}
+
 // TestCrash kills a writing process with SIGKILL at random moments, over and
 // over on the same file, under each durability policy. The file starts as a
 // version 2 session, so the first writer rewrites it (and may be killed doing
@@ -306,24 +324,14 @@ func checkAfterCrash(t *testing.T, path string, acked map[string]bool) {
 func TestSecondWriterProcess(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "s.jsonl")
 	cmd := child(t, "hold", path, "-")
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	in, out := startPiped(t, cmd)
 	defer in.Close()
 	if ln, err := bufio.NewReader(out).ReadString('\n'); err != nil || ln != "ready\n" {
 		t.Fatalf("child: %q, %v", ln, err)
 	}
 
 	start := time.Now()
-	_, err = Open(path)
+	_, err := Open(path)
 	var le *LockError
 	if !errors.As(err, &le) || !errors.Is(err, ErrLocked) {
 		t.Fatalf("second writer: err = %v, want a LockError", err)
