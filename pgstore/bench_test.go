@@ -36,7 +36,10 @@ func benchStore(b *testing.B) *Store {
 	return st
 }
 
-func benchMessage(b *testing.B, role, text string) session.Message {
+// MessageForTest is a user message, or an assistant one, holding text; the
+// external tests use it too.
+func MessageForTest(t testing.TB, role, text string) session.Message {
+	t.Helper()
 	var raw string
 	if role == "user" {
 		raw = fmt.Sprintf(`{"role":"user","content":%q,"timestamp":1700000000000}`, text)
@@ -45,7 +48,7 @@ func benchMessage(b *testing.B, role, text string) session.Message {
 	}
 	m, err := session.ParseMessage([]byte(raw))
 	if err != nil {
-		b.Fatal(err)
+		t.Fatal(err)
 	}
 	return m
 }
@@ -67,7 +70,7 @@ func BenchmarkAppend(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer s.Close()
-			msgs := []session.Message{benchMessage(b, "user", "please fix the flaky test in the lock package"), benchMessage(b, "assistant", "the lock was released before the record was dropped")}
+			msgs := []session.Message{MessageForTest(b, "user", "please fix the flaky test in the lock package"), MessageForTest(b, "assistant", "the lock was released before the record was dropped")}
 			ds := make([]time.Duration, 0, b.N)
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
@@ -96,7 +99,7 @@ func BenchmarkAgents(b *testing.B) {
 		defer s.Close()
 		sessions = append(sessions, s)
 	}
-	msgs := []session.Message{benchMessage(b, "user", "run the tests"), benchMessage(b, "assistant", "all green")}
+	msgs := []session.Message{MessageForTest(b, "user", "run the tests"), MessageForTest(b, "assistant", "all green")}
 	var mu sync.Mutex
 	var ds []time.Duration
 	b.ResetTimer()

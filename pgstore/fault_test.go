@@ -23,29 +23,39 @@ import (
 	"github.com/arborlog/arbor/store"
 )
 
-func message(t testing.TB, role, text string) session.Message {
+// message is the package tests' message (bench_test.go).
+var message = pgstore.MessageForTest
+
+// connect opens a connection to the database at url; the caller closes it.
+func connect(t testing.TB, url string) *pgx.Conn {
 	t.Helper()
-	var raw string
-	if role == "user" {
-		raw = fmt.Sprintf(`{"role":"user","content":%q,"timestamp":1700000000000}`, text)
-	} else {
-		raw = fmt.Sprintf(`{"role":"assistant","content":[{"type":"text","text":%q}],"api":"a","provider":"p","model":"m","usage":{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"stop","timestamp":1700000000001}`, text)
-	}
-	m, err := session.ParseMessage([]byte(raw))
+	c, err := pgx.Connect(context.Background(), url)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return m
+	return c
+}
+
+// oneMessage creates a session holding one user message, text, closes it and
+// returns its ref.
+func oneMessage(t testing.TB, st *pgstore.Store, text string) string {
+	t.Helper()
+	s, err := st.Create("/p", "", store.Options{Immediate: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.Log().AppendMessage(message(t, "user", text)); err != nil {
+		t.Fatal(err)
+	}
+	return s.Ref()
 }
 
 // stored returns the ids of a session's entries in the database, in order.
 func stored(t testing.TB, url, id string) []string {
 	t.Helper()
 	ctx := context.Background()
-	c, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := connect(t, url)
 	defer c.Close(ctx)
 	rows, _ := c.Query(ctx, `SELECT id FROM arbor_entries WHERE session_id = $1 ORDER BY position`, id)
 	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
@@ -151,10 +161,7 @@ func TestServerKilledMidAppend(t *testing.T) {
 func backendOf(t *testing.T, url, id string) int32 {
 	t.Helper()
 	ctx := context.Background()
-	c, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := connect(t, url)
 	defer c.Close(ctx)
 	var pid int32
 	if err := c.QueryRow(ctx, `SELECT backend_pid FROM arbor_writers WHERE session_id = $1`, id).Scan(&pid); err != nil {
@@ -166,10 +173,7 @@ func backendOf(t *testing.T, url, id string) int32 {
 func terminate(t *testing.T, url string, pid int32) {
 	t.Helper()
 	ctx := context.Background()
-	c, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := connect(t, url)
 	defer c.Close(ctx)
 	var ok bool
 	if err := c.QueryRow(ctx, `SELECT pg_terminate_backend($1, 5000)`, pid).Scan(&ok); err != nil || !ok {
@@ -263,15 +267,7 @@ func TestManyWriters(t *testing.T) {
 	}
 
 	// The crowd.
-	s, err := st.Create("/p", "", store.Options{Immediate: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Log().AppendMessage(message(t, "user", "start")); err != nil {
-		t.Fatal(err)
-	}
-	id := s.Ref()
-	s.Close()
+	id := oneMessage(t, st, "start")
 	const crowd = 16
 	var mu sync.Mutex
 	var acked []string
@@ -370,15 +366,7 @@ func TestFollow(t *testing.T) {
 // entry the killed one acknowledged, and goes on.
 func TestWriterProcessKilled(t *testing.T) {
 	st, url := open(t)
-	s, err := st.Create("/p", "", store.Options{Immediate: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Log().AppendMessage(message(t, "user", "parent")); err != nil {
-		t.Fatal(err)
-	}
-	id := s.Ref()
-	s.Close()
+	id := oneMessage(t, st, "parent")
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), "ARBOR_PG_CHILD_URL="+url, "ARBOR_PG_CHILD_SESSION="+id)
 	var stderr bytes.Buffer

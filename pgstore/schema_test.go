@@ -5,8 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/arborlog/arbor/pgstore"
 	"github.com/arborlog/arbor/store"
 )
@@ -14,10 +12,7 @@ import (
 func execSQL(t *testing.T, url string, sqls ...string) {
 	t.Helper()
 	ctx := context.Background()
-	c, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := connect(t, url)
 	defer c.Close(ctx)
 	for _, q := range sqls {
 		if _, err := c.Exec(ctx, q); err != nil {
