@@ -34,29 +34,26 @@ func BenchmarkListCold(b *testing.B) {
 		b.StopTimer()
 		home := b.TempDir()
 		b.StartTimer()
-		c := Open(home)
-		if _, err := c.List(Scope{Dir: dir}, ListOptions{}); err != nil {
-			b.Fatal(err)
-		}
-		c.Close()
+		listOnce(b, home, dir)
 	}
+}
+
+// listOnce opens the catalog in home, lists dir and closes it.
+func listOnce(b *testing.B, home, dir string) {
+	c := Open(home)
+	if _, err := c.List(Scope{Dir: dir}, ListOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	c.Close()
 }
 
 // BenchmarkListWarm lists a folder whose index is up to date.
 func BenchmarkListWarm(b *testing.B) {
 	dir, _ := benchDir(b)
 	home := b.TempDir()
-	c := Open(home)
-	if _, err := c.List(Scope{Dir: dir}, ListOptions{}); err != nil {
-		b.Fatal(err)
-	}
-	c.Close()
+	listOnce(b, home, dir)
 	for b.Loop() {
-		c := Open(home)
-		if _, err := c.List(Scope{Dir: dir}, ListOptions{}); err != nil {
-			b.Fatal(err)
-		}
-		c.Close()
+		listOnce(b, home, dir)
 	}
 }
 

@@ -66,6 +66,12 @@ func TestTreeLargeMessageCost(t *testing.T) {
 // 'arbor tree --json' differ by this part): text must not cost much more.
 func BenchmarkTreeLargeMessage(b *testing.B) {
 	l := bigMessageLog(b, 16<<20)
+	benchTextJSON(b, l)
+}
+
+// benchTextJSON draws the tree of l as 'arbor tree' does ("text") and as
+// 'arbor tree --json' does ("json").
+func benchTextJSON(b *testing.B, l *session.Log) {
 	b.Run("text", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
@@ -108,20 +114,5 @@ func BenchmarkTreePlain(b *testing.B) {
 		b.Fatal(err)
 	}
 	l := session.Load(buf.Bytes())
-	b.Run("text", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			drawTree(io.Discard, l, 100)
-		}
-	})
-	b.Run("json", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			bw := bufio.NewWriter(io.Discard)
-			if err := session.WriteTreeJSON(bw, l.Tree(), true); err != nil {
-				b.Fatal(err)
-			}
-			bw.Flush()
-		}
-	})
+	benchTextJSON(b, l)
 }
