@@ -43,10 +43,10 @@ func ScanContent(v []byte) (Content, bool) {
 // scanBlock is parseBlock of a block as written; ok is false where ScanContent gives up.
 func scanBlock(obj []byte) (Block, bool) {
 	var b Block
-	var seen uint16
+	var seen jsonscan.Seen
 	ok := jsonscan.Members(obj, func(name, value []byte) bool {
 		var dst *string
-		bit := uint16(1)
+		bit := uint32(1)
 		switch string(name) { // every field of Block (TestScanBlockFields)
 		case "type":
 			dst = &b.Type
@@ -77,24 +77,18 @@ func scanBlock(obj []byte) (Block, bool) {
 		default:
 			return true
 		}
-		if seen&bit != 0 {
+		if !seen.First(bit) {
 			return false
 		}
-		seen |= bit
 		switch {
 		case dst != nil:
 			s, ok := jsonscan.Plain(value)
 			*dst = s
 			return ok
 		case bit == 1<<5:
-			switch string(value) {
-			case "true":
-				b.Redacted = true
-			case "false":
-			default:
-				return false
-			}
-			return true
+			var ok bool
+			b.Redacted, ok = jsonscan.Bool(value)
+			return ok
 		default:
 			b.Arguments = value[:len(value):len(value)] // an append copies rather than writes into the line
 			return true
@@ -110,7 +104,7 @@ func scanBlock(obj []byte) (Block, bool) {
 // range, no role), and the caller then decodes it.
 func ScanMessageData(raw []byte) (MessageData, bool) {
 	var d MessageData
-	var seen uint32
+	var seen jsonscan.Seen
 	ok := jsonscan.Members(raw, func(name, v []byte) bool {
 		bit := uint32(1)
 		var str *string
@@ -163,21 +157,15 @@ func ScanMessageData(raw []byte) (MessageData, bool) {
 		default:
 			return true
 		}
-		if seen&bit != 0 {
+		if !seen.First(bit) {
 			return false
 		}
-		seen |= bit
 		var ok bool
 		switch {
 		case str != nil:
 			*str, ok = jsonscan.Plain(v)
 		case flag != nil:
-			switch string(v) {
-			case "true":
-				*flag, ok = true, true
-			case "false":
-				ok = true
-			}
+			*flag, ok = jsonscan.Bool(v)
 		case bit == 1<<1:
 			d.Content, ok = ScanContent(v)
 		case bit == 1<<2:
@@ -213,10 +201,10 @@ func number(v []byte) (float64, bool) {
 // where the walk gives up (a repeated field, a value that is not a number).
 func scanUsage(v []byte) (Usage, bool) {
 	var u Usage
-	var seen uint8
+	var seen jsonscan.Seen
 	ok := jsonscan.Members(v, func(name, x []byte) bool {
 		var dst *float64
-		var bit uint8
+		var bit uint32
 		switch string(name) {
 		case "input":
 			dst, bit = &u.Input, 1
@@ -233,10 +221,9 @@ func scanUsage(v []byte) (Usage, bool) {
 		default:
 			return true
 		}
-		if seen&bit != 0 {
+		if !seen.First(bit) {
 			return false
 		}
-		seen |= bit
 		var ok bool
 		if dst != nil {
 			*dst, ok = number(x)
@@ -251,10 +238,10 @@ func scanUsage(v []byte) (Usage, bool) {
 // scanCost is scanUsage for the cost object.
 func scanCost(v []byte) (Cost, bool) {
 	var c Cost
-	var seen uint8
+	var seen jsonscan.Seen
 	ok := jsonscan.Members(v, func(name, x []byte) bool {
 		var dst *float64
-		var bit uint8
+		var bit uint32
 		switch string(name) {
 		case "input":
 			dst, bit = &c.Input, 1
@@ -269,10 +256,9 @@ func scanCost(v []byte) (Cost, bool) {
 		default:
 			return true
 		}
-		if seen&bit != 0 {
+		if !seen.First(bit) {
 			return false
 		}
-		seen |= bit
 		var ok bool
 		*dst, ok = number(x)
 		return ok
@@ -285,10 +271,10 @@ func scanCost(v []byte) (Cost, bool) {
 // with the decoder.
 func scanUsageRecord(raw []byte) (key string, u Usage, ok, done bool) {
 	var usage, responseModel, model, provider []byte
-	var seen uint8
+	var seen jsonscan.Seen
 	walked := jsonscan.Members(raw, func(name, v []byte) bool {
 		var dst *[]byte
-		var bit uint8
+		var bit uint32
 		switch string(name) {
 		case "usage":
 			dst, bit = &usage, 1
@@ -301,10 +287,9 @@ func scanUsageRecord(raw []byte) (key string, u Usage, ok, done bool) {
 		default:
 			return true
 		}
-		if seen&bit != 0 {
+		if !seen.First(bit) {
 			return false
 		}
-		seen |= bit
 		*dst = v
 		return true
 	})

@@ -75,3 +75,15 @@ func FuzzString(f *testing.F) {
 		}
 	})
 }
+
+func TestBoolAndSeen(t *testing.T) {
+	for v, want := range map[string][2]bool{"true": {true, true}, "false": {false, true}, "null": {}, "1": {}, `"true"`: {}, "": {}, "truex": {}} {
+		if b, ok := Bool([]byte(v)); b != want[0] || ok != want[1] {
+			t.Errorf("Bool(%q) = %v, %v, want %v, %v", v, b, ok, want[0], want[1])
+		}
+	}
+	var s Seen
+	if !s.First(1) || !s.First(1<<31) || s.First(1) || s.First(1<<31) || !s.First(2) {
+		t.Errorf("Seen.First: a field met once more must be refused, a new one taken (set %b)", s)
+	}
+}

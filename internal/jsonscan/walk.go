@@ -127,3 +127,27 @@ func Plain(v []byte) (string, bool) {
 	}
 	return unsafe.String(&s[0], len(s)), true
 }
+
+// Bool is the JSON true or false v holds; ok is false for any other value.
+func Bool(v []byte) (b, ok bool) {
+	switch string(v) {
+	case "true":
+		return true, true
+	case "false":
+		return false, true
+	}
+	return false, false
+}
+
+// Seen is the set of fields an object walk has met, one bit each, so that
+// the walk can give up on a repeated field (which the decoder reads otherwise).
+type Seen uint32
+
+// First marks bit and reports whether it was not marked before.
+func (s *Seen) First(bit uint32) bool {
+	if uint32(*s)&bit != 0 {
+		return false
+	}
+	*s |= Seen(bit)
+	return true
+}

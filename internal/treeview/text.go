@@ -286,10 +286,10 @@ func quickMessage(e *session.Entry) (*msgView, bool) {
 	}
 	m := &msgView{}
 	var content []byte
-	var seen uint16
+	var seen jsonscan.Seen
 	ok := jsonscan.Members(raw, func(name, value []byte) bool {
 		var dst *string
-		var bit uint16
+		var bit uint32
 		switch string(name) {
 		case "role":
 			dst, bit = &m.Role, 1
@@ -310,23 +310,18 @@ func quickMessage(e *session.Entry) (*msgView, bool) {
 		default:
 			return true
 		}
-		if seen&bit != 0 {
+		if !seen.First(bit) {
 			return false
 		}
-		seen |= bit
 		switch {
 		case dst != nil:
 			s, ok := jsonscan.Plain(value)
 			*dst = s
 			return ok
 		case bit == 64:
-			switch string(value) {
-			case "true":
-				m.IsError = true
-			case "false":
-			default:
-				return false
-			}
+			var ok bool
+			m.IsError, ok = jsonscan.Bool(value)
+			return ok
 		default:
 			content = value
 		}
