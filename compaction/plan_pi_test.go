@@ -13,19 +13,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// piPlan is what pi's peer prints for `pi.mjs prepare FILE KEEP`.
-type piPlan struct {
-	FirstKeptEntryID    string   `json:"firstKeptEntryId"`
-	IsSplitTurn         bool     `json:"isSplitTurn"`
-	TokensBefore        int      `json:"tokensBefore"`
-	MessagesToSummarize int      `json:"messagesToSummarize"`
-	TurnPrefixMessages  int      `json:"turnPrefixMessages"`
-	PreviousSummary     *string  `json:"previousSummary"`
-	ReadFiles           []string `json:"readFiles"`
-	ModifiedFiles       []string `json:"modifiedFiles"`
-	MovedFrom           string   `json:"movedFrom,omitempty"`
-}
-
 func loadFile(t testing.TB, path string) *session.Log {
 	t.Helper()
 	data, err := os.ReadFile(path)
@@ -156,7 +143,7 @@ func checkPlan(t *testing.T, c planCase) {
 	if err != nil {
 		t.Fatalf("Prepare: %v", err)
 	}
-	var want piPlan
+	var want planJSON
 	if err := json.Unmarshal(c.want, &want); err != nil {
 		t.Fatal(err)
 	}
@@ -208,7 +195,7 @@ func TestPlanDiffersFrom073AsNamed(t *testing.T) {
 				kinds["same"]++
 				continue
 			}
-			var old, now *piPlan
+			var old, now *planJSON
 			if err := json.Unmarshal(c.want, &old); err != nil {
 				t.Fatal(err)
 			}
@@ -239,13 +226,13 @@ func TestPlanDiffersFrom073AsNamed(t *testing.T) {
 	}
 }
 
-func planOf(t *testing.T, p *Plan) piPlan {
+func planOf(t *testing.T, p *Plan) planJSON {
 	t.Helper()
 	b, err := json.Marshal(p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var v piPlan
+	var v planJSON
 	if err := json.Unmarshal(b, &v); err != nil {
 		t.Fatal(err)
 	}
