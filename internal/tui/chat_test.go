@@ -272,6 +272,12 @@ func TestChatScreens(t *testing.T) {
 			}},
 		{"resume", nil, func(h *chatHarness) { h.say("/resume") }},
 		{"tree", []agenttest.Reply{{Text: "hi"}}, func(h *chatHarness) { h.say("hello"); h.say("/tree") }},
+		{"tree-user", []agenttest.Reply{{Text: "one"}, {Text: "two"}}, func(h *chatHarness) {
+			h.say("first")
+			h.say("second")
+			h.say("/tree")
+			h.keys("up", "enter", "enter") // the second prompt, no summary
+		}},
 	}
 	for _, s := range steps {
 		t.Run(s.name, func(t *testing.T) {
@@ -288,5 +294,64 @@ func TestChatScreens(t *testing.T) {
 			}
 			golden(t, "chat-"+s.name, got)
 		})
+	}
+}
+
+// TestChatTreeUserMessage: Enter in /tree on one of your messages moves the
+// leaf to before it and puts its text in the editor (pi's navigateTree); on
+// an answer the leaf moves to the answer itself.
+func TestChatTreeUserMessage(t *testing.T) {
+	h := newChat(t, agenttest.Reply{Text: "one"}, agenttest.Reply{Text: "two"})
+	h.say("first")
+	h.say("second")
+	path := h.c.log.PathTo(h.c.log.Leaf().ID)
+	if len(path) < 4 {
+		t.Fatalf("branch of %d entries", len(path))
+	}
+	firstAnswer, second := path[len(path)-3], path[len(path)-2]
+	if second.Role() != session.RoleUser || firstAnswer.Role() != session.RoleAssistant {
+		t.Fatalf("unexpected branch: %s, %s", firstAnswer.Role(), second.Role())
+	}
+	h.say("/tree")
+	h.keys("up", "enter", "enter")
+	if h.c.over != noOverlay {
+		t.Fatal("the tree is still open after Enter")
+	}
+	if got := h.c.log.Leaf(); got == nil || got.ID != firstAnswer.ID {
+		t.Errorf("leaf after Enter on the second prompt: %v, want its parent %s", got, firstAnswer.ID)
+	}
+	if got := h.c.editor.Value(); got != "second" {
+		t.Errorf("editor holds %q, want the prompt's text", got)
+	}
+	// Sending it makes a sibling of the old prompt: the old branch stays.
+	h.srv.Add(agenttest.Reply{Text: "three"})
+	h.keys("enter")
+	leaf := h.c.log.Leaf()
+	p := h.c.log.PathTo(leaf.ID)
+	if len(p) < 2 || p[len(p)-2].ParentID != firstAnswer.ID || p[len(p)-2].ID == second.ID {
+		t.Errorf("the resent prompt is not a new child of %s", firstAnswer.ID)
+	}
+	if h.c.log.Entry(second.ID) == nil {
+		t.Error("the old prompt is gone")
+	}
+
+	// On an answer the leaf moves to the answer, the editor stays empty.
+	h.say("/tree")
+	var target string
+	for i, r := range h.c.tree.rows {
+		if r.Node.Entry.ID == firstAnswer.ID {
+			target = r.Node.Entry.ID
+			h.c.tree.sel = i
+		}
+	}
+	if target == "" {
+		t.Fatal("the first answer is not in the tree")
+	}
+	h.keys("enter", "enter")
+	if got := h.c.log.Leaf(); got == nil || got.ID != firstAnswer.ID {
+		t.Errorf("leaf after Enter on an answer: %v, want %s", got, firstAnswer.ID)
+	}
+	if v := h.c.editor.Value(); v != "" {
+		t.Errorf("editor holds %q after moving to an answer", v)
 	}
 }

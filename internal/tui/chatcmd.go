@@ -364,7 +364,7 @@ func (c *Chat) openTree() tea.Cmd {
 	if err := c.closeSession(); err != nil {
 		c.note(kindError, err.Error())
 	}
-	back := func(moved bool) tea.Cmd {
+	back := func(moved bool, text string) tea.Cmd {
 		return chatCmd(func(c *Chat) tea.Cmd {
 			c.closeOverlay()
 			s, err := jsonl.Open(path)
@@ -374,7 +374,11 @@ func (c *Chat) openTree() tea.Cmd {
 				return nil
 			}
 			c.attach(s)
-			if moved {
+			switch {
+			case moved && text != "" && c.editor.Value() == "":
+				c.editor.SetValue(text)
+				c.note(kindNote, "the leaf moved to before your message; its text is in the editor to edit and send again")
+			case moved:
 				c.note(kindNote, "the leaf moved; the conversation above is the new branch")
 			}
 			return nil
@@ -386,9 +390,9 @@ func (c *Chat) openTree() tea.Cmd {
 	}
 	st := newStore(nil, summ)
 	st.contextWindow = c.a.Model.Window
-	c.tree = newTree(st, c.th, TreeOptions{Path: path, Filter: treeview.FilterDefault,
-		Moved: func(string) tea.Cmd { return back(true) },
-		Back:  func() tea.Cmd { return back(false) }})
+	c.tree = newTree(st, c.th, TreeOptions{Path: path, Filter: treeview.FilterDefault, Edit: true,
+		Moved: func(_, text string) tea.Cmd { return back(true, text) },
+		Back:  func() tea.Cmd { return back(false, "") }})
 	c.over = treeOverlay
 	c.tree.Update(tea.WindowSizeMsg{Width: c.width, Height: c.height})
 	return c.tree.Init()
