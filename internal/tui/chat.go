@@ -107,6 +107,7 @@ type Chat struct {
 	live      map[int]*item // the reply being streamed, by content index
 	liveOrder []int
 	scroll    int // lines above the bottom of the conversation
+	helpTop   int // the first row the help shows, when it is taller than the terminal
 
 	editor  textarea.Model
 	history []string
@@ -430,6 +431,15 @@ func (c *Chat) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			}
 			return c, nil
 		}
+		if c.over == helpOverlay {
+			switch msg.Button {
+			case tea.MouseWheelUp:
+				c.scrollHelp(-3)
+			case tea.MouseWheelDown:
+				c.scrollHelp(3)
+			}
+			return c, nil
+		}
 	case tea.PasteMsg:
 		if c.over == noOverlay {
 			var cmd tea.Cmd
@@ -561,7 +571,18 @@ func (c *Chat) scrollBy(d int) {
 func (c *Chat) key(k tea.KeyPressMsg) tea.Cmd {
 	switch c.over {
 	case helpOverlay:
-		c.over = noOverlay
+		switch k.String() {
+		case "up", "k":
+			c.scrollHelp(-1)
+		case "down", "j":
+			c.scrollHelp(1)
+		case "pgup":
+			c.scrollHelp(-c.helpRoom())
+		case "pgdown", "space":
+			c.scrollHelp(c.helpRoom())
+		default:
+			c.over, c.helpTop = noOverlay, 0
+		}
 		return nil
 	case pickerOverlay, treeOverlay, forkOverlay:
 		if k.String() == "ctrl+c" {

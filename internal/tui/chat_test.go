@@ -210,6 +210,7 @@ func TestChatScreens(t *testing.T) {
 		{"completion-down", nil, func(h *chatHarness) { h.typeText("/c"); h.keys("down") }},
 		{"completion-tab", nil, func(h *chatHarness) { h.typeText("/com"); h.keys("tab") }},
 		{"help", nil, func(h *chatHarness) { h.typeText("?") }},
+		{"help-scrolled", nil, func(h *chatHarness) { h.typeText("?"); h.keys("pgdown", "up") }},
 		{"history", []agenttest.Reply{{Text: "one"}, {Text: "two"}}, func(h *chatHarness) {
 			h.say("first prompt")
 			h.say("second prompt")
@@ -222,6 +223,8 @@ func TestChatScreens(t *testing.T) {
 		{"stats", []agenttest.Reply{{Text: "hi", Input: 900, Output: 12}}, func(h *chatHarness) { h.say("hello"); h.say("/stats") }},
 		{"label", []agenttest.Reply{{Text: "hi"}}, func(h *chatHarness) { h.say("hello"); h.say("/label checkpoint") }},
 		{"pin", []agenttest.Reply{{Text: "hi"}}, func(h *chatHarness) { h.say("hello"); h.say("/pin") }},
+		{"unpin", []agenttest.Reply{{Text: "hi"}}, func(h *chatHarness) { h.say("hello"); h.say("/pin"); h.say("/unpin"); h.say("/unpin") }},
+		{"completion-u", nil, func(h *chatHarness) { h.typeText("/u") }},
 		{"clear", []agenttest.Reply{{Text: "hi"}}, func(h *chatHarness) { h.say("hello"); h.say("/clear") }},
 		{"clone", []agenttest.Reply{{Text: "hi"}}, func(h *chatHarness) { h.say("hello"); h.say("/clone") }},
 		{"new", []agenttest.Reply{{Text: "hi"}}, func(h *chatHarness) { h.say("hello"); h.say("/new") }},
@@ -353,5 +356,25 @@ func TestChatTreeUserMessage(t *testing.T) {
 	}
 	if v := h.c.editor.Value(); v != "" {
 		t.Errorf("editor holds %q after moving to an answer", v)
+	}
+}
+
+// TestChatUnpin: /unpin takes back what /pin did, even after more turns.
+func TestChatUnpin(t *testing.T) {
+	h := newChat(t, agenttest.Reply{Text: "hi"}, agenttest.Reply{Text: "more"})
+	h.say("hello")
+	h.say("/pin")
+	pinned := h.c.log.Leaf().ID
+	cur := h.c.log.Cursor("")
+	if r, _ := cur.Resolution(pinned); r.Level != session.Pinned {
+		t.Fatalf("/pin did not pin %s: %v", pinned, r)
+	}
+	h.say("next")
+	h.say("/unpin")
+	if r, _ := cur.Resolution(pinned); r.Level == session.Pinned {
+		t.Errorf("/unpin left %s pinned", pinned)
+	}
+	if !strings.Contains(h.screen(), "unpinned the assistant message") {
+		t.Errorf("no note of the unpin:\n%s", h.screen())
 	}
 }

@@ -24,6 +24,14 @@ import (
 // command is one slash command, as completion and the help list it.
 type command struct{ name, args, does string }
 
+// usage is the command as typed: its name and its arguments.
+func (cm command) usage() string {
+	if cm.args == "" {
+		return "/" + cm.name
+	}
+	return "/" + cm.name + " " + cm.args
+}
+
 var commands = []command{
 	{"resume", "", "open another session (the session picker)"},
 	{"new", "", "start a new session"},
@@ -39,6 +47,7 @@ var commands = []command{
 	{"clear", "", "start again from the beginning; the old branch stays in the tree"},
 	{"label", "[text]", "label the last entry (no text clears it)"},
 	{"pin", "", "keep the last message in full in the context, whatever compaction does"},
+	{"unpin", "", "undo /pin: the latest pinned message of the branch goes back to its default"},
 	{"stats", "", "how much of the model's window the context uses"},
 	{"cursor", "[new|switch|name]", "list the cursors, make one, switch to one, name the active one"},
 	{"model", "[name]", "list the models, or switch to one"},
@@ -109,6 +118,8 @@ func (c *Chat) command(name, arg string) tea.Cmd {
 		c.label(arg)
 	case "pin":
 		c.pin()
+	case "unpin":
+		c.unpin()
 	case "stats":
 		c.showStats()
 	case "cursor":
@@ -511,6 +522,32 @@ func (c *Chat) pin() {
 		return
 	}
 	c.note(kindError, "/pin: no message on this branch")
+}
+
+// unpin returns the latest pinned message of the branch to its default
+// level: right after /pin, the one it pinned.
+func (c *Chat) unpin() {
+	leaf := c.log.Leaf()
+	if leaf == nil {
+		c.note(kindError, "/unpin: nothing is pinned")
+		return
+	}
+	cur := c.log.Cursor("")
+	branch := c.log.PathTo(leaf.ID)
+	for i := len(branch) - 1; i >= 0; i-- {
+		e := branch[i]
+		if r, ok := cur.Resolution(e.ID); !ok || r.Level != session.Pinned {
+			continue
+		}
+		if err := cur.Unpin(e.ID); err != nil {
+			c.note(kindError, "/unpin: "+err.Error())
+			return
+		}
+		c.measure()
+		c.note(kindNote, fmt.Sprintf("unpinned the %s message %s: compaction may shorten it again", clean(e.Role()), clean(e.ID)))
+		return
+	}
+	c.note(kindError, "/unpin: no pinned message on this branch (/pin pins the last one)")
 }
 
 func (c *Chat) showStats() {
