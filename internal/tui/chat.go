@@ -110,8 +110,10 @@ type Chat struct {
 	helpTop   int // the first row the help shows, when it is taller than the terminal
 
 	editor  textarea.Model
-	history []string
-	histPos int // len(history) when not browsing it
+	history []string // the prompts of recent sessions, then the open session's, oldest first
+	histPos int      // len(history) when not browsing it
+	recent  []recentPrompts
+	st      *store // the catalog's (nil without one): the picker and the history load
 	draft   string
 	queue   []string
 
@@ -148,6 +150,9 @@ func NewChat(o ChatOptions) (*Chat, error) {
 	}
 	c.a = a
 	c.editor = newEditor()
+	if o.Catalog != nil {
+		c.st = newStore(o.Catalog, nil)
+	}
 	if o.Session != nil {
 		c.attach(o.Session)
 	} else {
@@ -189,7 +194,7 @@ func (c *Chat) bind(l *session.Log, flush func() error) {
 	c.a.Log, c.a.Flush, c.a.Blobs = l, flush, c.opt.Blobs
 	c.prepared = false
 	c.reload()
-	c.history = userPrompts(l)
+	c.history = mergeHistory(c.recent, c.path(), userPrompts(l))
 	c.histPos = len(c.history)
 }
 
@@ -227,6 +232,9 @@ func (c *Chat) closeSession() error {
 // Close stops a run still going and closes the session.
 func (c *Chat) Close() error {
 	c.stop()
+	if c.st != nil {
+		c.st.close() // a history load still listing ends before the catalog closes
+	}
 	return c.closeSession()
 }
 
@@ -310,7 +318,7 @@ func (c *Chat) send(prompt string) tea.Cmd {
 
 // Init asks the terminal for its background.
 func (c *Chat) Init() tea.Cmd {
-	return tea.RequestBackgroundColor
+	return tea.Batch(tea.RequestBackgroundColor, c.loadRecent())
 }
 
 // Update handles a message.
@@ -421,6 +429,14 @@ func (c *Chat) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return c, msg.f(c)
 	case tea.KeyPressMsg:
 		return c, c.key(msg)
+	case recentLoadedMsg:
+		c.recent = msg.sessions
+		// Browsing keeps its place counted from the newest prompt: the
+		// open session's prompts are the end of the history, unchanged.
+		fromEnd := len(c.history) - c.histPos
+		c.history = mergeHistory(c.recent, c.path(), userPrompts(c.log))
+		c.histPos = max(len(c.history)-fromEnd, 0)
+		return c, nil
 	case tea.MouseWheelMsg:
 		if c.over == noOverlay {
 			switch msg.Button {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -216,6 +217,10 @@ func TestChatScreens(t *testing.T) {
 			h.say("second prompt")
 			h.keys("up", "up")
 		}},
+		{"history-recent", []agenttest.Reply{{Text: "one"}}, func(h *chatHarness) {
+			h.say("first prompt")
+			h.keys("up", "up") // past this session's prompt: the newest of the folder's other sessions
+		}},
 		{"provider-error", []agenttest.Reply{{Status: 400, Body: `{"error":{"message":"bad \u001b[31mrequest"}}`}},
 			func(h *chatHarness) { h.say("hello") }},
 		{"name", []agenttest.Reply{{Text: "hi"}}, func(h *chatHarness) { h.say("hello"); h.say("/name Fix the units") }},
@@ -376,5 +381,63 @@ func TestChatUnpin(t *testing.T) {
 	}
 	if !strings.Contains(h.screen(), "unpinned the assistant message") {
 		t.Errorf("no note of the unpin:\n%s", h.screen())
+	}
+}
+
+// TestChatHistoryRecent: Up walks back through the open session's prompts,
+// then through those of the folder's recent sessions, newest first, each
+// once; they arrive in the background and do not disturb a walk under way.
+func TestChatHistoryRecent(t *testing.T) {
+	h := newChat(t, agenttest.Reply{Text: "one"})
+	h.say("my prompt")
+	// The fixture's two sessions of the folder: the example and its fork a
+	// day later, with the same prompts.
+	fork := filepath.Join(filepath.Dir(h.f.example), "2026-11-21T09-14-02-118Z_019ab0c3-0000-7000-8000-000000000001.jsonl")
+	l, err := jsonl.Read(fork)
+	if err != nil {
+		t.Fatal(err)
+	}
+	theirs := userPrompts(l)
+	if len(theirs) < 2 {
+		t.Fatalf("the fixture's fork has %d prompts", len(theirs))
+	}
+	want := append(slices.Clone(theirs), "my prompt")
+	if !slices.Equal(h.c.history, want) {
+		t.Fatalf("history:\n%q\nwant (the other sessions' prompts once, then this one's):\n%q", h.c.history, want)
+	}
+	h.keys("up")
+	if got := h.c.editor.Value(); got != "my prompt" {
+		t.Errorf("first up: %q", got)
+	}
+	h.keys("up")
+	if got := h.c.editor.Value(); got != theirs[len(theirs)-1] {
+		t.Errorf("second up: %q, want the newest prompt of the fork %q", got, theirs[len(theirs)-1])
+	}
+	// A load arriving while browsing keeps the prompt shown where it is.
+	h.send(recentLoadedMsg{h.c.st.recentPrompts(h.c.opt.Scope)})
+	h.keys("down")
+	if got := h.c.editor.Value(); got != "my prompt" {
+		t.Errorf("down after a reload: %q", got)
+	}
+}
+
+func TestMergeHistory(t *testing.T) {
+	recent := []recentPrompts{
+		{"b.jsonl", []string{"b1", "shared", "b2"}}, // the newest session
+		{"open.jsonl", []string{"o-old"}},
+		{"a.jsonl", []string{"a1", "b2", "mine"}},
+	}
+	got := mergeHistory(recent, "open.jsonl", []string{"mine", "last"})
+	want := []string{"a1", "b1", "shared", "b2", "mine", "last"}
+	if !slices.Equal(got, want) {
+		t.Errorf("mergeHistory = %q, want %q", got, want)
+	}
+	var many []string
+	for i := range maxRecent + 50 {
+		many = append(many, fmt.Sprint("p", i))
+	}
+	got = mergeHistory([]recentPrompts{{"x", many}}, "", nil)
+	if len(got) != maxRecent || got[len(got)-1] != many[len(many)-1] || got[0] != many[50] {
+		t.Errorf("bounded history: %d prompts, from %q to %q", len(got), got[0], got[len(got)-1])
 	}
 }

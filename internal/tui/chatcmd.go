@@ -163,10 +163,6 @@ func (c *Chat) take(s *jsonl.Session) {
 	c.attach(s)
 }
 
-func (c *Chat) pickerStore() *store {
-	return newStore(c.opt.Catalog, nil)
-}
-
 // openPicker shows the session picker (/resume).
 func (c *Chat) openPicker() tea.Cmd {
 	if c.opt.Catalog == nil {
@@ -185,7 +181,7 @@ func (c *Chat) openPicker() tea.Cmd {
 			})
 		},
 		Cancel: func() tea.Cmd { return chatCmd(func(c *Chat) tea.Cmd { c.closeOverlay(); return nil }) }}
-	c.picker = newPicker(c.pickerStore(), c.th, opt)
+	c.picker = newPicker(c.st, c.th, opt)
 	c.over = pickerOverlay
 	return tea.Batch(c.picker.Update(tea.WindowSizeMsg{Width: c.width, Height: c.height}), c.picker.Init())
 }
@@ -228,7 +224,7 @@ func (c *Chat) forkBefore(e *session.Entry) {
 			}
 		}
 		c.attachMemory(l)
-		c.editor.SetValue(arbor.MessageText(e))
+		c.editor.SetValue(editable(arbor.MessageText(e)))
 		c.note(kindNote, "forked into a new session (in memory); your message is in the editor")
 		return
 	}
@@ -244,7 +240,7 @@ func (c *Chat) forkBefore(e *session.Entry) {
 		return
 	}
 	c.take(fs.Session)
-	c.editor.SetValue(text)
+	c.editor.SetValue(editable(text))
 	c.note(kindNote, "forked into a new session; your message is in the editor:\n  "+clean(shortHome(fs.Path())))
 }
 
@@ -387,7 +383,7 @@ func (c *Chat) openTree() tea.Cmd {
 			c.attach(s)
 			switch {
 			case moved && text != "" && c.editor.Value() == "":
-				c.editor.SetValue(text)
+				c.editor.SetValue(editable(text))
 				c.note(kindNote, "the leaf moved to before your message; its text is in the editor to edit and send again")
 			case moved:
 				c.note(kindNote, "the leaf moved; the conversation above is the new branch")

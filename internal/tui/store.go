@@ -21,6 +21,7 @@ import (
 type store struct {
 	mu            sync.Mutex
 	cat           *catalog.Catalog
+	closed        bool // its owner is done with the catalog: nothing more uses it
 	done, total   atomic.Int64
 	indexing      atomic.Bool
 	summarizer    compaction.Summarizer
@@ -51,13 +52,31 @@ func (s *store) progress() (done, total int, ok bool) {
 func (s *store) list(scope catalog.Scope) ([]catalog.Info, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.closed {
+		return nil, errStoreClosed
+	}
 	defer s.indexing.Store(false)
 	return s.cat.List(scope, catalog.ListOptions{})
+}
+
+// errStoreClosed answers a background listing that starts after its owner
+// let go of the catalog (a command still queued when the program ends).
+var errStoreClosed = errors.New("the session catalog is closed")
+
+// close waits for the catalog's use in progress to end; after it the store
+// lists nothing, so its owner may close the catalog.
+func (s *store) close() {
+	s.mu.Lock()
+	s.closed = true
+	s.mu.Unlock()
 }
 
 func (s *store) search(scope catalog.Scope, q catalog.Query, limit int) ([]catalog.Hit, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.closed {
+		return nil, errStoreClosed
+	}
 	defer s.indexing.Store(false)
 	return s.cat.Search(scope, q, catalog.SearchOptions{Limit: limit})
 }
