@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/arborlog/arbor/session"
 )
 
 // BashResult is what a person's own command (pi's "!command" and RPC bash)
@@ -22,20 +24,11 @@ type BashResult struct {
 	FullOutputPath string `json:"fullOutputPath,omitempty"` // the whole output, when cut
 }
 
-// Message is the bashExecution message pi records for the result.
-func (r BashResult) Message(command string, excludeFromContext bool, timestamp int64) map[string]any {
-	m := map[string]any{"role": "bashExecution", "command": command, "output": r.Output, "cancelled": r.Cancelled,
-		"truncated": r.Truncated, "timestamp": timestamp}
-	if r.ExitCode != nil {
-		m["exitCode"] = *r.ExitCode
-	}
-	if r.FullOutputPath != "" {
-		m["fullOutputPath"] = r.FullOutputPath
-	}
-	if excludeFromContext {
-		m["excludeFromContext"] = true
-	}
-	return m
+// Record is the bashExecution message pi records for the result
+// (excludeFromContext: kept in the session, not sent to the model).
+func (r BashResult) Record(command string, excludeFromContext bool) session.BashExecution {
+	return session.BashExecution{Command: command, Output: r.Output, ExitCode: r.ExitCode, Cancelled: r.Cancelled,
+		Truncated: r.Truncated, FullOutputPath: r.FullOutputPath, ExcludeFromContext: excludeFromContext}
 }
 
 // The limits of pi's bash executor: the output kept is its last 2000 lines

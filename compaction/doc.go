@@ -2,7 +2,7 @@
 // context fits the model's window again, and does it the way pi 0.73.1 does so
 // that arbor and pi read each other's compactions.
 //
-// Use: Compact(ctx, log, Options{}) plans, summarizes (mechanically unless
+// Use: Compact(ctx, cursor, Options{}) plans, summarizes (mechanically unless
 // Options.Summarizer asks a model) and appends the compaction in one call;
 // NeedsCompaction says when to; Undo takes the last one back (ExampleCompact).
 //

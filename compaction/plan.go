@@ -100,7 +100,7 @@ func compactionOf(e *session.Entry) compactionFields {
 	return c
 }
 
-// Prepare plans the compaction of a branch (root first, as Log.Branch returns
+// Prepare plans the compaction of a branch (root first, as Log.PathTo returns
 // it) the way pi 1.6.0's prepareCompaction does, over the branch's projection
 // (context edits applied, system messages left out of what is summarized):
 //

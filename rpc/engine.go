@@ -85,7 +85,7 @@ type Engine struct {
 	q          *agent.Queue // steering and follow-up messages, shared by every agent the engine builds
 	settings   settings
 	bash       map[*context.CancelFunc]bool // the person's own commands running (abort_bash cancels them)
-	bashLog    []map[string]any             // their bashExecution messages, held while a prompt runs
+	bashLog    []session.BashExecution      // their bashExecution messages, held while a prompt runs
 	messages   int                          // context messages, kept up to date while a run appends
 	gen        int                          // counts the prompts started, so a finished one does not end the next
 	agentErr   error                        // why there is no agent (no model configured)
@@ -1221,7 +1221,8 @@ func (e *Engine) Bash(command string, excludeFromContext bool, onChunk func(stri
 	if err != nil {
 		return r, err
 	}
-	m := r.Message(command, excludeFromContext, time.Now().UnixMilli())
+	m := r.Record(command, excludeFromContext)
+	m.Timestamp = time.Now().UnixMilli()
 	if e.running {
 		e.bashLog = append(e.bashLog, m)
 		return r, nil
@@ -1230,15 +1231,11 @@ func (e *Engine) Bash(command string, excludeFromContext bool, onChunk func(stri
 }
 
 // appendBash records a bashExecution message; e.mu is held.
-func (e *Engine) appendBash(m map[string]any) error {
+func (e *Engine) appendBash(m session.BashExecution) error {
 	if e.sess == nil || e.follow != "" {
 		return &Error{Kind: Internal, What: "session", Msg: "the session was closed before the command ended: its output is not recorded"}
 	}
-	msg, err := session.NewMessage(m)
-	if err != nil {
-		return err
-	}
-	if _, err := e.log.AppendMessage(msg); err != nil {
+	if _, err := e.log.AppendBashExecution(m); err != nil {
 		return err
 	}
 	e.messages = len(e.log.Context().Messages)

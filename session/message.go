@@ -112,6 +112,9 @@ func (m Message) Raw() []byte { return m.raw }
 
 // Data decodes the message's fields.
 func (m Message) Data() (MessageData, error) {
+	if d, ok := ScanMessageData(m.raw); ok { // a plain message: one walk, no decoder
+		return d, nil
+	}
 	var d MessageData
 	if err := unmarshal(m.raw, &d); err == nil {
 		return d, nil

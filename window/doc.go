@@ -1,10 +1,10 @@
 // Package window fits a session's context into a model's token budget without
 // losing the thread.
 //
-// Use: Build(cursor.Context(), Options{Budget: b.Prompt(), Resolutions:
-// cursor.Resolutions()}) returns the messages to send, fitted; Measure gives a
-// cursor's statistics in one call; a cursor's Pin, Outline and Summarize set
-// the resolutions Build applies (ExampleBuild, ExampleMeasure).
+// Use: Fit(cursor, Options{Budget: b.Prompt()}) returns the messages to send,
+// fitted, with the cursor's resolutions applied; Measure(cursor, …) gives its
+// statistics in one call; a cursor's Pin, Outline and Summarize set the
+// resolutions Fit applies (ExampleFit, ExampleMeasure).
 //
 // A cursor may render each entry at a lower fidelity than the log holds
 // (session.Level: full, outlined, summarized, pinned, compacted, attached).

@@ -35,6 +35,7 @@ func fakeTerminal(in io.Reader, out, errOut io.Writer, width int, color bool) *I
 }
 
 // fakeNow is the fake terminal's clock: ten days after the example session.
+// Stopped, it draws no progress bar, which only a slow job shows.
 var fakeNow = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 
 // runFake runs the arbor command in-process on a fake terminal.

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -126,13 +125,7 @@ func TestGoldens(t *testing.T) {
 		t.Run(sub, func(t *testing.T) {
 			f := newCommandFixture(t)
 			for _, tc := range f.cases() {
-				var out, errOut bytes.Buffer
-				ios := fakeTerminal(strings.NewReader(tc.stdin), &out, &errOut, goldenWidth, color)
-				// stderr is not a terminal here: a progress bar shows only
-				// when indexing is slow, so a golden cannot hold it.
-				ios.errTTY = false
-				r := result{code: run(ios, tc.args)}
-				r.out, r.err = out.String(), errOut.String()
+				r := runFake(t, goldenWidth, color, tc.stdin, tc.args...)
 				if r.code != tc.code {
 					t.Errorf("arbor %s: exit %d, want %d: %s", strings.Join(tc.args, " "), r.code, tc.code, r.err)
 				}

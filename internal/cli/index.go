@@ -84,13 +84,14 @@ func (g *Global) catalog(ios *IO) *catalog.Catalog {
 }
 
 // progressBar draws "[=====>    ] 120/2000 sessions" on stderr, at most every
-// 100 ms, and clears it when done. Short jobs draw nothing.
+// 100 ms, and clears it when done. Short jobs draw nothing (on ios's clock: a
+// test's stopped clock draws nothing).
 func progressBar(ios *IO) func(done, total int) {
-	start := time.Now()
+	start := ios.Now()
 	var last time.Time
 	drawn := false
 	return func(done, total int) {
-		now := time.Now()
+		now := ios.Now()
 		if done < total && (now.Sub(start) < 300*time.Millisecond || now.Sub(last) < 100*time.Millisecond) {
 			return
 		}

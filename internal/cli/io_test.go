@@ -2,8 +2,10 @@ package cli
 
 import (
 	"errors"
+	"io"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/arborlog/arbor/internal/termtext"
@@ -74,5 +76,35 @@ func TestErrorText(t *testing.T) {
 	r := runArbor(t, "", "blob", "sha256:zz")
 	if r.code != 1 || strings.Contains(r.err, "blob: ") || !strings.HasPrefix(r.err, "arbor: ") {
 		t.Errorf("arbor blob sha256:zz: exit %d, stderr %q", r.code, r.err)
+	}
+}
+
+// TestProgressBar: on the IO's clock, a job shorter than 300 ms draws
+// nothing; a longer one draws its bar and clears it when done.
+func TestProgressBar(t *testing.T) {
+	var errOut strings.Builder
+	ios := fakeTerminal(strings.NewReader(""), io.Discard, &errOut, 80, false)
+	now := fakeNow
+	ios.now = func() time.Time { return now }
+	p := progressBar(ios)
+	p(1, 4)
+	if errOut.Len() != 0 {
+		t.Fatalf("a job at its start drew %q", errOut.String())
+	}
+	now = now.Add(400 * time.Millisecond)
+	p(2, 4)
+	if got := errOut.String(); got != "\r[===============>              ] 2/4 sessions indexed" {
+		t.Errorf("after 400 ms: %q", got)
+	}
+	p(4, 4)
+	if !strings.HasSuffix(errOut.String(), "\r\x1b[K") {
+		t.Errorf("done: the bar is not cleared: %q", errOut.String())
+	}
+	short := progressBar(fakeTerminal(strings.NewReader(""), io.Discard, &errOut, 80, false))
+	errOut.Reset()
+	short(1, 2)
+	short(2, 2)
+	if errOut.Len() != 0 {
+		t.Errorf("a short job drew %q", errOut.String())
 	}
 }
