@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -112,6 +113,7 @@ type Chat struct {
 	editor  textarea.Model
 	history []string // the prompts of recent sessions, then the open session's, oldest first
 	histPos int      // len(history) when not browsing it
+	ownFrom int      // where the open session's prompts start in history
 	recent  []recentPrompts
 	st      *store // the catalog's (nil without one): the picker and the history load
 	draft   string
@@ -194,8 +196,15 @@ func (c *Chat) bind(l *session.Log, flush func() error) {
 	c.a.Log, c.a.Flush, c.a.Blobs = l, flush, c.opt.Blobs
 	c.prepared = false
 	c.reload()
-	c.history = mergeHistory(c.recent, c.path(), userPrompts(l))
+	c.setHistory(userPrompts(l))
 	c.histPos = len(c.history)
+}
+
+// setHistory makes the editor's history the recent sessions' prompts and
+// then own, the open session's.
+func (c *Chat) setHistory(own []string) {
+	c.history = mergeHistory(c.recent, c.path(), own)
+	c.ownFrom = len(c.history) - len(own)
 }
 
 // reload draws the conversation again from the session's active branch.
@@ -316,7 +325,8 @@ func (c *Chat) send(prompt string) tea.Cmd {
 	})
 }
 
-// Init asks the terminal for its background.
+// Init asks the terminal for its background and starts reading the recent
+// sessions' prompts for the editor's history.
 func (c *Chat) Init() tea.Cmd {
 	return tea.Batch(tea.RequestBackgroundColor, c.loadRecent())
 }
@@ -434,7 +444,7 @@ func (c *Chat) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		// Browsing keeps its place counted from the newest prompt: the
 		// open session's prompts are the end of the history, unchanged.
 		fromEnd := len(c.history) - c.histPos
-		c.history = mergeHistory(c.recent, c.path(), userPrompts(c.log))
+		c.setHistory(slices.Clone(c.history[c.ownFrom:]))
 		c.histPos = max(len(c.history)-fromEnd, 0)
 		return c, nil
 	case tea.MouseWheelMsg:
