@@ -419,6 +419,12 @@ func TestChatHistoryRecent(t *testing.T) {
 	if got := h.c.editor.Value(); got != "my prompt" {
 		t.Errorf("down after a reload: %q", got)
 	}
+	// A prompt sent but not yet in the session (queued) stays through a load.
+	h.c.remember("queued prompt")
+	h.send(recentLoadedMsg{h.c.st.recentPrompts(h.c.opt.Scope)})
+	if n := len(h.c.history); n == 0 || h.c.history[n-1] != "queued prompt" {
+		t.Errorf("a load lost the queued prompt: %q", h.c.history)
+	}
 }
 
 func TestMergeHistory(t *testing.T) {
