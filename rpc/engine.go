@@ -1252,3 +1252,14 @@ func (e *Engine) AbortBash() bool {
 	}
 	return len(e.bash) > 0
 }
+
+// contextAfter is the context's size as a model response reports it
+// (pi's calculateContextTokens) against the current model's window; it is
+// called on the agent's goroutine while a prompt runs.
+func (e *Engine) contextAfter(u session.Usage) UsageContext {
+	c := contextUse{used: compaction.ContextTokens(u)}
+	if e.ag != nil {
+		c.window, c.reserve = e.ag.Model.Window, e.ag.CompactionSettings().ReserveTokens
+	}
+	return UsageContext{EstimatedUsed: c.used, ContextWindow: c.window, CompletionReserve: c.reserve, UtilizationPercent: c.percent()}
+}
