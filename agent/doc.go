@@ -56,4 +56,13 @@
 // FollowUp waits until the run would stop. Each delivers one message a time
 // or all at once (SetModes, pi's steeringMode and followUpMode). What is
 // queued between runs goes with the next Run (or Continue).
+//
+// # Settings during a run
+//
+// A run reads the agent's Provider, Model, Thinking, Compaction and NoRetry
+// without a lock, so another goroutine changes them with Apply (safe from any
+// goroutine): during a run (or a Hold) the change waits for the start of the
+// next turn, as pi applies a model or thinking level set mid-run to its next
+// request, and the run records it (model_change, thinking_level_change).
+// Current reads them, waiting changes included.
 package agent

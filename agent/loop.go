@@ -72,7 +72,8 @@ type Agent struct {
 	// provider's client retries 429, 5xx and lost connections.
 	NoRetry bool
 
-	retry retryGate
+	retry   retryGate
+	changes changes
 }
 
 // Event is one thing that happened in a run, with pi's event names:
@@ -207,10 +208,14 @@ func (a *Agent) Continue(ctx context.Context) (*session.Assistant, error) {
 }
 
 func (a *Agent) start(ctx context.Context, first []string, poll bool) (*session.Assistant, error) {
+	release := a.Hold()
 	r := &run{}
 	a.emit(Event{Type: "agent_start"})
 	a.emit(Event{Type: "turn_start"})
 	last, err := a.run(ctx, r, first, poll)
+	if eerr := release(); eerr != nil && err == nil {
+		err = eerr
+	}
 	a.emit(Event{Type: "agent_end", Messages: r.messages})
 	return last, err
 }
@@ -257,6 +262,9 @@ func (a *Agent) run(ctx context.Context, r *run, first []string, poll bool) (*se
 		pending = nil
 		if ctx.Err() != nil {
 			return nil, ErrAborted
+		}
+		if err := a.applyPending(); err != nil {
+			return nil, err
 		}
 		msgs, err := a.history(ctx)
 		if err != nil {
@@ -548,5 +556,7 @@ func (m modelSummarizer) SummarizeMetered(ctx context.Context, r compaction.Requ
 // compaction), with the agent's summarizer; instructions ("" for none) say
 // what the summary should focus on.
 func (a *Agent) Compact(ctx context.Context, instructions string) error {
-	return a.compact(ctx, "manual", false, instructions)
+	release := a.Hold()
+	err := a.compact(ctx, "manual", false, instructions)
+	return errors.Join(err, release())
 }

@@ -479,17 +479,22 @@ func (s *server) table() []method {
 			}
 			return MessagesResult{Messages: m}, rpcError(err)
 		}},
-		{"setModel", "Use another model of the configuration from the next prompt; an unknown model is -32602.", func(_ context.Context, p ModelParams) (ModelResult, error) {
-			a, err := e.SetModel(p.Model)
+		{"setModel", "Use another model of the configuration from the next request (a running prompt's next one); an unknown model is -32602.", func(_ context.Context, p ModelParams) (ModelResult, error) {
+			m, err := e.SetModel(p.Model)
 			if err != nil {
 				return ModelResult{}, rpcError(err)
 			}
-			out := ModelResult{Model: a.Model.ID, Provider: a.Model.Provider, ContextWindow: a.Model.Window}
+			out := ModelResult{Model: m.ID, Provider: m.Provider, ContextWindow: m.Window}
 			err = e.view(func(l *session.Log) error {
 				u := e.use(l.Context())
 				out.EstimatedUsed, out.UtilizationPercent = u.used, u.percent()
 				return nil
 			})
+			if errors.Is(err, errBusy) {
+				// Set for the running prompt's next request; the context's
+				// size comes with its next usage notification.
+				err = nil
+			}
 			return out, rpcError(err)
 		}},
 		{"getSessionStats", "Entry and message counts and the token and cost totals of the session's replies.", s.stats},

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -488,5 +489,53 @@ func TestServeNotificationShapesAreRhos(t *testing.T) {
 	}
 	if o := second["outcome"].(map[string]any); o["kind"] != "error" || !strings.Contains(fmt.Sprint(o["output"]), "nope.txt") {
 		t.Errorf("toolCalls[1] %v", second)
+	}
+}
+
+// TestServeSetModelDuringAPrompt: setModel while a prompt runs answers at
+// once; the prompt's next request goes to the new model.
+func TestServeSetModelDuringAPrompt(t *testing.T) {
+	gate := make(chan struct{})
+	fake := agenttest.New(t, "openai",
+		agenttest.Reply{Calls: []agenttest.Call{{ID: "c1", Name: "ls", Args: `{}`}}, Hold: gate},
+		agenttest.Reply{Text: "done"})
+	release := sync.OnceFunc(func() { close(gate) })
+	t.Cleanup(release)
+	c := startServe(t, testConfig(t, fake, t.TempDir()))
+	c.send(`{"jsonrpc":"2.0","id":101,"method":"prompt","params":{"message":"go"}}`)
+	for len(fake.Requests()) < 1 {
+		time.Sleep(5 * time.Millisecond)
+	}
+	c.send(`{"jsonrpc":"2.0","id":102,"method":"setModel","params":{"model":"other"}}`)
+	c.send(`{"jsonrpc":"2.0","id":103,"method":"setModel","params":{"model":"missing"}}`)
+	got := map[float64]map[string]any{}
+	for len(got) < 3 {
+		if m := c.next(); m["id"] != nil {
+			got[m["id"].(float64)] = m
+		}
+		if len(got) == 2 && got[104] == nil {
+			c.send(`{"jsonrpc":"2.0","id":104,"method":"getState"}`)
+		}
+	}
+	if r := result(t, got[102]); r["model"] != "other" || r["provider"] != "openai" {
+		t.Errorf("setModel during a prompt: %v", r)
+	}
+	errorOf(t, got[103], -32602)
+	if st := result(t, got[104]); st["model"] != "other" || st["isStreaming"] != true {
+		t.Errorf("getState after setModel during a prompt: %v", st)
+	}
+	release()
+	for {
+		m := c.next()
+		if m["id"] == float64(101) {
+			if r := result(t, m); r["reply"] != "done" {
+				t.Errorf("prompt %v", r)
+			}
+			break
+		}
+	}
+	reqs := fake.Requests()
+	if len(reqs) != 2 || reqs[0].Body["model"] != "fake-model" || reqs[1].Body["model"] != "other" {
+		t.Errorf("requests went to %v then %v, want fake-model then other", reqs[0].Body["model"], reqs[len(reqs)-1].Body["model"])
 	}
 }
