@@ -19,8 +19,10 @@
 // (stop, length, toolUse, error, aborted). The SDKs retry 429, 5xx and
 // connection failures with backoff, honouring Retry-After; other 4xx fail at
 // once with the provider's message (ProviderError). Request.NoRetry sends a
-// request once; Agent.AbortRetry cuts the wait before a retry short. A
-// stream that sends nothing for Options.IdleTimeout is given up (ErrStalled).
+// request once; Agent.AbortRetry cuts the wait before a retry short. Each
+// retry is announced with pi's auto_retry_start event and the request closed
+// with auto_retry_end. A stream that sends nothing for Options.IdleTimeout is
+// given up (ErrStalled).
 // IsOverflow recognises each provider's context-overflow error.
 //
 // # Tools

@@ -96,6 +96,13 @@ type Event struct {
 	Messages              []json.RawMessage `json:"messages,omitempty"`
 	ToolResults           []json.RawMessage `json:"toolResults,omitempty"`
 	Level                 string            `json:"level,omitempty"` // thinking_level_changed
+	// auto_retry_start (attempt, maxAttempts, delayMs, errorMessage) and
+	// auto_retry_end (success, attempt, finalError), pi's retry events.
+	Attempt     *int   `json:"attempt,omitempty"`
+	MaxAttempts *int   `json:"maxAttempts,omitempty"`
+	DelayMs     *int64 `json:"delayMs,omitempty"`
+	Success     *bool  `json:"success,omitempty"`
+	FinalError  string `json:"finalError,omitempty"`
 	// queue_update: what is queued (always both lists, possibly empty).
 	Steering *[]string `json:"steering,omitempty"`
 	FollowUp *[]string `json:"followUp,omitempty"`
@@ -278,6 +285,7 @@ func (a *Agent) run(ctx context.Context, r *run, first []string, poll bool) (*se
 			req.Tools = append(req.Tools, ToolSpec{Name: t.Name, Description: t.Description, Parameters: t.Parameters})
 		}
 		started := false
+		a.retry.watch(a.emit)
 		asst, err := a.Provider.Stream(ctx, req, func(d Delta) {
 			if !started {
 				started = true
@@ -288,6 +296,7 @@ func (a *Agent) run(ctx context.Context, r *run, first []string, poll bool) (*se
 		if asst == nil {
 			asst = &session.Assistant{Content: []session.Block{}}
 		}
+		retried := a.retry.end(ctx, err)
 		asst.API, asst.Provider, asst.Model, asst.ThinkingLevel = a.Provider.API(), a.Model.Provider, a.Model.ID, a.Thinking
 		asst.Timestamp = a.now().UnixMilli()
 		asst.Usage.Cost = a.Model.Prices.cost(asst.Usage)
@@ -298,6 +307,9 @@ func (a *Agent) run(ctx context.Context, r *run, first []string, poll bool) (*se
 		case errors.As(err, &pe) && pe.Overflow && !overflowRetried && a.settings().Enabled:
 			// Not kept: compact once and send again.
 			overflowRetried = true
+			if retried != nil {
+				a.emit(*retried)
+			}
 			if cerr := a.compact(ctx, "overflow", true, ""); cerr != nil {
 				return nil, fmt.Errorf("%w (compaction after it failed: %v)", err, cerr)
 			}
@@ -316,6 +328,9 @@ func (a *Agent) run(ctx context.Context, r *run, first []string, poll bool) (*se
 			a.emit(Event{Type: "message_start", Message: raw})
 		}
 		a.emit(Event{Type: "message_end", Message: raw})
+		if retried != nil {
+			a.emit(*retried)
+		}
 		switch {
 		case asst.StopReason == session.StopAborted:
 			a.emit(Event{Type: "turn_end", Message: raw})

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/arborlog/arbor/agent"
 	"github.com/arborlog/arbor/agent/agenttest"
 )
 
@@ -240,5 +241,34 @@ func TestPiSettingsDuringAPromptApplyToTheNextTurn(t *testing.T) {
 	want := "model_change:fake-model thinking_level_change:off user assistant toolResult model_change:other thinking_level_change:high assistant"
 	if got := strings.Join(kinds, " "); got != want {
 		t.Errorf("entries %s\nwant    %s", got, want)
+	}
+}
+
+// TestPiRetryEvents: a request the provider's client retries streams pi's
+// auto_retry_start and auto_retry_end to the client, in pi's shapes.
+func TestPiRetryEvents(t *testing.T) {
+	fake := agenttest.New(t, "openai", agenttest.Reply{Status: 429, RetryAfter: "0"}, agenttest.Reply{Text: "ok"})
+	cfg := testConfig(t, fake, t.TempDir())
+	mk := cfg.NewAgent
+	cfg.NewAgent = func(model string) (*agent.Agent, error) {
+		a, err := mk(model)
+		if err == nil {
+			a.Provider = agent.NewOpenAI(agent.Options{Name: "openai", BaseURL: fake.BaseURL(), APIKey: "k", MaxRetries: 3})
+		}
+		return a, err
+	}
+	c := startPi(t, cfg)
+	c.ok("prompt", map[string]any{"message": "hi"})
+	var got []string
+	for _, e := range c.waitEvent("agent_settled") {
+		if strings.HasPrefix(fmt.Sprint(e["type"]), "auto_retry") {
+			b, _ := json.Marshal(e)
+			got = append(got, string(b))
+		}
+	}
+	want := `{"attempt":1,"delayMs":0,"errorMessage":"429 Too Many Requests","maxAttempts":3,"type":"auto_retry_start"}` + "\n" +
+		`{"attempt":1,"success":true,"type":"auto_retry_end"}`
+	if strings.Join(got, "\n") != want {
+		t.Errorf("retry events\n%s\nwant\n%s", strings.Join(got, "\n"), want)
 	}
 }
