@@ -133,11 +133,12 @@ func (p *Anthropic) Stream(ctx context.Context, r Request, on func(Delta)) (*ses
 	defer cancel()
 	wd := newWatchdog(p.o.IdleTimeout, cancel)
 	var once []option.RequestOption
+	retries := p.o.MaxRetries
 	if r.NoRetry {
-		once = append(once, option.WithMaxRetries(0))
+		once, retries = append(once, option.WithMaxRetries(0)), 0
 	}
 	if r.retry != nil {
-		ctx = r.retry.start(ctx)
+		ctx = r.retry.start(ctx, retries)
 		once = append(once, option.WithMiddleware(r.retry.observe))
 	}
 	stream := p.client.Messages.NewStreaming(ctx, p.params(r), once...)

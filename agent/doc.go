@@ -19,8 +19,10 @@
 // (stop, length, toolUse, error, aborted). The SDKs retry 429, 5xx and
 // connection failures with backoff, honouring Retry-After; other 4xx fail at
 // once with the provider's message (ProviderError). Request.NoRetry sends a
-// request once; Agent.AbortRetry cuts the wait before a retry short. A
-// stream that sends nothing for Options.IdleTimeout is given up (ErrStalled).
+// request once; Agent.AbortRetry cuts the wait before a retry short. Each
+// retry is announced with pi's auto_retry_start event and the request closed
+// with auto_retry_end. A stream that sends nothing for Options.IdleTimeout is
+// given up (ErrStalled).
 // IsOverflow recognises each provider's context-overflow error.
 //
 // # Tools
@@ -56,4 +58,13 @@
 // FollowUp waits until the run would stop. Each delivers one message a time
 // or all at once (SetModes, pi's steeringMode and followUpMode). What is
 // queued between runs goes with the next Run (or Continue).
+//
+// # Settings during a run
+//
+// A run reads the agent's Provider, Model, Thinking, Compaction and NoRetry
+// without a lock, so another goroutine changes them with Apply (safe from any
+// goroutine): during a run (or a Hold) the change waits for the start of the
+// next turn, as pi applies a model or thinking level set mid-run to its next
+// request, and the run records it (model_change, thinking_level_change).
+// Current reads them, waiting changes included.
 package agent

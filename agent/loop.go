@@ -72,7 +72,8 @@ type Agent struct {
 	// provider's client retries 429, 5xx and lost connections.
 	NoRetry bool
 
-	retry retryGate
+	retry   retryGate
+	changes changes
 }
 
 // Event is one thing that happened in a run, with pi's event names:
@@ -95,6 +96,13 @@ type Event struct {
 	Messages              []json.RawMessage `json:"messages,omitempty"`
 	ToolResults           []json.RawMessage `json:"toolResults,omitempty"`
 	Level                 string            `json:"level,omitempty"` // thinking_level_changed
+	// auto_retry_start (attempt, maxAttempts, delayMs, errorMessage) and
+	// auto_retry_end (success, attempt, finalError), pi's retry events.
+	Attempt     *int   `json:"attempt,omitempty"`
+	MaxAttempts *int   `json:"maxAttempts,omitempty"`
+	DelayMs     *int64 `json:"delayMs,omitempty"`
+	Success     *bool  `json:"success,omitempty"`
+	FinalError  string `json:"finalError,omitempty"`
 	// queue_update: what is queued (always both lists, possibly empty).
 	Steering *[]string `json:"steering,omitempty"`
 	FollowUp *[]string `json:"followUp,omitempty"`
@@ -207,10 +215,14 @@ func (a *Agent) Continue(ctx context.Context) (*session.Assistant, error) {
 }
 
 func (a *Agent) start(ctx context.Context, first []string, poll bool) (*session.Assistant, error) {
+	release := a.Hold()
 	r := &run{}
 	a.emit(Event{Type: "agent_start"})
 	a.emit(Event{Type: "turn_start"})
 	last, err := a.run(ctx, r, first, poll)
+	if eerr := release(); eerr != nil && err == nil {
+		err = eerr
+	}
 	a.emit(Event{Type: "agent_end", Messages: r.messages})
 	return last, err
 }
@@ -258,6 +270,9 @@ func (a *Agent) run(ctx context.Context, r *run, first []string, poll bool) (*se
 		if ctx.Err() != nil {
 			return nil, ErrAborted
 		}
+		if err := a.applyPending(); err != nil {
+			return nil, err
+		}
 		msgs, err := a.history(ctx)
 		if err != nil {
 			if ctx.Err() != nil {
@@ -270,6 +285,7 @@ func (a *Agent) run(ctx context.Context, r *run, first []string, poll bool) (*se
 			req.Tools = append(req.Tools, ToolSpec{Name: t.Name, Description: t.Description, Parameters: t.Parameters})
 		}
 		started := false
+		a.retry.watch(a.emit)
 		asst, err := a.Provider.Stream(ctx, req, func(d Delta) {
 			if !started {
 				started = true
@@ -280,6 +296,7 @@ func (a *Agent) run(ctx context.Context, r *run, first []string, poll bool) (*se
 		if asst == nil {
 			asst = &session.Assistant{Content: []session.Block{}}
 		}
+		retried := a.retry.end(ctx, err)
 		asst.API, asst.Provider, asst.Model, asst.ThinkingLevel = a.Provider.API(), a.Model.Provider, a.Model.ID, a.Thinking
 		asst.Timestamp = a.now().UnixMilli()
 		asst.Usage.Cost = a.Model.Prices.cost(asst.Usage)
@@ -290,6 +307,9 @@ func (a *Agent) run(ctx context.Context, r *run, first []string, poll bool) (*se
 		case errors.As(err, &pe) && pe.Overflow && !overflowRetried && a.settings().Enabled:
 			// Not kept: compact once and send again.
 			overflowRetried = true
+			if retried != nil {
+				a.emit(*retried)
+			}
 			if cerr := a.compact(ctx, "overflow", true, ""); cerr != nil {
 				return nil, fmt.Errorf("%w (compaction after it failed: %v)", err, cerr)
 			}
@@ -308,6 +328,9 @@ func (a *Agent) run(ctx context.Context, r *run, first []string, poll bool) (*se
 			a.emit(Event{Type: "message_start", Message: raw})
 		}
 		a.emit(Event{Type: "message_end", Message: raw})
+		if retried != nil {
+			a.emit(*retried)
+		}
 		switch {
 		case asst.StopReason == session.StopAborted:
 			a.emit(Event{Type: "turn_end", Message: raw})
@@ -548,5 +571,7 @@ func (m modelSummarizer) SummarizeMetered(ctx context.Context, r compaction.Requ
 // compaction), with the agent's summarizer; instructions ("" for none) say
 // what the summary should focus on.
 func (a *Agent) Compact(ctx context.Context, instructions string) error {
-	return a.compact(ctx, "manual", false, instructions)
+	release := a.Hold()
+	err := a.compact(ctx, "manual", false, instructions)
+	return errors.Join(err, release())
 }

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strconv"
 	"sync"
+	"time"
 )
 
 // retryGate follows one request through the provider client's retries (429,
@@ -16,16 +18,51 @@ type retryGate struct {
 	waiting bool   // the last attempt failed in a way the client retries
 	last    string // what that attempt got
 	aborted bool
+
+	// pi's auto_retry events: emit receives them (nil: none); retries counts
+	// the retries announced for this request, of at most max.
+	emit    func(Event)
+	max     int
+	retries int
 }
 
-// start begins a request: the returned context is cancelled by abort while
-// the client waits to retry.
-func (g *retryGate) start(ctx context.Context) context.Context {
+// watch sends the next request's auto_retry events to emit.
+func (g *retryGate) watch(emit func(Event)) {
+	g.mu.Lock()
+	g.emit = emit
+	g.mu.Unlock()
+}
+
+// start begins a request the client retries up to max times: the returned
+// context is cancelled by abort while the client waits to retry.
+func (g *retryGate) start(ctx context.Context, max int) context.Context {
 	ctx, cancel := context.WithCancel(ctx)
 	g.mu.Lock()
 	g.cancel, g.waiting, g.last, g.aborted = cancel, false, "", false
+	g.max, g.retries = max, 0
 	g.mu.Unlock()
 	return ctx
+}
+
+// end is the request's auto_retry_end when the client retried it (nil
+// otherwise): a success, a cancelled retry or the last failure, as pi's.
+func (g *retryGate) end(ctx context.Context, err error) *Event {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	n := g.retries
+	g.retries, g.emit = 0, nil
+	if n == 0 {
+		return nil
+	}
+	ev := &Event{Type: "auto_retry_end", Success: ptr(err == nil), Attempt: ptr(n)}
+	switch {
+	case err == nil:
+	case g.aborted || ctx.Err() != nil:
+		ev.FinalError = "Retry cancelled"
+	default:
+		ev.FinalError = err.Error()
+	}
+	return ev
 }
 
 // observe is the clients' middleware: it notes each attempt's outcome.
@@ -44,8 +81,38 @@ func (g *retryGate) observe(req *http.Request, next func(*http.Request) (*http.R
 	}
 	g.mu.Lock()
 	g.waiting, g.last = retryable, last
+	var start *Event
+	if retryable && g.emit != nil && g.retries < g.max {
+		g.retries++
+		start = &Event{Type: "auto_retry_start", Attempt: ptr(g.retries), MaxAttempts: ptr(g.max),
+			DelayMs: ptr(retryDelay(res, g.retries).Milliseconds()), ErrorMessage: last}
+	}
+	emit := g.emit
 	g.mu.Unlock()
+	if start != nil {
+		emit(*start)
+	}
 	return res, err
+}
+
+// retryDelay is how long the provider clients wait before retry n (from 1):
+// the response's Retry-After-Ms or Retry-After, else their backoff of
+// 0.5 s·2^(n−1) up to 8 s (from which their jitter takes up to a quarter).
+func retryDelay(res *http.Response, n int) time.Duration {
+	if res != nil {
+		if ms, err := strconv.ParseFloat(res.Header.Get("Retry-After-Ms"), 64); err == nil && ms >= 0 {
+			return time.Duration(ms * float64(time.Millisecond))
+		}
+		ra := res.Header.Get("Retry-After")
+		if s, err := strconv.ParseFloat(ra, 64); err == nil && s >= 0 {
+			return time.Duration(s * float64(time.Second))
+		}
+		if t, err := http.ParseTime(ra); err == nil {
+			return max(time.Until(t), 0)
+		}
+	}
+	d := 500 * time.Millisecond << min(n-1, 5)
+	return min(d, 8*time.Second)
 }
 
 // abort cancels the request if the client is waiting to retry it.

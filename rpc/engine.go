@@ -309,6 +309,7 @@ func (e *Engine) Prompt(ctx context.Context, message string, started func()) (*s
 	e.gen++
 	gen := e.gen
 	a := e.ag
+	release := a.Hold() // a setting changed from now on waits for the next turn
 	first := e.log.Len() == 0
 	e.mu.Unlock()
 	defer cancel()
@@ -341,6 +342,9 @@ func (e *Engine) Prompt(ctx context.Context, message string, started func()) (*s
 			break
 		}
 		last = next
+	}
+	if rerr := release(); rerr != nil && err == nil {
+		err = rerr
 	}
 	e.mu.Lock()
 	if e.gen == gen && e.running {
@@ -450,7 +454,8 @@ func (e *Engine) State() State {
 	defer e.mu.Unlock()
 	st := State{Cwd: e.cfg.Cwd, MessageCount: e.messages, SessionFile: e.ref(), IsStreaming: e.running && !e.compacting, IsCompacting: e.compacting, ReadOnly: e.follow != ""}
 	if e.ag != nil {
-		st.Model, st.Provider = e.ag.Model.ID, e.ag.Model.Provider
+		m := e.ag.Current().Model
+		st.Model, st.Provider = m.ID, m.Provider
 	}
 	if !e.running {
 		st.SessionID, st.SessionName = e.log.Header().ID, e.log.SessionName()
@@ -637,12 +642,26 @@ func (e *Engine) ForkMessages() ([]ForkMessage, error) {
 	return out, err
 }
 
-// SetModel switches the model the next prompt uses and records it.
-func (e *Engine) SetModel(model string) (*agent.Agent, error) {
+// SetModel switches the model the next prompt uses and records it. While a
+// prompt runs the running prompt's next request uses it (as pi's), and the
+// model_change entry is written then.
+func (e *Engine) SetModel(model string) (agent.Model, error) {
 	if model == "" {
-		return nil, badParams("model", "give the model")
+		return agent.Model{}, badParams("model", "give the model")
 	}
-	var out *agent.Agent
+	e.mu.Lock()
+	if e.running && e.ag != nil {
+		defer e.mu.Unlock()
+		a, err := e.cfg.NewAgent(model)
+		if err != nil {
+			return agent.Model{}, badParams("model", "%v", err)
+		}
+		e.ag.Apply(agent.Change{Provider: a.Provider, Model: &a.Model})
+		e.model = model
+		return a.Model, nil
+	}
+	e.mu.Unlock()
+	var out agent.Model
 	err := e.change(func(l *session.Log) error {
 		a, err := e.cfg.NewAgent(model)
 		if err != nil {
@@ -654,7 +673,7 @@ func (e *Engine) SetModel(model string) (*agent.Agent, error) {
 				return err
 			}
 		}
-		e.ag, e.agentErr, e.model, out = a, nil, model, a
+		e.ag, e.agentErr, e.model, out = a, nil, model, a.Model
 		return nil
 	})
 	return out, err
@@ -667,7 +686,7 @@ func (e *Engine) Model() agent.Model {
 	if e.ag == nil {
 		return agent.Model{}
 	}
-	return e.ag.Model
+	return e.ag.Current().Model
 }
 
 // ModelInfo is a model of the configuration: its name, its provider, and why
@@ -1094,7 +1113,7 @@ func (e *Engine) Thinking() string {
 func (e *Engine) thinking() string {
 	switch {
 	case e.ag != nil:
-		return e.ag.Thinking
+		return e.ag.Current().Thinking
 	case e.settings.thinking != "":
 		return e.settings.thinking
 	}
@@ -1110,6 +1129,19 @@ func (e *Engine) SetThinking(level string) (string, error) {
 		level = agent.ThinkingLevels[0]
 	}
 	changed := false
+	e.mu.Lock()
+	if e.running && e.ag != nil {
+		// The running prompt's next request uses it; the run records it.
+		changed = level != e.thinking()
+		e.settings.thinking = level
+		e.ag.Apply(agent.Change{Thinking: &level})
+		e.mu.Unlock()
+		if changed && e.emit != nil {
+			e.emit(agent.Event{Type: "thinking_level_changed", Level: level})
+		}
+		return level, nil
+	}
+	e.mu.Unlock()
 	err := e.change(func(l *session.Log) error {
 		if level == e.thinking() {
 			return nil
@@ -1138,7 +1170,7 @@ func (e *Engine) CycleThinking() (string, error) {
 // CycleModel switches to the model after the current one in the
 // configuration's list (the first when the current is not in it); with fewer
 // than two models to cycle through it returns nil, as pi does.
-func (e *Engine) CycleModel() (*agent.Agent, error) {
+func (e *Engine) CycleModel() (*agent.Model, error) {
 	var models []string
 	if e.cfg.Models != nil {
 		models = e.cfg.Models()
@@ -1148,7 +1180,11 @@ func (e *Engine) CycleModel() (*agent.Agent, error) {
 	case len(models) == 0, len(models) == 1 && cur == 0:
 		return nil, nil
 	}
-	return e.SetModel(models[(cur+1)%len(models)])
+	m, err := e.SetModel(models[(cur+1)%len(models)])
+	if err != nil {
+		return nil, err
+	}
+	return &m, nil
 }
 
 // AutoCompaction says whether the agent compacts on its own.
@@ -1161,13 +1197,11 @@ func (e *Engine) AutoCompaction() bool {
 // SetAutoCompaction turns automatic compaction on or off for this engine's
 // agents (compact still works).
 func (e *Engine) SetAutoCompaction(on bool) error {
-	if err := e.idle(); err != nil {
-		return err
-	}
+	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.settings.noCompact = !on
 	if e.ag != nil {
-		e.ag.SetAutoCompaction(on)
+		e.ag.Apply(agent.Change{AutoCompaction: &on}) // a running prompt's next turn
 	}
 	return nil
 }
@@ -1175,13 +1209,12 @@ func (e *Engine) SetAutoCompaction(on bool) error {
 // SetAutoRetry turns the provider's retries of 429, 5xx and lost
 // connections on or off.
 func (e *Engine) SetAutoRetry(on bool) error {
-	if err := e.idle(); err != nil {
-		return err
-	}
+	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.settings.noRetry = !on
 	if e.ag != nil {
-		e.ag.NoRetry = !on
+		off := !on
+		e.ag.Apply(agent.Change{NoRetry: &off}) // a running prompt's next request
 	}
 	return nil
 }
@@ -1251,4 +1284,15 @@ func (e *Engine) AbortBash() bool {
 		(*c)()
 	}
 	return len(e.bash) > 0
+}
+
+// contextAfter is the context's size as a model response reports it
+// (pi's calculateContextTokens) against the current model's window; it is
+// called on the agent's goroutine while a prompt runs.
+func (e *Engine) contextAfter(u session.Usage) UsageContext {
+	c := contextUse{used: compaction.ContextTokens(u)}
+	if e.ag != nil {
+		c.window, c.reserve = e.ag.Model.Window, e.ag.CompactionSettings().ReserveTokens
+	}
+	return UsageContext{EstimatedUsed: c.used, ContextWindow: c.window, CompletionReserve: c.reserve, UtilizationPercent: c.percent()}
 }

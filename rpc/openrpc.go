@@ -41,14 +41,23 @@ func OpenRPC() ([]byte, error) {
 		d.Result = descriptor{Name: m.Name + "Result", Schema: schema(t.Out(0))}
 		methods = append(methods, d)
 	}
+	type noteDoc struct {
+		Name   string         `json:"name"`
+		Params map[string]any `json:"params"`
+	}
+	var notes []noteDoc
+	for _, n := range notifications {
+		notes = append(notes, noteDoc{Name: n.Name, Params: schema(reflect.TypeOf(n.Params))})
+	}
 	doc := map[string]any{
 		"openrpc": "1.3.2",
 		"info": map[string]any{
 			"title":       "arbor serve",
 			"version":     "1",
-			"description": "JSON-RPC 2.0 over newline-delimited JSON on stdin/stdout. Notifications: ready, agent/start, agent/end, agent/error, message/delta, reasoning/delta, tool/call, tool/result, usage, state/change. Errors: -32700 parse, -32600 invalid request, -32601 method not found, -32602 invalid params (data.field names the parameter), -32603 internal (data.reason: busy, locked or failed).",
+			"description": "JSON-RPC 2.0 over newline-delimited JSON on stdin/stdout. Notifications (their params in x-notifications, rho's shapes): ready, agent/start, agent/end, agent/error, message/delta, reasoning/delta, tool/call, tool/result, usage, state/change. Errors: -32700 parse, -32600 invalid request, -32601 method not found, -32602 invalid params (data.field names the parameter), -32603 internal (data.reason: busy, locked or failed).",
 		},
-		"methods": methods,
+		"methods":         methods,
+		"x-notifications": notes,
 	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)

@@ -223,11 +223,11 @@ func (p *piServer) run(c piCommand) (any, error) {
 		steering, followUp := e.ClearQueue()
 		return map[string][]string{"steering": steering, "followUp": followUp}, nil
 	case "cycle_model":
-		a, err := e.CycleModel()
-		if err != nil || a == nil {
+		m, err := e.CycleModel()
+		if err != nil || m == nil {
 			return nil, err
 		}
-		return map[string]any{"model": modelOf(a.Model), "thinkingLevel": e.Thinking(), "isScoped": false}, nil
+		return map[string]any{"model": modelOf(*m), "thinkingLevel": e.Thinking(), "isScoped": false}, nil
 	case "set_thinking_level":
 		_, err := e.SetThinking(c.Level)
 		return nil, err

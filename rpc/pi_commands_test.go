@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/arborlog/arbor/agent"
 	"github.com/arborlog/arbor/agent/agenttest"
 )
 
@@ -127,18 +128,6 @@ func TestPiBash(t *testing.T) {
 	if d := c.ok("bash", map[string]any{"command": "echo during"}); d["output"] != "during\n" {
 		t.Errorf("bash during a prompt %v", d)
 	}
-	for _, cmd := range []struct {
-		typ    string
-		fields map[string]any
-	}{
-		{"set_thinking_level", map[string]any{"level": "high"}},
-		{"cycle_thinking_level", nil},
-		{"set_auto_compaction", map[string]any{"enabled": true}},
-		{"set_auto_retry", map[string]any{"enabled": true}},
-		{"cycle_model", nil},
-	} {
-		c.fails(cmd.typ, cmd.fields, "a prompt is running")
-	}
 	c.ok("set_steering_mode", map[string]any{"mode": "one-at-a-time"})
 	c.ok("abort_retry", nil)
 	c.ok("abort", nil)
@@ -189,5 +178,97 @@ func TestPiCompactIsAbortable(t *testing.T) {
 	}
 	if st := c.ok("get_state", nil); st["isCompacting"] != false || st["isStreaming"] != false {
 		t.Errorf("state after the abort %v", st)
+	}
+}
+
+// TestPiSettingsDuringAPromptApplyToTheNextTurn: pi's setting commands sent
+// while a prompt runs answer at once and the run's next request uses them;
+// the model and thinking level changes are recorded before it.
+func TestPiSettingsDuringAPromptApplyToTheNextTurn(t *testing.T) {
+	gate := make(chan struct{})
+	fake := agenttest.New(t, "openai",
+		agenttest.Reply{Calls: []agenttest.Call{{ID: "c1", Name: "ls", Args: `{}`}}, Hold: gate},
+		agenttest.Reply{Text: "done"})
+	c := startPi(t, testConfig(t, fake, t.TempDir()))
+	c.ok("prompt", map[string]any{"message": "go"})
+	for len(fake.Requests()) < 1 {
+		time.Sleep(5 * time.Millisecond)
+	}
+	// The first request is in flight: every setting is taken.
+	c.ok("set_thinking_level", map[string]any{"level": "medium"})
+	if l := c.ok("cycle_thinking_level", nil)["level"]; l != "high" {
+		t.Errorf("cycle_thinking_level during a prompt: %v", l)
+	}
+	if m := c.ok("cycle_model", nil); m["model"].(map[string]any)["id"] != "other" {
+		t.Errorf("cycle_model during a prompt: %v", m)
+	}
+	c.ok("set_auto_compaction", map[string]any{"enabled": false})
+	c.ok("set_auto_retry", map[string]any{"enabled": false})
+	if st := c.ok("get_state", nil); st["thinkingLevel"] != "high" || st["isStreaming"] != true {
+		t.Errorf("get_state during a prompt: %v", st)
+	}
+	close(gate)
+	c.waitEvent("agent_settled")
+	reqs := fake.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	if reqs[0].Body["model"] != "fake-model" || reqs[0].Body["reasoning_effort"] != nil {
+		t.Errorf("first request: model %v effort %v", reqs[0].Body["model"], reqs[0].Body["reasoning_effort"])
+	}
+	if reqs[1].Body["model"] != "other" || reqs[1].Body["reasoning_effort"] != "high" {
+		t.Errorf("next request: model %v effort %v, want other and high", reqs[1].Body["model"], reqs[1].Body["reasoning_effort"])
+	}
+	st := c.ok("get_state", nil)
+	if st["thinkingLevel"] != "high" || st["autoCompactionEnabled"] != false || st["model"].(map[string]any)["id"] != "other" {
+		t.Errorf("get_state after the prompt: %v", st)
+	}
+	// The session records the change between the two replies.
+	var kinds []string
+	for _, e := range c.ok("get_entries", nil)["entries"].([]any) {
+		en := e.(map[string]any)
+		k := fmt.Sprint(en["type"])
+		switch k {
+		case "model_change":
+			k += ":" + fmt.Sprint(en["modelId"])
+		case "thinking_level_change":
+			k += ":" + fmt.Sprint(en["thinkingLevel"])
+		case "message":
+			k = fmt.Sprint(en["message"].(map[string]any)["role"])
+		}
+		kinds = append(kinds, k)
+	}
+	want := "model_change:fake-model thinking_level_change:off user assistant toolResult model_change:other thinking_level_change:high assistant"
+	if got := strings.Join(kinds, " "); got != want {
+		t.Errorf("entries %s\nwant    %s", got, want)
+	}
+}
+
+// TestPiRetryEvents: a request the provider's client retries streams pi's
+// auto_retry_start and auto_retry_end to the client, in pi's shapes.
+func TestPiRetryEvents(t *testing.T) {
+	fake := agenttest.New(t, "openai", agenttest.Reply{Status: 429, RetryAfter: "0"}, agenttest.Reply{Text: "ok"})
+	cfg := testConfig(t, fake, t.TempDir())
+	mk := cfg.NewAgent
+	cfg.NewAgent = func(model string) (*agent.Agent, error) {
+		a, err := mk(model)
+		if err == nil {
+			a.Provider = agent.NewOpenAI(agent.Options{Name: "openai", BaseURL: fake.BaseURL(), APIKey: "k", MaxRetries: 3})
+		}
+		return a, err
+	}
+	c := startPi(t, cfg)
+	c.ok("prompt", map[string]any{"message": "hi"})
+	var got []string
+	for _, e := range c.waitEvent("agent_settled") {
+		if strings.HasPrefix(fmt.Sprint(e["type"]), "auto_retry") {
+			b, _ := json.Marshal(e)
+			got = append(got, string(b))
+		}
+	}
+	want := `{"attempt":1,"delayMs":0,"errorMessage":"429 Too Many Requests","maxAttempts":3,"type":"auto_retry_start"}` + "\n" +
+		`{"attempt":1,"success":true,"type":"auto_retry_end"}`
+	if strings.Join(got, "\n") != want {
+		t.Errorf("retry events\n%s\nwant\n%s", strings.Join(got, "\n"), want)
 	}
 }

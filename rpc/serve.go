@@ -220,10 +220,18 @@ type (
 
 // server is arbor serve's method table over one Engine.
 type server struct {
-	e    *Engine
-	srv  *jrpc2.Server
-	mu   sync.Mutex
-	iter int
+	e   *Engine
+	srv *jrpc2.Server
+	mu  sync.Mutex
+	run runNotes // what agent/end reports of the running prompt; mu guards it
+}
+
+// runNotes gathers a prompt's iterations, usage and tool calls for agent/end.
+type runNotes struct {
+	iter  int
+	usage RunUsage
+	calls []ToolCallRecord
+	args  map[string]string // a running tool call's arguments, by call id
 }
 
 // rpcError maps an operation's failure to a JSON-RPC error whose data names
@@ -271,31 +279,62 @@ func (s *server) event(ev agent.Event) {
 		if d := ev.AssistantMessageEvent; d != nil {
 			switch d.Type {
 			case "text_delta":
-				s.notify("message/delta", map[string]string{"delta": d.Delta})
+				s.notify("message/delta", DeltaNote{Delta: d.Delta})
 			case "thinking_delta":
-				s.notify("reasoning/delta", map[string]string{"delta": d.Delta})
+				s.notify("reasoning/delta", DeltaNote{Delta: d.Delta})
 			}
 		}
 	case "tool_execution_start":
-		s.notify("tool/call", map[string]any{"id": ev.ToolCallID, "name": ev.ToolName, "arguments": ev.Args})
+		args := argsText(ev.Args)
+		s.mu.Lock()
+		if s.run.args == nil {
+			s.run.args = map[string]string{}
+		}
+		s.run.args[ev.ToolCallID] = args
+		s.mu.Unlock()
+		s.notify("tool/call", ToolCallNote{ID: ev.ToolCallID, Name: ev.ToolName, Arguments: args})
 	case "tool_execution_end":
-		s.notify("tool/result", map[string]any{"id": ev.ToolCallID, "name": ev.ToolName, "is_error": ev.IsError != nil && *ev.IsError, "output": ev.Result})
+		var tr session.ToolResult
+		_ = json.Unmarshal(ev.Result, &tr)
+		out := session.Content{Blocks: tr.Content}.Text("\n")
+		isErr := ev.IsError != nil && *ev.IsError
+		rec := ToolCallRecord{Name: ev.ToolName, Outcome: ToolOutcome{Kind: "success"}, DurationMs: tr.DurationMs}
+		if isErr {
+			rec.Outcome = ToolOutcome{Kind: "error", Output: out}
+		}
+		s.mu.Lock()
+		rec.Arguments = s.run.args[ev.ToolCallID]
+		if rec.Arguments == "" {
+			rec.Arguments = "{}" // a call skipped after an abort never started
+		}
+		delete(s.run.args, ev.ToolCallID)
+		s.run.calls = append(s.run.calls, rec)
+		s.mu.Unlock()
+		s.notify("tool/result", ToolResultNote{ID: ev.ToolCallID, Name: ev.ToolName, IsError: isErr, Output: out})
 	case "message_end":
 		var m struct {
 			Role  string        `json:"role"`
 			Usage session.Usage `json:"usage"`
 		}
 		if json.Unmarshal(ev.Message, &m) == nil && m.Role == "assistant" {
+			d := usageDelta(m.Usage)
 			s.mu.Lock()
-			s.iter++
-			it := s.iter
+			s.run.iter++
+			it := s.run.iter
+			u := &s.run.usage
+			u.InputTokens += d.InputTokens
+			u.OutputTokens += d.OutputTokens
+			u.TotalTokens += int64(m.Usage.TotalTokens)
+			u.TotalCost += d.Cost
+			u.RequestCount++
 			s.mu.Unlock()
-			s.notify("usage", map[string]any{"iteration": it, "usage": m.Usage})
+			s.notify("usage", UsageNote{Iteration: it, Usage: d, Context: s.e.contextAfter(m.Usage)})
 		}
 	case "compaction_start", "compaction_end":
 		// rho's {state}, with pi's compaction event beside it.
 		state := map[string]string{"compaction_start": "compacting", "compaction_end": "compacted"}[ev.Type]
-		s.notify("state/change", map[string]any{"state": state, "event": ev})
+		raw, _ := json.Marshal(ev)
+		s.notify("state/change", StateChangeNote{State: state, Event: raw})
 	}
 }
 
@@ -307,7 +346,7 @@ func (s *server) prompt(ctx context.Context, p PromptParams) (PromptResult, erro
 		return PromptResult{Queued: true}, rpcError(s.e.Steer(p.Message, p.FollowUp))
 	}
 	s.mu.Lock()
-	s.iter = 0
+	s.run = runNotes{}
 	s.mu.Unlock()
 	start := time.Now()
 	started := false
@@ -316,14 +355,16 @@ func (s *server) prompt(ctx context.Context, p PromptParams) (PromptResult, erro
 		if !started {
 			return PromptResult{}, rpcError(err)
 		}
-		s.notify("agent/error", map[string]any{"error": err.Error(), "aborted": errors.Is(err, agent.ErrAborted)})
+		s.notify("agent/error", AgentErrorNote{Error: err.Error(), Aborted: errors.Is(err, agent.ErrAborted)})
 		return PromptResult{}, rpcError(err)
 	}
-	end := map[string]any{"reply": last.Text(), "usage": last.Usage, "toolCalls": len(last.ToolCalls()),
-		"durationMs": time.Since(start).Milliseconds(), "finishReason": last.StopReason}
+	end := AgentEndNote{Reply: last.Text(), DurationMs: time.Since(start).Milliseconds(), FinishReason: last.StopReason}
 	s.mu.Lock()
-	end["iterations"] = s.iter
+	end.Iterations, end.Usage, end.ToolCalls = s.run.iter, s.run.usage, s.run.calls
 	s.mu.Unlock()
+	if end.ToolCalls == nil {
+		end.ToolCalls = []ToolCallRecord{}
+	}
 	s.notify("agent/end", end)
 	return PromptResult{Reply: last.Text()}, nil
 }
@@ -438,17 +479,22 @@ func (s *server) table() []method {
 			}
 			return MessagesResult{Messages: m}, rpcError(err)
 		}},
-		{"setModel", "Use another model of the configuration from the next prompt; an unknown model is -32602.", func(_ context.Context, p ModelParams) (ModelResult, error) {
-			a, err := e.SetModel(p.Model)
+		{"setModel", "Use another model of the configuration from the next request (a running prompt's next one); an unknown model is -32602.", func(_ context.Context, p ModelParams) (ModelResult, error) {
+			m, err := e.SetModel(p.Model)
 			if err != nil {
 				return ModelResult{}, rpcError(err)
 			}
-			out := ModelResult{Model: a.Model.ID, Provider: a.Model.Provider, ContextWindow: a.Model.Window}
+			out := ModelResult{Model: m.ID, Provider: m.Provider, ContextWindow: m.Window}
 			err = e.view(func(l *session.Log) error {
 				u := e.use(l.Context())
 				out.EstimatedUsed, out.UtilizationPercent = u.used, u.percent()
 				return nil
 			})
+			if errors.Is(err, errBusy) {
+				// Set for the running prompt's next request; the context's
+				// size comes with its next usage notification.
+				err = nil
+			}
 			return out, rpcError(err)
 		}},
 		{"getSessionStats", "Entry and message counts and the token and cost totals of the session's replies.", s.stats},
@@ -610,7 +656,7 @@ func Serve(cfg Config, r io.Reader, w io.WriteCloser) error {
 	d := newDrain(channel.Line(r, w), s.methods())
 	s.srv = jrpc2.NewServer(d, &jrpc2.ServerOptions{AllowPush: true, Concurrency: 4})
 	s.srv.Start(d)
-	s.notify("ready", map[string]any{"pid": os.Getpid(), "session": e.Ref()})
+	s.notify("ready", ReadyNote{Pid: os.Getpid(), Session: e.Ref()})
 	werr := s.srv.Wait()
 	if errors.Is(werr, jrpc2.ErrConnClosed) {
 		return nil

@@ -7,7 +7,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -416,5 +418,124 @@ func TestServeRhoListsDuringAPrompt(t *testing.T) {
 		if m := c.next(); m["id"] == 1.0 {
 			break
 		}
+	}
+}
+
+// TestServeNotificationShapesAreRhos checks each notification's fields
+// against rho's types.rs: tool/call's arguments is the call's JSON text,
+// usage carries the response's tokens and the context, and agent/end lists
+// the prompt's tool calls with their outcomes.
+func TestServeNotificationShapesAreRhos(t *testing.T) {
+	fake := agenttest.New(t, "openai",
+		agenttest.Reply{Calls: []agenttest.Call{{ID: "c1", Name: "ls", Args: `{"path":"."}`}, {ID: "c2", Name: "read", Args: `{"path":"nope.txt"}`}}, Input: 10, Output: 5},
+		agenttest.Reply{Text: "done", Input: 20, Output: 7})
+	c := startServe(t, testConfig(t, fake, t.TempDir()))
+	resp, notes := c.call("prompt", map[string]any{"message": "look"})
+	result(t, resp)
+	keys := func(m map[string]any) string {
+		var k []string
+		for key := range m {
+			k = append(k, key)
+		}
+		sort.Strings(k)
+		return strings.Join(k, ",")
+	}
+	var calls, results, usages []map[string]any
+	var end map[string]any
+	for _, n := range notes {
+		p, _ := n["params"].(map[string]any)
+		switch n["method"] {
+		case "tool/call":
+			calls = append(calls, p)
+		case "tool/result":
+			results = append(results, p)
+		case "usage":
+			usages = append(usages, p)
+		case "agent/end":
+			end = p
+		}
+	}
+	if len(calls) != 2 || calls[0]["arguments"] != `{"path":"."}` || calls[0]["name"] != "ls" {
+		t.Fatalf("tool/call %v: want arguments as the JSON text", calls)
+	}
+	if len(results) != 2 || keys(results[0]) != "id,is_error,name,output" || results[0]["is_error"] != false ||
+		results[1]["is_error"] != true || !strings.Contains(results[1]["output"].(string), "nope.txt") {
+		t.Fatalf("tool/result %v", results)
+	}
+	if len(usages) != 2 || usages[1]["iteration"].(float64) != 2 {
+		t.Fatalf("usage %v", usages)
+	}
+	u := usages[0]["usage"].(map[string]any)
+	if keys(u) != "cachedTokens,cost,inputTokens,outputTokens,requestCount" || u["inputTokens"].(float64) != 10 || u["outputTokens"].(float64) != 5 {
+		t.Errorf("usage.usage %v", u)
+	}
+	if ctx := usages[0]["context"].(map[string]any); keys(ctx) != "completionReserve,contextWindow,estimatedUsed,utilizationPercent" || ctx["estimatedUsed"].(float64) != 15 {
+		t.Errorf("usage.context %v", ctx)
+	}
+	if end == nil || keys(end) != "durationMs,finishReason,iterations,reply,toolCalls,usage" || end["reply"] != "done" || end["iterations"].(float64) != 2 {
+		t.Fatalf("agent/end %v", end)
+	}
+	eu := end["usage"].(map[string]any)
+	if keys(eu) != "inputTokens,outputTokens,requestCount,totalCost,totalTokens" || eu["inputTokens"].(float64) != 30 || eu["outputTokens"].(float64) != 12 || eu["requestCount"].(float64) != 2 {
+		t.Errorf("agent/end usage %v", eu)
+	}
+	tc := end["toolCalls"].([]any)
+	if len(tc) != 2 {
+		t.Fatalf("agent/end toolCalls %v", tc)
+	}
+	first, second := tc[0].(map[string]any), tc[1].(map[string]any)
+	if first["name"] != "ls" || first["arguments"] != `{"path":"."}` || first["outcome"].(map[string]any)["kind"] != "success" {
+		t.Errorf("toolCalls[0] %v", first)
+	}
+	if o := second["outcome"].(map[string]any); o["kind"] != "error" || !strings.Contains(fmt.Sprint(o["output"]), "nope.txt") {
+		t.Errorf("toolCalls[1] %v", second)
+	}
+}
+
+// TestServeSetModelDuringAPrompt: setModel while a prompt runs answers at
+// once; the prompt's next request goes to the new model.
+func TestServeSetModelDuringAPrompt(t *testing.T) {
+	gate := make(chan struct{})
+	fake := agenttest.New(t, "openai",
+		agenttest.Reply{Calls: []agenttest.Call{{ID: "c1", Name: "ls", Args: `{}`}}, Hold: gate},
+		agenttest.Reply{Text: "done"})
+	release := sync.OnceFunc(func() { close(gate) })
+	t.Cleanup(release)
+	c := startServe(t, testConfig(t, fake, t.TempDir()))
+	c.send(`{"jsonrpc":"2.0","id":101,"method":"prompt","params":{"message":"go"}}`)
+	for len(fake.Requests()) < 1 {
+		time.Sleep(5 * time.Millisecond)
+	}
+	c.send(`{"jsonrpc":"2.0","id":102,"method":"setModel","params":{"model":"other"}}`)
+	c.send(`{"jsonrpc":"2.0","id":103,"method":"setModel","params":{"model":"missing"}}`)
+	got := map[float64]map[string]any{}
+	for len(got) < 3 {
+		if m := c.next(); m["id"] != nil {
+			got[m["id"].(float64)] = m
+		}
+		if len(got) == 2 && got[104] == nil {
+			c.send(`{"jsonrpc":"2.0","id":104,"method":"getState"}`)
+		}
+	}
+	if r := result(t, got[102]); r["model"] != "other" || r["provider"] != "openai" {
+		t.Errorf("setModel during a prompt: %v", r)
+	}
+	errorOf(t, got[103], -32602)
+	if st := result(t, got[104]); st["model"] != "other" || st["isStreaming"] != true {
+		t.Errorf("getState after setModel during a prompt: %v", st)
+	}
+	release()
+	for {
+		m := c.next()
+		if m["id"] == float64(101) {
+			if r := result(t, m); r["reply"] != "done" {
+				t.Errorf("prompt %v", r)
+			}
+			break
+		}
+	}
+	reqs := fake.Requests()
+	if len(reqs) != 2 || reqs[0].Body["model"] != "fake-model" || reqs[1].Body["model"] != "other" {
+		t.Errorf("requests went to %v then %v, want fake-model then other", reqs[0].Body["model"], reqs[len(reqs)-1].Body["model"])
 	}
 }

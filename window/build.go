@@ -98,20 +98,23 @@ type Cut struct {
 }
 
 // BudgetError is returned when even the protected part of a context does not fit.
+// Each message kept counts in exactly one part, the first that applies in the
+// order below, so the parts add up to Protected.
 type BudgetError struct {
 	Budget    int
-	Protected int // tokens of everything below, and what their turns need
+	Protected int // tokens of everything that must stay: the sum of the parts below
+	System    int // tokens of the system messages (the prompt and tools)
 	First     int // tokens of the first user request
 	Last      int // tokens of the last user request, when it is not the first
-	LastTurn  int // tokens of the last turn
-	Pinned    int // tokens of pinned entries
-	NPinned   int // how many pinned entries
-	System    int // tokens of the system messages (the prompt and tools)
+	LastTurn  int // tokens of the rest of the last turn
+	Pinned    int // tokens of the other pinned entries
+	NPinned   int // how many pinned entries Pinned counts
+	Paired    int // tokens of the rest of the pinned entries' turns (the calls and results they pair with, and closing results), each at its smallest
 }
 
 func (e *BudgetError) Error() string {
-	return fmt.Sprintf("window: the context cannot fit in %d tokens: what must stay needs %d (system prompt %d, first request %d, last request %d, last turn %d, %d pinned entries %d); raise the budget or unpin entries",
-		e.Budget, e.Protected, e.System, e.First, e.Last, e.LastTurn, e.NPinned, e.Pinned)
+	return fmt.Sprintf("window: the context cannot fit in %d tokens: what must stay needs %d (system prompt %d, first request %d, last request %d, last turn %d, %s %d, the rest of their turns %d); raise the budget or unpin entries",
+		e.Budget, e.Protected, e.System, e.First, e.Last, e.LastTurn, plural(e.NPinned, "pinned entry"), e.Pinned, e.Paired)
 }
 
 // ErrBudget is matched by every *BudgetError.

@@ -545,3 +545,80 @@ func TestLeaveOutEarlyChangesNothing(t *testing.T) {
 		}
 	})
 }
+
+// A reply whose outline saves nothing (its only text is empty) is still
+// summarized when that is smaller, and a budget the protected part fits is
+// met; one token less gives an error whose parts add up. The case is what
+// TestPlannerProperties once drew: a pinned result in a turn whose call
+// message outlines to as many tokens as it has.
+func TestPlannerSummarizesWhatOutliningCannotShrink(t *testing.T) {
+	l := session.New("/p")
+	add := func(v map[string]any) string {
+		t.Helper()
+		m, err := session.NewMessage(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, err := l.AppendMessage(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e.ID
+	}
+	args := map[string]any{"path": "a/b.go", "command": "go test ./..."}
+	add(map[string]any{"role": "user", "content": "fix the scanner", "timestamp": 0})
+	add(map[string]any{"role": "assistant", "stopReason": "toolUse", "timestamp": 1, "content": []any{
+		map[string]any{"type": "text", "text": ""},
+		map[string]any{"type": "toolCall", "id": "call6", "name": "read", "arguments": args},
+		map[string]any{"type": "toolCall", "id": "call7", "name": "mcp", "arguments": args},
+		map[string]any{"type": "toolCall", "id": "call8", "name": "edit", "arguments": args},
+	}})
+	var pinned string
+	for _, id := range []string{"call6", "call7", "call8"} {
+		e := add(map[string]any{"role": "toolResult", "toolCallId": id, "toolName": "bash", "isError": false, "timestamp": 1,
+			"content": []any{map[string]any{"type": "text", "text": "func f() {}\n"}}})
+		if id == "call7" {
+			pinned = e
+		}
+	}
+	add(map[string]any{"role": "user", "content": strings.Repeat("x := []int{1, 2}\n", 40), "timestamp": 2})
+	add(map[string]any{"role": "user", "content": "thanks", "timestamp": 3})
+	ctx := l.Context()
+	res := map[string]session.Resolution{pinned: {Level: session.Pinned}}
+	call := ctx.Messages[1]
+	cs := callsOf(ctx.Messages)
+	full, outlined, summarized := DefaultEstimator.Message(call), DefaultEstimator.Message(renderLevel(call, session.Outlined, "", cs)), DefaultEstimator.Message(renderLevel(call, session.Summarized, "", cs))
+	if outlined < full || summarized >= full {
+		t.Fatalf("the case no longer holds: full %d, outlined %d, summarized %d", full, outlined, summarized)
+	}
+
+	protected := protectedTokens(ctx, res)
+	r, err := Build(ctx, res, Options{Budget: protected, ResultShare: 1})
+	if err != nil {
+		t.Fatalf("the protected part (%d) fits the budget, yet: %v", protected, err)
+	}
+	if r.Tokens > protected {
+		t.Errorf("used %d of %d", r.Tokens, protected)
+	}
+	if got := r.Messages[1]; got.Entry != call.Entry || got.Level != session.Summarized {
+		t.Errorf("the call message is at %s, want summarized", got.Level)
+	}
+
+	_, err = Build(ctx, res, Options{Budget: protected - 1, ResultShare: 1})
+	var be *BudgetError
+	if !errors.As(err, &be) {
+		t.Fatalf("err = %v, want a *BudgetError", err)
+	}
+	parts := be.System + be.First + be.Last + be.LastTurn + be.Pinned + be.Paired
+	if be.Protected != protected || parts != be.Protected {
+		t.Errorf("needs %d, parts add up to %d, protected part is %d: %v", be.Protected, parts, protected, err)
+	}
+	if be.NPinned != 1 || be.Paired == 0 {
+		t.Errorf("%d pinned entries, the rest of their turns %d: %v", be.NPinned, be.Paired, err)
+	}
+	for _, n := range []int{be.Protected, be.First, be.LastTurn, be.Pinned, be.Paired} {
+		if !strings.Contains(err.Error(), fmt.Sprint(n)) {
+			t.Errorf("error %q does not give %d", err, n)
+		}
+	}
+}

@@ -16,8 +16,9 @@
 //     with a note naming the original size and where the rest is (a blob, see
 //     package window/blob, or the session entry itself).
 //  2. Unprotected messages are outlined, oldest turn first and largest first
-//     within a turn, until the context fits; then outlined ones are summarized
-//     in the same order.
+//     within a turn, until the context fits; then they are summarized in the
+//     same order (a message whose outline saved nothing too). Each keeps the
+//     smaller of its renderings.
 //  3. If that is not enough, whole turns are left out, oldest first, and one
 //     short note takes their place saying how many and that the session still
 //     holds them.
@@ -32,8 +33,9 @@
 // result so providers accept the context. The log itself is never changed.
 //
 // The same input always gives the same plan. The result fits whenever the
-// protected part fits; when it does not, Build fails with a *BudgetError that
-// gives the numbers.
+// protected part fits (the protected messages, and the rest of the turns of
+// pinned ones at their smallest); when it does not, Build fails with a
+// *BudgetError that gives the numbers, which add up.
 //
 // Large tool outputs can be kept out of the log in two ways, both through a
 // content-addressed blob store (package window/blob, $ARBOR_DIR/blobs for the

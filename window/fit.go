@@ -36,38 +36,46 @@ func (p *planner) fit(res *Result, early bool) error {
 }
 
 // downgrade outlines candidates in order until the context fits, then
-// summarizes the outlined ones in the same order.
+// summarizes them in the same order.
 func (p *planner) downgrade(order []*item, total int) int {
 	budget := p.o.Budget
-	for _, step := range []struct{ from, to session.Level }{{session.Full, session.Outlined}, {session.Outlined, session.Summarized}} {
+	for _, to := range []session.Level{session.Outlined, session.Summarized} {
 		for j, it := range order {
 			if total <= budget {
 				return total
 			}
-			if it.level != step.from {
+			if !downgradable(it.level, to) {
 				continue
 			}
-			if _, ok := it.rendered(step.to); !ok {
-				p.prefetch(order[j:min(len(order), j+prefetchBatch)], step.from, step.to)
+			if _, ok := it.rendered(to); !ok {
+				p.prefetch(order[j:min(len(order), j+prefetchBatch)], to)
 			}
-			if r := p.at(it, step.to); r.tokens < it.tokens {
+			if r := p.at(it, to); r.tokens < it.tokens {
 				total -= it.tokens - r.tokens
-				it.msg, it.tokens, it.level = r.msg, r.tokens, step.to
+				it.msg, it.tokens, it.level = r.msg, r.tokens, to
 			}
 		}
 	}
 	return total
 }
 
+// downgradable reports whether a candidate at lv is one to render at to: a
+// full message is outlined, and an outlined one summarized; a full one whose
+// outline was no smaller is summarized too, so the summary's savings are not
+// lost to an outline that saved nothing.
+func downgradable(lv, to session.Level) bool {
+	return lv == session.Full || lv == session.Outlined && to == session.Summarized
+}
+
 // lowest is what downgrade leaves a candidate at once it has run to the end:
 // outlined if that is smaller, then summarized if that is smaller still.
 func (p *planner) lowest(it *item) {
-	for _, step := range []struct{ from, to session.Level }{{session.Full, session.Outlined}, {session.Outlined, session.Summarized}} {
-		if it.level != step.from {
+	for _, to := range []session.Level{session.Outlined, session.Summarized} {
+		if !downgradable(it.level, to) {
 			continue
 		}
-		if r := p.at(it, step.to); r.tokens < it.tokens {
-			it.msg, it.tokens, it.level = r.msg, r.tokens, step.to
+		if r := p.at(it, to); r.tokens < it.tokens {
+			it.msg, it.tokens, it.level = r.msg, r.tokens, to
 		}
 	}
 }
@@ -142,13 +150,13 @@ func (p *planner) lowestTurn(t turn) int {
 const prefetchBatch = 256
 
 // prefetch renders a batch of candidates at lv on every core.
-func (p *planner) prefetch(batch []*item, from, lv session.Level) {
+func (p *planner) prefetch(batch []*item, lv session.Level) {
 	workers := min(runtime.GOMAXPROCS(0), 1+len(batch)/32)
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Go(func() {
 			for i := w; i < len(batch); i += workers {
-				if it := batch[i]; it.level == from && !it.synth {
+				if it := batch[i]; downgradable(it.level, lv) && !it.synth {
 					p.at(it, lv)
 				}
 			}
@@ -253,22 +261,21 @@ func (p *planner) budgetError() error {
 		if it.omitted {
 			continue
 		}
-		if it.keep || p.turns[it.turn].pinned {
-			e.Protected += it.tokens
-		}
+		e.Protected += it.tokens
 		switch {
-		case it.turn == lastTurn:
-			e.LastTurn += it.tokens
+		case it.msg.Role == session.RoleSystem:
+			e.System += it.tokens
 		case i == firstUser:
 			e.First += it.tokens
 		case i == lastUser:
 			e.Last += it.tokens
-		case it.msg.Role == session.RoleSystem:
-			e.System += it.tokens
-		}
-		if it.level == session.Pinned {
+		case it.turn == lastTurn:
+			e.LastTurn += it.tokens
+		case it.level == session.Pinned:
 			e.NPinned++
 			e.Pinned += it.tokens
+		default:
+			e.Paired += it.tokens
 		}
 	}
 	return e

@@ -40,6 +40,9 @@ type Reply struct {
 	Output    int
 	Stop      string // the finish reason (default from Calls)
 	Delay     time.Duration
+	// Hold, when not nil, keeps the answer back until it is closed (the
+	// request is recorded at once): a test acts while a request is in flight.
+	Hold <-chan struct{}
 }
 
 // Request is one request the server received.
@@ -108,6 +111,13 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	}
 	if rep.Delay > 0 {
 		time.Sleep(rep.Delay)
+	}
+	if rep.Hold != nil {
+		select {
+		case <-rep.Hold:
+		case <-r.Context().Done():
+			return
+		}
 	}
 	if rep.Overflow {
 		rep.Status = 400

@@ -242,3 +242,19 @@ func BenchmarkForkKeystroke(b *testing.B) {
 		f.Update(keyMsg("backspace"))
 	}
 }
+
+// BenchmarkRecentPrompts is the chat's background load of the editor's
+// history in a folder of 10,000 sessions with their index in place: the
+// listing, then the prompts of the newest 20.
+func BenchmarkRecentPrompts(b *testing.B) {
+	manySessions(b, 10000)
+	cat := catalog.Open("")
+	defer cat.Close()
+	st := newStore(cat, nil)
+	b.ResetTimer()
+	for b.Loop() {
+		if got := st.recentPrompts(catalog.Scope{Cwd: exampleCwd}); len(got) != recentSessions {
+			b.Fatalf("%d sessions read, want %d", len(got), recentSessions)
+		}
+	}
+}

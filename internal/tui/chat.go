@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -107,10 +108,14 @@ type Chat struct {
 	live      map[int]*item // the reply being streamed, by content index
 	liveOrder []int
 	scroll    int // lines above the bottom of the conversation
+	helpTop   int // the first row the help shows, when it is taller than the terminal
 
 	editor  textarea.Model
-	history []string
-	histPos int // len(history) when not browsing it
+	history []string // the prompts of recent sessions, then the open session's, oldest first
+	histPos int      // len(history) when not browsing it
+	ownFrom int      // where the open session's prompts start in history
+	recent  []recentPrompts
+	st      *store // the catalog's (nil without one): the picker and the history load
 	draft   string
 	queue   []string
 
@@ -147,6 +152,9 @@ func NewChat(o ChatOptions) (*Chat, error) {
 	}
 	c.a = a
 	c.editor = newEditor()
+	if o.Catalog != nil {
+		c.st = newStore(o.Catalog, nil)
+	}
 	if o.Session != nil {
 		c.attach(o.Session)
 	} else {
@@ -188,8 +196,15 @@ func (c *Chat) bind(l *session.Log, flush func() error) {
 	c.a.Log, c.a.Flush, c.a.Blobs = l, flush, c.opt.Blobs
 	c.prepared = false
 	c.reload()
-	c.history = userPrompts(l)
+	c.setHistory(userPrompts(l))
 	c.histPos = len(c.history)
+}
+
+// setHistory makes the editor's history the recent sessions' prompts and
+// then own, the open session's.
+func (c *Chat) setHistory(own []string) {
+	c.history = mergeHistory(c.recent, c.path(), own)
+	c.ownFrom = len(c.history) - len(own)
 }
 
 // reload draws the conversation again from the session's active branch.
@@ -226,6 +241,9 @@ func (c *Chat) closeSession() error {
 // Close stops a run still going and closes the session.
 func (c *Chat) Close() error {
 	c.stop()
+	if c.st != nil {
+		c.st.close() // a history load still listing ends before the catalog closes
+	}
 	return c.closeSession()
 }
 
@@ -307,9 +325,10 @@ func (c *Chat) send(prompt string) tea.Cmd {
 	})
 }
 
-// Init asks the terminal for its background.
+// Init asks the terminal for its background and starts reading the recent
+// sessions' prompts for the editor's history.
 func (c *Chat) Init() tea.Cmd {
-	return tea.RequestBackgroundColor
+	return tea.Batch(tea.RequestBackgroundColor, c.loadRecent())
 }
 
 // Update handles a message.
@@ -420,6 +439,14 @@ func (c *Chat) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return c, msg.f(c)
 	case tea.KeyPressMsg:
 		return c, c.key(msg)
+	case recentLoadedMsg:
+		c.recent = msg.sessions
+		// Browsing keeps its place counted from the newest prompt: the
+		// open session's prompts are the end of the history, unchanged.
+		fromEnd := len(c.history) - c.histPos
+		c.setHistory(slices.Clone(c.history[c.ownFrom:]))
+		c.histPos = max(len(c.history)-fromEnd, 0)
+		return c, nil
 	case tea.MouseWheelMsg:
 		if c.over == noOverlay {
 			switch msg.Button {
@@ -427,6 +454,15 @@ func (c *Chat) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 				c.scrollBy(3)
 			case tea.MouseWheelDown:
 				c.scrollBy(-3)
+			}
+			return c, nil
+		}
+		if c.over == helpOverlay {
+			switch msg.Button {
+			case tea.MouseWheelUp:
+				c.scrollHelp(-3)
+			case tea.MouseWheelDown:
+				c.scrollHelp(3)
 			}
 			return c, nil
 		}
@@ -561,7 +597,18 @@ func (c *Chat) scrollBy(d int) {
 func (c *Chat) key(k tea.KeyPressMsg) tea.Cmd {
 	switch c.over {
 	case helpOverlay:
-		c.over = noOverlay
+		switch k.String() {
+		case "up", "k":
+			c.scrollHelp(-1)
+		case "down", "j":
+			c.scrollHelp(1)
+		case "pgup":
+			c.scrollHelp(-c.helpRoom())
+		case "pgdown", "space":
+			c.scrollHelp(c.helpRoom())
+		default:
+			c.over, c.helpTop = noOverlay, 0
+		}
 		return nil
 	case pickerOverlay, treeOverlay, forkOverlay:
 		if k.String() == "ctrl+c" {

@@ -219,6 +219,75 @@ func TestChatTreeInTmux(t *testing.T) {
 	term.waitFor("EXIT=0")
 }
 
+// TestChatTreeEditInTmux: Enter in /tree on one of your messages moves the
+// leaf to before it and puts its text in the editor; sent again, it starts a
+// new branch beside the old one (pi's /tree).
+func TestChatTreeEditInTmux(t *testing.T) {
+	f := newFixture(t)
+	term, _ := startChat(t, f, []agenttest.Reply{{Text: "answer one"}, {Text: "answer two"}, {Text: "answer again"}})
+	term.waitFor("Ask anything")
+	term.text("question one")
+	term.keys("Enter")
+	term.waitFor("answer one")
+	term.text("question two")
+	term.keys("Enter")
+	term.waitFor("answer two")
+	l, _ := chatSession(t, f)
+	branch := l.PathTo(l.Leaf().ID)
+	questionTwo, answerOne := branch[len(branch)-2], branch[len(branch)-3]
+	term.text("/tree")
+	term.keys("Enter")
+	term.waitFor("Session tree")
+	term.keys("Up")
+	term.waitFor("▸  " + questionTwo.ID)
+	term.keys("Enter")
+	term.waitFor("Summarize the branch you leave?")
+	term.keys("Enter") // no summary
+	s := term.waitFor("its text is in the editor")
+	if !strings.Contains(s, "› question two") {
+		t.Errorf("the editor does not hold the message:\n%s", s)
+	}
+	if strings.Contains(s, "answer two") {
+		t.Errorf("the chat still shows the branch left:\n%s", s)
+	}
+	term.keys("Enter")
+	term.waitFor("answer again")
+	l, _ = chatSession(t, f)
+	leaf := l.Leaf()
+	resent := l.Entry(leaf.ParentID)
+	if resent == nil || resent.ParentID != answerOne.ID || resent.ID == questionTwo.ID {
+		t.Errorf("the message sent again is not a new child of %s", answerOne.ID)
+	}
+	if l.Entry(questionTwo.ID) == nil {
+		t.Error("the old branch is gone")
+	}
+	term.keys("C-c")
+	term.waitFor("EXIT=0")
+}
+
+// TestChatHistoryInTmux: in a new session, Up brings back the prompts of the
+// folder's earlier sessions.
+func TestChatHistoryInTmux(t *testing.T) {
+	f := newFixture(t)
+	term, _ := startChat(t, f, []agenttest.Reply{{Text: "answer one"}})
+	term.waitFor("Ask anything")
+	term.text("an earlier question")
+	term.keys("Enter")
+	term.waitFor("answer one")
+	term.keys("C-c")
+	term.waitFor("EXIT=0")
+
+	term, _ = startChat(t, f, nil)
+	s := term.waitFor("Ask anything")
+	if strings.Contains(s, "an earlier question") {
+		t.Fatalf("the new session shows the old one:\n%s", s)
+	}
+	term.keys("Up")
+	term.waitFor("› an earlier question")
+	term.keys("C-c", "C-c")
+	term.waitFor("EXIT=0")
+}
+
 // TestChatResumeInTmux: arbor -r opens the picker; the session picked is
 // the one the chat continues.
 func TestChatResumeInTmux(t *testing.T) {

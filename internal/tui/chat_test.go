@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -196,10 +197,15 @@ func TestChatScreens(t *testing.T) {
 		{"completion-down", nil, func(h *chatHarness) { h.typeText("/c"); h.keys("down") }},
 		{"completion-tab", nil, func(h *chatHarness) { h.typeText("/com"); h.keys("tab") }},
 		{"help", nil, func(h *chatHarness) { h.typeText("?") }},
+		{"help-scrolled", nil, func(h *chatHarness) { h.typeText("?"); h.keys("pgdown", "up") }},
 		{"history", []agenttest.Reply{{Text: "one"}, {Text: "two"}}, func(h *chatHarness) {
 			h.say("first prompt")
 			h.say("second prompt")
 			h.keys("up", "up")
+		}},
+		{"history-recent", []agenttest.Reply{{Text: "one"}}, func(h *chatHarness) {
+			h.say("first prompt")
+			h.keys("up", "up") // past this session's prompt: the newest of the folder's other sessions
 		}},
 		{"provider-error", []agenttest.Reply{{Status: 400, Body: `{"error":{"message":"bad \u001b[31mrequest"}}`}},
 			func(h *chatHarness) { h.say("hello") }},
@@ -208,6 +214,8 @@ func TestChatScreens(t *testing.T) {
 		{"stats", []agenttest.Reply{{Text: "hi", Input: 900, Output: 12}}, func(h *chatHarness) { h.say("hello"); h.say("/stats") }},
 		{"label", []agenttest.Reply{{Text: "hi"}}, func(h *chatHarness) { h.say("hello"); h.say("/label checkpoint") }},
 		{"pin", []agenttest.Reply{{Text: "hi"}}, func(h *chatHarness) { h.say("hello"); h.say("/pin") }},
+		{"unpin", []agenttest.Reply{{Text: "hi"}}, func(h *chatHarness) { h.say("hello"); h.say("/pin"); h.say("/unpin"); h.say("/unpin") }},
+		{"completion-u", nil, func(h *chatHarness) { h.typeText("/u") }},
 		{"clear", []agenttest.Reply{{Text: "hi"}}, func(h *chatHarness) { h.say("hello"); h.say("/clear") }},
 		{"clone", []agenttest.Reply{{Text: "hi"}}, func(h *chatHarness) { h.say("hello"); h.say("/clone") }},
 		{"new", []agenttest.Reply{{Text: "hi"}}, func(h *chatHarness) { h.say("hello"); h.say("/new") }},
@@ -258,6 +266,12 @@ func TestChatScreens(t *testing.T) {
 			}},
 		{"resume", nil, func(h *chatHarness) { h.say("/resume") }},
 		{"tree", []agenttest.Reply{{Text: "hi"}}, func(h *chatHarness) { h.say("hello"); h.say("/tree") }},
+		{"tree-user", []agenttest.Reply{{Text: "one"}, {Text: "two"}}, func(h *chatHarness) {
+			h.say("first")
+			h.say("second")
+			h.say("/tree")
+			h.keys("up", "enter", "enter") // the second prompt, no summary
+		}},
 	}
 	for _, s := range steps {
 		t.Run(s.name, func(t *testing.T) {
@@ -274,5 +288,148 @@ func TestChatScreens(t *testing.T) {
 			}
 			golden(t, "chat-"+s.name, got)
 		})
+	}
+}
+
+// TestChatTreeUserMessage: Enter in /tree on one of your messages moves the
+// leaf to before it and puts its text in the editor (pi's navigateTree); on
+// an answer the leaf moves to the answer itself.
+func TestChatTreeUserMessage(t *testing.T) {
+	h := newChat(t, agenttest.Reply{Text: "one"}, agenttest.Reply{Text: "two"})
+	h.say("first")
+	h.say("second")
+	path := h.c.log.PathTo(h.c.log.Leaf().ID)
+	if len(path) < 4 {
+		t.Fatalf("branch of %d entries", len(path))
+	}
+	firstAnswer, second := path[len(path)-3], path[len(path)-2]
+	if second.Role() != session.RoleUser || firstAnswer.Role() != session.RoleAssistant {
+		t.Fatalf("unexpected branch: %s, %s", firstAnswer.Role(), second.Role())
+	}
+	h.say("/tree")
+	h.keys("up", "enter", "enter")
+	if h.c.over != noOverlay {
+		t.Fatal("the tree is still open after Enter")
+	}
+	if got := h.c.log.Leaf(); got == nil || got.ID != firstAnswer.ID {
+		t.Errorf("leaf after Enter on the second prompt: %v, want its parent %s", got, firstAnswer.ID)
+	}
+	if got := h.c.editor.Value(); got != "second" {
+		t.Errorf("editor holds %q, want the prompt's text", got)
+	}
+	// Sending it makes a sibling of the old prompt: the old branch stays.
+	h.srv.Add(agenttest.Reply{Text: "three"})
+	h.keys("enter")
+	leaf := h.c.log.Leaf()
+	p := h.c.log.PathTo(leaf.ID)
+	if len(p) < 2 || p[len(p)-2].ParentID != firstAnswer.ID || p[len(p)-2].ID == second.ID {
+		t.Errorf("the resent prompt is not a new child of %s", firstAnswer.ID)
+	}
+	if h.c.log.Entry(second.ID) == nil {
+		t.Error("the old prompt is gone")
+	}
+
+	// On an answer the leaf moves to the answer, the editor stays empty.
+	h.say("/tree")
+	var target string
+	for i, r := range h.c.tree.rows {
+		if r.Node.Entry.ID == firstAnswer.ID {
+			target = r.Node.Entry.ID
+			h.c.tree.sel = i
+		}
+	}
+	if target == "" {
+		t.Fatal("the first answer is not in the tree")
+	}
+	h.keys("enter", "enter")
+	if got := h.c.log.Leaf(); got == nil || got.ID != firstAnswer.ID {
+		t.Errorf("leaf after Enter on an answer: %v, want %s", got, firstAnswer.ID)
+	}
+	if v := h.c.editor.Value(); v != "" {
+		t.Errorf("editor holds %q after moving to an answer", v)
+	}
+}
+
+// TestChatUnpin: /unpin takes back what /pin did, even after more turns.
+func TestChatUnpin(t *testing.T) {
+	h := newChat(t, agenttest.Reply{Text: "hi"}, agenttest.Reply{Text: "more"})
+	h.say("hello")
+	h.say("/pin")
+	pinned := h.c.log.Leaf().ID
+	cur := h.c.log.Cursor("")
+	if r, _ := cur.Resolution(pinned); r.Level != session.Pinned {
+		t.Fatalf("/pin did not pin %s: %v", pinned, r)
+	}
+	h.say("next")
+	h.say("/unpin")
+	if r, _ := cur.Resolution(pinned); r.Level == session.Pinned {
+		t.Errorf("/unpin left %s pinned", pinned)
+	}
+	if !strings.Contains(h.screen(), "unpinned the assistant message") {
+		t.Errorf("no note of the unpin:\n%s", h.screen())
+	}
+}
+
+// TestChatHistoryRecent: Up walks back through the open session's prompts,
+// then through those of the folder's recent sessions, newest first, each
+// once; they arrive in the background and do not disturb a walk under way.
+func TestChatHistoryRecent(t *testing.T) {
+	h := newChat(t, agenttest.Reply{Text: "one"})
+	h.say("my prompt")
+	// The fixture's two sessions of the folder: the example and its fork a
+	// day later, with the same prompts.
+	fork := filepath.Join(filepath.Dir(h.f.example), "2026-11-21T09-14-02-118Z_019ab0c3-0000-7000-8000-000000000001.jsonl")
+	l, err := jsonl.Read(fork)
+	if err != nil {
+		t.Fatal(err)
+	}
+	theirs := userPrompts(l)
+	if len(theirs) < 2 {
+		t.Fatalf("the fixture's fork has %d prompts", len(theirs))
+	}
+	want := append(slices.Clone(theirs), "my prompt")
+	if !slices.Equal(h.c.history, want) {
+		t.Fatalf("history:\n%q\nwant (the other sessions' prompts once, then this one's):\n%q", h.c.history, want)
+	}
+	h.keys("up")
+	if got := h.c.editor.Value(); got != "my prompt" {
+		t.Errorf("first up: %q", got)
+	}
+	h.keys("up")
+	if got := h.c.editor.Value(); got != theirs[len(theirs)-1] {
+		t.Errorf("second up: %q, want the newest prompt of the fork %q", got, theirs[len(theirs)-1])
+	}
+	// A load arriving while browsing keeps the prompt shown where it is.
+	h.send(recentLoadedMsg{h.c.st.recentPrompts(h.c.opt.Scope)})
+	h.keys("down")
+	if got := h.c.editor.Value(); got != "my prompt" {
+		t.Errorf("down after a reload: %q", got)
+	}
+	// A prompt sent but not yet in the session (queued) stays through a load.
+	h.c.remember("queued prompt")
+	h.send(recentLoadedMsg{h.c.st.recentPrompts(h.c.opt.Scope)})
+	if n := len(h.c.history); n == 0 || h.c.history[n-1] != "queued prompt" {
+		t.Errorf("a load lost the queued prompt: %q", h.c.history)
+	}
+}
+
+func TestMergeHistory(t *testing.T) {
+	recent := []recentPrompts{
+		{"b.jsonl", []string{"b1", "shared", "b2"}}, // the newest session
+		{"open.jsonl", []string{"o-old"}},
+		{"a.jsonl", []string{"a1", "b2", "mine"}},
+	}
+	got := mergeHistory(recent, "open.jsonl", []string{"mine", "last"})
+	want := []string{"a1", "b1", "shared", "b2", "mine", "last"}
+	if !slices.Equal(got, want) {
+		t.Errorf("mergeHistory = %q, want %q", got, want)
+	}
+	var many []string
+	for i := range maxRecent + 50 {
+		many = append(many, fmt.Sprint("p", i))
+	}
+	got = mergeHistory([]recentPrompts{{"x", many}}, "", nil)
+	if len(got) != maxRecent || got[len(got)-1] != many[len(many)-1] || got[0] != many[50] {
+		t.Errorf("bounded history: %d prompts, from %q to %q", len(got), got[0], got[len(got)-1])
 	}
 }

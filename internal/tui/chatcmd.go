@@ -24,6 +24,14 @@ import (
 // command is one slash command, as completion and the help list it.
 type command struct{ name, args, does string }
 
+// usage is the command as typed: its name and its arguments.
+func (cm command) usage() string {
+	if cm.args == "" {
+		return "/" + cm.name
+	}
+	return "/" + cm.name + " " + cm.args
+}
+
 var commands = []command{
 	{"resume", "", "open another session (the session picker)"},
 	{"new", "", "start a new session"},
@@ -39,6 +47,7 @@ var commands = []command{
 	{"clear", "", "start again from the beginning; the old branch stays in the tree"},
 	{"label", "[text]", "label the last entry (no text clears it)"},
 	{"pin", "", "keep the last message in full in the context, whatever compaction does"},
+	{"unpin", "", "undo /pin: the latest pinned message of the branch goes back to its default"},
 	{"stats", "", "how much of the model's window the context uses"},
 	{"cursor", "[new|switch|name]", "list the cursors, make one, switch to one, name the active one"},
 	{"model", "[name]", "list the models, or switch to one"},
@@ -109,6 +118,8 @@ func (c *Chat) command(name, arg string) tea.Cmd {
 		c.label(arg)
 	case "pin":
 		c.pin()
+	case "unpin":
+		c.unpin()
 	case "stats":
 		c.showStats()
 	case "cursor":
@@ -152,10 +163,6 @@ func (c *Chat) take(s *jsonl.Session) {
 	c.attach(s)
 }
 
-func (c *Chat) pickerStore() *store {
-	return newStore(c.opt.Catalog, nil)
-}
-
 // openPicker shows the session picker (/resume).
 func (c *Chat) openPicker() tea.Cmd {
 	if c.opt.Catalog == nil {
@@ -174,7 +181,7 @@ func (c *Chat) openPicker() tea.Cmd {
 			})
 		},
 		Cancel: func() tea.Cmd { return chatCmd(func(c *Chat) tea.Cmd { c.closeOverlay(); return nil }) }}
-	c.picker = newPicker(c.pickerStore(), c.th, opt)
+	c.picker = newPicker(c.st, c.th, opt)
 	c.over = pickerOverlay
 	return tea.Batch(c.picker.Update(tea.WindowSizeMsg{Width: c.width, Height: c.height}), c.picker.Init())
 }
@@ -217,7 +224,7 @@ func (c *Chat) forkBefore(e *session.Entry) {
 			}
 		}
 		c.attachMemory(l)
-		c.editor.SetValue(arbor.MessageText(e))
+		c.editor.SetValue(editable(arbor.MessageText(e)))
 		c.note(kindNote, "forked into a new session (in memory); your message is in the editor")
 		return
 	}
@@ -233,7 +240,7 @@ func (c *Chat) forkBefore(e *session.Entry) {
 		return
 	}
 	c.take(fs.Session)
-	c.editor.SetValue(text)
+	c.editor.SetValue(editable(text))
 	c.note(kindNote, "forked into a new session; your message is in the editor:\n  "+clean(shortHome(fs.Path())))
 }
 
@@ -364,7 +371,7 @@ func (c *Chat) openTree() tea.Cmd {
 	if err := c.closeSession(); err != nil {
 		c.note(kindError, err.Error())
 	}
-	back := func(moved bool) tea.Cmd {
+	back := func(moved bool, text string) tea.Cmd {
 		return chatCmd(func(c *Chat) tea.Cmd {
 			c.closeOverlay()
 			s, err := jsonl.Open(path)
@@ -374,7 +381,11 @@ func (c *Chat) openTree() tea.Cmd {
 				return nil
 			}
 			c.attach(s)
-			if moved {
+			switch {
+			case moved && text != "" && c.editor.Value() == "":
+				c.editor.SetValue(editable(text))
+				c.note(kindNote, "the leaf moved to before your message; its text is in the editor to edit and send again")
+			case moved:
 				c.note(kindNote, "the leaf moved; the conversation above is the new branch")
 			}
 			return nil
@@ -386,9 +397,9 @@ func (c *Chat) openTree() tea.Cmd {
 	}
 	st := newStore(nil, summ)
 	st.contextWindow = c.a.Model.Window
-	c.tree = newTree(st, c.th, TreeOptions{Path: path, Filter: treeview.FilterDefault,
-		Moved: func(string) tea.Cmd { return back(true) },
-		Back:  func() tea.Cmd { return back(false) }})
+	c.tree = newTree(st, c.th, TreeOptions{Path: path, Filter: treeview.FilterDefault, Edit: true,
+		Moved: func(_, text string) tea.Cmd { return back(true, text) },
+		Back:  func() tea.Cmd { return back(false, "") }})
 	c.over = treeOverlay
 	c.tree.Update(tea.WindowSizeMsg{Width: c.width, Height: c.height})
 	return c.tree.Init()
@@ -507,6 +518,32 @@ func (c *Chat) pin() {
 		return
 	}
 	c.note(kindError, "/pin: no message on this branch")
+}
+
+// unpin returns the latest pinned message of the branch to its default
+// level: right after /pin, the one it pinned.
+func (c *Chat) unpin() {
+	leaf := c.log.Leaf()
+	if leaf == nil {
+		c.note(kindError, "/unpin: nothing is pinned")
+		return
+	}
+	cur := c.log.Cursor("")
+	branch := c.log.PathTo(leaf.ID)
+	for i := len(branch) - 1; i >= 0; i-- {
+		e := branch[i]
+		if r, ok := cur.Resolution(e.ID); !ok || r.Level != session.Pinned {
+			continue
+		}
+		if err := cur.Unpin(e.ID); err != nil {
+			c.note(kindError, "/unpin: "+err.Error())
+			return
+		}
+		c.measure()
+		c.note(kindNote, fmt.Sprintf("unpinned the %s message %s: compaction may shorten it again", clean(e.Role()), clean(e.ID)))
+		return
+	}
+	c.note(kindError, "/unpin: no pinned message on this branch (/pin pins the last one)")
 }
 
 func (c *Chat) showStats() {

@@ -186,7 +186,7 @@ func findTool(items []*item, id string) *item {
 }
 
 // userPrompts are the prompts of the session, oldest first: the editor's
-// history (Up and Down).
+// history (Up and Down), made editable.
 func userPrompts(l *session.Log) []string {
 	var out []string
 	for _, e := range l.Entries() {
@@ -194,7 +194,7 @@ func userPrompts(l *session.Log) []string {
 			continue
 		}
 		if m, ok := decodeMessage(e.MessageRaw()); ok {
-			if t := contentText(m.Content); strings.TrimSpace(t) != "" && (len(out) == 0 || out[len(out)-1] != t) {
+			if t := editable(contentText(m.Content)); strings.TrimSpace(t) != "" && (len(out) == 0 || out[len(out)-1] != t) {
 				out = append(out, t)
 			}
 		}

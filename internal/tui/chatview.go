@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -55,12 +56,9 @@ func (c *Chat) bottom() []string {
 	out = append(out, c.th.muted.Render(strings.Repeat("─", c.width)))
 	out = append(out, strings.Split(c.editor.View(), "\n")...)
 	comps := c.completions()
+	w := usageWidth()
 	for i, cm := range comps {
-		name := "/" + cm.name
-		if cm.args != "" {
-			name += " " + cm.args
-		}
-		row := fmt.Sprintf("  %-22s %s", name, cm.does)
+		row := fmt.Sprintf("  %-*s  %s", w, cm.usage(), cm.does)
 		if i == min(c.compSel, len(comps)-1) {
 			row = c.th.accent.Render("› " + row[2:])
 		} else {
@@ -156,32 +154,57 @@ var chatKeys = []key{
 	{"?", "these keys (when the editor is empty); /help too"},
 }
 
-func (c *Chat) helpView() string {
-	var rows []key
-	rows = append(rows, chatKeys...)
+// usageWidth is the width of the longest command's usage: the completion
+// list's first column, the same whichever commands it shows.
+func usageWidth() int {
+	w := 0
 	for _, cm := range commands {
-		name := "/" + cm.name
-		if cm.args != "" {
-			name += " " + cm.args
-		}
-		rows = append(rows, key{name, cm.does})
+		w = max(w, lipWidth(cm.usage()))
 	}
+	return w
+}
+
+// helpRows are the rows of the help: the keys, then the commands.
+func helpRows() []key {
+	rows := slices.Clone(chatKeys)
+	for _, cm := range commands {
+		rows = append(rows, key{cm.usage(), cm.does})
+	}
+	return rows
+}
+
+// helpRoom is how many rows the help shows at once.
+func (c *Chat) helpRoom() int { return max(c.height-2, 1) }
+
+// scrollHelp moves the help by d rows, within its rows.
+func (c *Chat) scrollHelp(d int) {
+	c.helpTop = max(min(c.helpTop+d, len(helpRows())-c.helpRoom()), 0)
+}
+
+func (c *Chat) helpView() string {
+	rows := helpRows()
 	w := 0
 	for _, k := range rows {
 		w = max(w, lipWidth(k.keys))
 	}
+	// The rows between the title and the last line; taller than the
+	// terminal, they scroll (helpTop, kept in range here).
+	room := c.helpRoom()
+	top := max(min(c.helpTop, len(rows)-room), 0) // the terminal may have grown
 	var s strings.Builder
 	s.WriteString(fit(c.th.title.Render("Keys and commands of the chat"), c.width) + "\n")
-	n := 1
-	for _, k := range rows {
-		if n >= c.height-1 {
-			break
+	for i := top; i < top+room; i++ {
+		if i < len(rows) {
+			k := rows[i]
+			s.WriteString(fit(fmt.Sprintf("  %s  %s", c.th.key.Render(k.keys+strings.Repeat(" ", w-lipWidth(k.keys))), k.does), c.width) + "\n")
+		} else {
+			s.WriteString(fit("", c.width) + "\n")
 		}
-		s.WriteString(fit(fmt.Sprintf("  %s  %s", c.th.key.Render(k.keys+strings.Repeat(" ", w-lipWidth(k.keys))), k.does), c.width) + "\n")
-		n++
 	}
-	for ; n < c.height-1; n++ {
-		s.WriteString(fit("", c.width) + "\n")
+	if len(rows) > room {
+		s.WriteString(fit(c.th.muted.Render(fmt.Sprintf("rows %d–%d of %d · ↑↓ pgup pgdown scroll · any other key closes this",
+			top+1, min(top+room, len(rows)), len(rows))), c.width))
+		return s.String()
 	}
 	s.WriteString(fit(c.th.muted.Render("any key closes this"), c.width))
 	return s.String()

@@ -292,7 +292,7 @@ func TestMouseWheel(t *testing.T) {
 func TestEmbeddedTree(t *testing.T) {
 	f := newFixture(t)
 	var moved string
-	tr := NewTree(nil, true, TreeOptions{Path: f.example, Moved: func(leaf string) tea.Cmd { moved = leaf; return nil }})
+	tr := NewTree(nil, true, TreeOptions{Path: f.example, Moved: func(leaf, _ string) tea.Cmd { moved = leaf; return nil }})
 	tr.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
 	h := &harness{t: t}
 	drive := func(cmd tea.Cmd) {

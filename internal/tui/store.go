@@ -11,6 +11,7 @@ import (
 	"github.com/arborlog/arbor/compaction"
 	"github.com/arborlog/arbor/session"
 	"github.com/arborlog/arbor/session/jsonl"
+	arbor "github.com/arborlog/arbor/store"
 )
 
 // store runs the catalog and the session files for the views, from the
@@ -20,6 +21,7 @@ import (
 type store struct {
 	mu            sync.Mutex
 	cat           *catalog.Catalog
+	closed        bool // its owner is done with the catalog: nothing more uses it
 	done, total   atomic.Int64
 	indexing      atomic.Bool
 	summarizer    compaction.Summarizer
@@ -50,13 +52,31 @@ func (s *store) progress() (done, total int, ok bool) {
 func (s *store) list(scope catalog.Scope) ([]catalog.Info, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.closed {
+		return nil, errStoreClosed
+	}
 	defer s.indexing.Store(false)
 	return s.cat.List(scope, catalog.ListOptions{})
+}
+
+// errStoreClosed answers a background listing that starts after its owner
+// let go of the catalog (a command still queued when the program ends).
+var errStoreClosed = errors.New("the session catalog is closed")
+
+// close waits for the catalog's use in progress to end; after it the store
+// lists nothing, so its owner may close the catalog.
+func (s *store) close() {
+	s.mu.Lock()
+	s.closed = true
+	s.mu.Unlock()
 }
 
 func (s *store) search(scope catalog.Scope, q catalog.Query, limit int) ([]catalog.Hit, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.closed {
+		return nil, errStoreClosed
+	}
 	defer s.indexing.Store(false)
 	return s.cat.Search(scope, q, catalog.SearchOptions{Limit: limit})
 }
@@ -122,9 +142,9 @@ var errMarker = errors.New("that entry is an arbor marker, not part of the conve
 // branch moves the active cursor's leaf of the session at path to target, as
 // `arbor branch` does, and returns the new leaf's id (the branch_summary's
 // when one was written).
-func (s *store) branch(path, target string, sum Summary, instructions string) (string, error) {
-	leaf := target
-	err := edit(path, func(f *jsonl.Session) error {
+func (s *store) branch(path, target string, sum Summary, instructions string, toEdit bool) (leaf, text string, err error) {
+	leaf = target
+	err = edit(path, func(f *jsonl.Session) error {
 		e := f.Entry(target)
 		if e == nil {
 			return fmt.Errorf("no entry %s in %s (the file changed?)", target, path)
@@ -132,11 +152,19 @@ func (s *store) branch(path, target string, sum Summary, instructions string) (s
 		if e.IsMarker() {
 			return errMarker
 		}
+		if toEdit && e.Type == session.TypeMessage && e.Role() == session.RoleUser {
+			// pi's /tree: the leaf goes to before the message, whose text
+			// the user edits and sends again.
+			leaf, text = e.ParentID, arbor.MessageText(e)
+		}
 		c := f.Cursor("")
 		if sum == NoSummary {
-			return c.BranchTo(target)
+			if leaf == "" {
+				return c.ResetLeaf()
+			}
+			return c.BranchTo(leaf)
 		}
-		m, err := compaction.BranchWithSummary(context.Background(), c, target, compaction.BranchOptions{
+		m, err := compaction.BranchWithSummary(context.Background(), c, leaf, compaction.BranchOptions{
 			Summarizer: s.summarizer, Instructions: instructions, ContextWindow: s.contextWindow})
 		if err != nil {
 			return fmt.Errorf("summarize the branch left behind in %s: %w; nothing was written", path, err)
@@ -146,7 +174,7 @@ func (s *store) branch(path, target string, sum Summary, instructions string) (s
 		}
 		return nil
 	})
-	return leaf, err
+	return leaf, text, err
 }
 
 // label sets (or, when empty, clears) an entry's label.

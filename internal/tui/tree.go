@@ -17,9 +17,13 @@ type TreeOptions struct {
 	Path   string          // the session file
 	Filter treeview.Filter // the filter it opens with ("" for default)
 	// Moved is called after Enter moved the leaf (leaf is the new leaf's id:
-	// the branch_summary's when one was written). nil: the tree stays open,
-	// redrawn from the file.
-	Moved func(leaf string) tea.Cmd
+	// the branch_summary's when one was written; text is the message to edit
+	// again, see Edit). nil: the tree stays open, redrawn from the file.
+	Moved func(leaf, text string) tea.Cmd
+	// Edit: Enter on a user message moves the leaf to the message's parent
+	// and hands its text to Moved, to be edited and sent again (pi's /tree in
+	// its agent). Without it the leaf moves to the message itself.
+	Edit bool
 	// Back is called on Esc with an empty search (nil: quit the program).
 	Back func() tea.Cmd
 }
@@ -73,8 +77,8 @@ type (
 		err  error
 	}
 	branchedMsg struct {
-		leaf string
-		err  error
+		leaf, text string
+		err        error
 	}
 	labeledMsg struct {
 		id, label string
@@ -232,10 +236,10 @@ func (t *Tree) Update(msg tea.Msg) tea.Cmd {
 			t.setStatus(true, "%v", msg.err)
 			return nil
 		}
-		t.setStatus(false, "the leaf is now %s", msg.leaf)
+		t.setStatus(false, "the leaf is now %s", orDefault(msg.leaf, "before the first entry"))
 		t.keepSel = msg.leaf
 		if t.opt.Moved != nil {
-			return tea.Batch(t.opt.Moved(msg.leaf), t.reload())
+			return tea.Batch(t.opt.Moved(msg.leaf, msg.text), t.reload())
 		}
 		return t.reload()
 	case labeledMsg:
@@ -451,10 +455,10 @@ func (t *Tree) submitInput() tea.Cmd {
 
 func (t *Tree) branch(sum Summary, instructions string) tea.Cmd {
 	t.mode = treeWorking
-	path, target := t.opt.Path, t.target
+	path, target, edit := t.opt.Path, t.target, t.opt.Edit
 	return tea.Batch(t.spin.Tick, func() tea.Msg {
-		leaf, err := t.st.branch(path, target, sum, instructions)
-		return branchedMsg{leaf: leaf, err: err}
+		leaf, text, err := t.st.branch(path, target, sum, instructions, edit)
+		return branchedMsg{leaf: leaf, text: text, err: err}
 	})
 }
 
