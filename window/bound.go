@@ -51,7 +51,8 @@ func (p *planner) bound() {
 			m := p.withOutput(it.msg, d, text+note)
 			n := p.est.Message(m)
 			c.Kept = len(text)
-			it.msg, it.tokens, it.cut = m, n, &cutOutput{c, full}
+			it.extra().cut = &cutOutput{c, full}
+			it.msg, it.tokens = m, n
 			if n <= limit || keep == 0 {
 				break
 			}
@@ -64,19 +65,20 @@ func (p *planner) bound() {
 // context, so the reference in its note can be read back.
 func (p *planner) keepCut(res *Result) error {
 	for _, it := range p.items {
-		if it.cut == nil || it.omitted || it.level != session.Full {
+		cut := it.cut()
+		if cut == nil || it.omitted || it.level != session.Full {
 			continue
 		}
 		if p.o.Blobs != nil {
-			ref, err := p.o.Blobs.Put([]byte(it.cut.full))
+			ref, err := p.o.Blobs.Put([]byte(cut.full))
 			if err != nil {
-				return fmt.Errorf("window: keep the full output of %s: %w", it.cut.EntryID, err)
+				return fmt.Errorf("window: keep the full output of %s: %w", cut.EntryID, err)
 			}
-			if ref != it.cut.Blob {
-				return fmt.Errorf("window: blob store returned %s for the output of %s, want %s", ref, it.cut.EntryID, it.cut.Blob)
+			if ref != cut.Blob {
+				return fmt.Errorf("window: blob store returned %s for the output of %s, want %s", ref, cut.EntryID, cut.Blob)
 			}
 		}
-		res.Cuts = append(res.Cuts, *it.cut.Cut)
+		res.Cuts = append(res.Cuts, *cut.Cut)
 	}
 	return nil
 }

@@ -66,8 +66,6 @@ type Result struct {
 	Cuts    []Cut    // tool results cut to their share of the budget
 	Closed  []string // tool call ids closed with an error result
 	Orphans []string // entry ids of tool results whose call is not in the context, sent as user text
-
-	calls callIndex
 }
 
 // Change is one downgrade made by the planner.
@@ -138,21 +136,27 @@ func Build(ctx session.Context, stamps map[string]session.Resolution, o Options)
 	return build(ctx, stamps, o, true)
 }
 
-// build is Build; early false turns off the shortcut of leaveOutEarly, so
-// tests can check that it changes nothing.
-func build(ctx session.Context, stamps map[string]session.Resolution, o Options, early bool) (*Result, error) {
-	est := o.Estimator
-	if est == nil {
-		est = &DefaultEstimator
+// plan decodes, counts and pairs the messages of ctx: what every build
+// starts from, and all Measure needs.
+func plan(ctx session.Context, stamps map[string]session.Resolution, o Options) *planner {
+	if o.Estimator == nil {
+		o.Estimator = &DefaultEstimator
 	}
 	if o.ResultShare <= 0 {
 		o.ResultShare = 0.25
 	}
-	p := &planner{est: est, o: o, stamps: stamps, calls: callIndex{}}
+	p := &planner{est: o.Estimator, o: o, stamps: stamps, calls: callIndex{}}
 	p.load(ctx.Messages)
 	p.pair()
+	return p
+}
+
+// build is Build; early false turns off the shortcut of leaveOutEarly, so
+// tests can check that it changes nothing.
+func build(ctx session.Context, stamps map[string]session.Resolution, o Options, early bool) (*Result, error) {
+	p := plan(ctx, stamps, o)
 	p.group()
-	res := &Result{ThinkingLevel: ctx.ThinkingLevel, Model: ctx.Model, Budget: o.Budget, calls: p.calls}
+	res := &Result{ThinkingLevel: ctx.ThinkingLevel, Model: ctx.Model, Budget: o.Budget}
 	if o.Budget > 0 {
 		p.bound()
 		if err := p.fit(res, early); err != nil {

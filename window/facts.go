@@ -1,6 +1,8 @@
 package window
 
 import (
+	"slices"
+
 	"github.com/arborlog/arbor/session"
 	"github.com/go-json-experiment/json/jsontext"
 )
@@ -12,7 +14,7 @@ type facts struct {
 	role       string
 	toolCallID string
 	stopReason string
-	usage      *session.Usage
+	hasUsage   bool        // a usage is recorded (Message.usage decodes it when asked)
 	hasText    bool        // Content.Text("") != ""
 	calls      []toolBlock // the toolCall blocks, in order
 }
@@ -27,38 +29,70 @@ type toolBlock struct {
 var noFacts facts
 
 // factsOf reads the facts of a decoded message. Most messages have no more
-// facts than their role and whether they have text: those share one value.
+// facts than their role, stop reason and whether they have text and usage:
+// those share one value.
 func factsOf(d session.MessageData) *facts {
-	f := facts{role: intern(d.Role), toolCallID: d.ToolCallID, stopReason: intern(d.StopReason), usage: d.Usage, hasText: d.Content.Text("") != ""}
+	f := facts{role: intern(d.Role), toolCallID: d.ToolCallID, stopReason: intern(d.StopReason), hasUsage: d.Usage != nil, hasText: d.Content.Text("") != ""}
 	for _, b := range d.Content.Blocks {
 		if b.Type == "toolCall" {
 			f.calls = append(f.calls, toolBlock{b.ID, b.Name, jsontext.Value(b.Arguments)})
 		}
 	}
-	if f.toolCallID == "" && f.stopReason == "" && f.usage == nil && f.calls == nil {
-		for i := range plainFacts {
-			if p := &plainFacts[i]; p.role == f.role && p.hasText == f.hasText {
-				return p
-			}
+	if f.toolCallID == "" && f.calls == nil {
+		if p := sharedFacts(f); p != nil {
+			return p
 		}
 	}
 	return &f
 }
 
-// plainFacts are the facts of messages that have only a role and text or none.
-var plainFacts = []facts{
-	{role: session.RoleUser, hasText: true}, {role: session.RoleUser},
-	{role: session.RoleAssistant, hasText: true}, {role: session.RoleAssistant},
-	{role: session.RoleToolResult, hasText: true}, {role: session.RoleToolResult},
+// The usual roles and stop reasons, which facts hold as these constants.
+var (
+	usualRoles       = [...]string{session.RoleUser, session.RoleAssistant, session.RoleToolResult}
+	usualStopReasons = [...]string{"", "stop", "toolUse", "error", "aborted", "length"}
+)
+
+// plainFacts holds one facts value for each usual role and stop reason, with
+// and without text and usage.
+var plainFacts = func() []facts {
+	var out []facts
+	for _, r := range usualRoles {
+		for _, s := range usualStopReasons {
+			for _, u := range []bool{false, true} {
+				for _, t := range []bool{false, true} {
+					out = append(out, facts{role: r, stopReason: s, hasUsage: u, hasText: t})
+				}
+			}
+		}
+	}
+	return out
+}()
+
+// sharedFacts is the value of plainFacts equal to f, or nil.
+func sharedFacts(f facts) *facts {
+	r, s := slices.Index(usualRoles[:], f.role), slices.Index(usualStopReasons[:], f.stopReason)
+	if r < 0 || s < 0 {
+		return nil
+	}
+	i := ((r*len(usualStopReasons)+s)*2+b2i(f.hasUsage))*2 + b2i(f.hasText)
+	return &plainFacts[i]
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // intern returns the usual roles and stop reasons as constants, so facts do not
 // keep a copy of each.
 func intern(s string) string {
-	for _, c := range [...]string{session.RoleUser, session.RoleAssistant, session.RoleToolResult, "stop", "toolUse", "error", "aborted", "length"} {
-		if c == s {
-			return c
-		}
+	if i := slices.Index(usualRoles[:], s); i >= 0 {
+		return usualRoles[i]
+	}
+	if i := slices.Index(usualStopReasons[:], s); i >= 0 {
+		return usualStopReasons[i]
 	}
 	return s
 }

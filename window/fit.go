@@ -224,7 +224,7 @@ func (p *planner) placeNote(res *Result) int {
 		return total
 	}
 	first := p.turns[p.firstOmitted].first
-	m := noteMessage(res.LeftOut.Turns, res.LeftOut.Messages, timestampOf(p.items[first].orig.Raw))
+	m := noteMessage(res.LeftOut.Turns, res.LeftOut.Messages, timestampOf(p.items[first].orig().Raw))
 	n := p.est.Message(m)
 	if total+n > p.o.Budget && total <= p.o.Budget {
 		// Without the note the rest fits: a fitting context beats an explained one.
@@ -302,7 +302,7 @@ func (p *planner) emit(res *Result) {
 		if it.omitted {
 			continue
 		}
-		res.Messages = append(res.Messages, Message{ContextMessage: it.msg, Level: it.level, Tokens: it.tokens, Synthetic: it.synth, cut: it.cut != nil && it.level == session.Full, orig: it.data})
+		res.Messages = append(res.Messages, it.message())
 		res.Tokens += it.tokens
 		if it.synth && it.msg.Role == session.RoleToolResult {
 			d, _ := data(it.msg.Raw)
@@ -312,4 +312,9 @@ func (p *planner) emit(res *Result) {
 			res.Orphans = append(res.Orphans, it.msg.Entry.ID)
 		}
 	}
+}
+
+// message is the item as a built message.
+func (it *item) message() Message {
+	return Message{ContextMessage: it.msg, Level: it.level, Tokens: it.tokens, Synthetic: it.synth, cut: it.cut() != nil && it.level == session.Full, orig: it.data}
 }

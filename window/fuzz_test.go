@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/arborlog/arbor/session"
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // FuzzRender feeds tool output of any shape to the outliner: the result keeps
@@ -27,7 +28,7 @@ func FuzzRender(f *testing.F) {
 	f.Fuzz(func(t *testing.T, tool, text string, isError bool) {
 		raw := marshal(map[string]any{"role": "toolResult", "toolCallId": "c1", "toolName": tool, "content": []textBlock{{"text", text}}, "isError": isError})
 		m := session.ContextMessage{Role: session.RoleToolResult, Raw: raw}
-		cs := callIndex{"c1": {name: tool, args: args("command", text, "path", text)}}
+		cs := callIndex{"c1": {name: tool, arguments: marshal(args("command", text, "path", text))}}
 		for _, lv := range []session.Level{session.Outlined, session.Summarized} {
 			r := renderLevel(m, lv, "", cs)
 			d, ok := data(r.Raw)
@@ -81,6 +82,27 @@ func FuzzClassifier(f *testing.F) {
 			if ph := c.Tool("bash", cmd, edited); !ph.valid() {
 				t.Fatalf("Tool(bash, %q) = %q", cmd, ph)
 			}
+		}
+	})
+}
+
+// FuzzCallStr checks that reading a call's argument where it lies gives what
+// decoding the arguments gives, for any arguments a line may hold.
+func FuzzCallStr(f *testing.F) {
+	for _, seed := range []string{
+		`{"command":"go test ./..."}`, `{"cmd":"ls","command":"pwd"}`, `{"command":1,"cmd":"x"}`,
+		`{"command":"a\nb"}`, `{"command":"a","command":"b"}`, `{"cmd":"é"}`, `{}`, `null`, `"command"`,
+		`{"a":{"command":"inner"},"cmd":"outer"}`, `{"command":"\u00e9"}`, ` { "cmd" : "spaced" } `,
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, args string) {
+		if !jsontext.Value(args).IsValid(jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)) {
+			return // a loaded line's arguments are valid JSON
+		}
+		c := call{arguments: jsontext.Value(args)}
+		if got, want := c.str("command", "cmd"), str(c.args(), "command", "cmd"); got != want {
+			t.Fatalf("%q: read %q, decoded %q", args, got, want)
 		}
 	})
 }

@@ -1,12 +1,15 @@
 package window
 
 import (
+	"bytes"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/arborlog/arbor/internal/jsonscan"
 	"github.com/arborlog/arbor/session"
 	"github.com/go-json-experiment/json/jsontext"
 )
@@ -23,10 +26,47 @@ const (
 	argSummary   = 60
 )
 
-// call is a tool call as the assistant made it.
+// call is a tool call as the assistant made it. Its arguments stay as they
+// lie in the message and are decoded when an outline or a phase asks for them,
+// so indexing the calls of a million-message context keeps no decoded copy.
 type call struct {
-	name string
-	args map[string]jsontext.Value
+	name      string
+	arguments jsontext.Value
+}
+
+// str is str(c.args(), names...): the first of the named arguments that is a
+// string. Arguments whose decode is plain (no escapes, valid UTF-8, no
+// repeated name) are read where they lie; the others are decoded.
+func (c call) str(names ...string) string {
+	if bytes.IndexByte(c.arguments, '\\') >= 0 || !utf8.Valid(c.arguments) {
+		return str(c.args(), names...)
+	}
+	var seen [16][]byte
+	n, found, at := 0, "", len(names)
+	ok := jsonscan.Members(c.arguments, func(name, v []byte) bool {
+		if n == len(seen) || slices.ContainsFunc(seen[:n], func(s []byte) bool { return bytes.Equal(s, name) }) {
+			return false
+		}
+		seen[n], n = name, n+1
+		if i := slices.Index(names, string(name)); i >= 0 && i < at && v[0] == '"' {
+			found, at = string(v[1:len(v)-1]), i
+		}
+		return true
+	})
+	if !ok {
+		return str(c.args(), names...)
+	}
+	return found
+}
+
+// args decodes the call's arguments (nil when they are not an object).
+func (c call) args() map[string]jsontext.Value {
+	if len(c.arguments) == 0 {
+		return nil
+	}
+	var m map[string]jsontext.Value
+	_ = unmarshal(c.arguments, &m)
+	return m
 }
 
 // callIndex indexes the tool calls of a context by id: outlines of tool results
@@ -51,9 +91,7 @@ func callsOf(msgs []session.ContextMessage) callIndex {
 func (cs callIndex) add(d session.MessageData) {
 	for _, b := range d.Content.Blocks {
 		if b.Type == "toolCall" && b.ID != "" {
-			c := call{name: b.Name}
-			_ = unmarshal(b.Arguments, &c.args)
-			cs[b.ID] = c
+			cs[b.ID] = call{name: b.Name, arguments: jsontext.Value(b.Arguments)}
 		}
 	}
 }
@@ -62,9 +100,7 @@ func (cs callIndex) add(d session.MessageData) {
 func (cs callIndex) addBlocks(bs []toolBlock) {
 	for _, b := range bs {
 		if b.id != "" {
-			c := call{name: b.name}
-			_ = unmarshal(b.arguments, &c.args)
-			cs[b.id] = c
+			cs[b.id] = call{name: b.name, arguments: b.arguments}
 		}
 	}
 }
@@ -115,7 +151,7 @@ func render(m session.ContextMessage, d session.MessageData, ms []member, level 
 	switch d.Role {
 	case session.RoleToolResult:
 		if text == "" {
-			text = toolOutline(d.ToolName, calls[d.ToolCallID].args, d.Content.Text("\n"), d.IsError, sum)
+			text = toolOutline(d.ToolName, calls[d.ToolCallID].args(), d.Content.Text("\n"), d.IsError, sum)
 		}
 		out.Raw = edit(m.Raw, ms, []member{{"content", textContent(text)}, {"details", nil}})
 	case session.RoleAssistant:

@@ -62,9 +62,11 @@ func realisticSessions(t *testing.T) map[string]*session.Log {
 // l's active cursor, and of those the classifier left unclassified.
 func toolPhases(l *session.Log) (tool, unclassified int, missed map[string]int) {
 	c := l.Cursor("")
+	ctx, stamps := c.ContextWithResolutions()
+	p := plan(ctx, stamps, Options{Estimator: &DefaultEstimator})
 	res, _ := Fit(c, Options{Estimator: &DefaultEstimator})
 	o := StatsOptions{Classifier: DefaultClassifier()}
-	phases := o.classify(res, res.calls)
+	phases := o.classify(res, p.calls)
 	missed = map[string]int{}
 	for i, m := range res.Messages {
 		d := m.orig
@@ -79,7 +81,7 @@ func toolPhases(l *session.Log) (tool, unclassified int, missed map[string]int) 
 		if phases[i] == Unclassified {
 			unclassified += m.Tokens
 			for _, b := range d.calls {
-				missed[b.name+" "+str(res.calls[b.id].args, "command", "cmd")] += m.Tokens
+				missed[b.name+" "+p.calls[b.id].str("command", "cmd")] += m.Tokens
 			}
 		}
 	}

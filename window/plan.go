@@ -11,12 +11,12 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 )
 
-// item is one message of the context while the planner works on it.
+// item is one message of the context while the planner works on it. A
+// context may hold a million: what few items need is in ext.
 type item struct {
 	msg     session.ContextMessage
-	orig    session.ContextMessage // as in the log: what outlines are made from
-	data    *facts                 // of orig, when decoded
-	level   session.Level          // as stamped by the cursor, then as the planner leaves it
+	data    *facts        // of the message as logged, when decoded
+	level   session.Level // as stamped by the cursor, then as the planner leaves it
 	stamped session.Level
 	text    string // the cursor's own outline or summary
 	tokens  int
@@ -26,9 +26,40 @@ type item struct {
 	keep    bool // never downgraded: pinned, a system message, first or last request, last turn
 	omitted bool
 	synth   bool
-	decoded bool       // data is set
-	cut     *cutOutput // set when bound cut its output
-	renders *renders   // set once it is rendered at a lower level
+	decoded bool     // data is set
+	ext     *itemExt // set before msg first changes
+}
+
+// itemExt is what an item needs once it is rendered otherwise than as logged.
+type itemExt struct {
+	orig    session.ContextMessage // as in the log: what outlines are made from
+	cut     *cutOutput             // set when bound cut its output
+	byLevel map[session.Level]rendered
+	members []member // orig split
+}
+
+// extra returns the item's ext, made on first use with the message as it is now.
+func (it *item) extra() *itemExt {
+	if it.ext == nil {
+		it.ext = &itemExt{orig: it.msg}
+	}
+	return it.ext
+}
+
+// orig is the message as in the log.
+func (it *item) orig() session.ContextMessage {
+	if it.ext != nil {
+		return it.ext.orig
+	}
+	return it.msg
+}
+
+// cut is the output bound cut, or nil.
+func (it *item) cut() *cutOutput {
+	if it.ext == nil {
+		return nil
+	}
+	return it.ext.cut
 }
 
 // cutOutput is a tool output bound cut, with the whole of it.
@@ -37,18 +68,12 @@ type cutOutput struct {
 	full string
 }
 
-// renders are an item's renderings at lower levels.
-type renders struct {
-	byLevel map[session.Level]rendered
-	members []member // orig split
-}
-
 // rendered returns the item's rendering at lv, if it was made.
 func (it *item) rendered(lv session.Level) (rendered, bool) {
-	if it.renders == nil {
+	if it.ext == nil {
 		return rendered{}, false
 	}
-	r, ok := it.renders.byLevel[lv]
+	r, ok := it.ext.byLevel[lv]
 	return r, ok
 }
 
@@ -118,8 +143,9 @@ func (p *planner) load(msgs []session.ContextMessage) {
 	// Entries the cursor stamped are rendered once every call is known.
 	for _, it := range p.items {
 		if it.decoded && (it.level == session.Outlined || it.level == session.Summarized) {
-			d, _ := data(it.orig.Raw)
-			it.msg = render(it.orig, d, nil, it.level, it.text, p.calls)
+			orig := it.extra().orig
+			d, _ := data(orig.Raw)
+			it.msg = render(orig, d, nil, it.level, it.text, p.calls)
 			it.tokens = p.est.Message(it.msg)
 		}
 		it.initial = it.tokens
@@ -137,7 +163,7 @@ func (p *planner) item(i int, m session.ContextMessage) *item {
 	if lv == session.Compacted || lv == session.Attached {
 		return nil
 	}
-	it := &item{msg: m, orig: m, level: lv, stamped: lv, text: text, pos: i}
+	it := &item{msg: m, level: lv, stamped: lv, text: text, pos: i}
 	d, ok := dataOf(m)
 	if it.decoded = ok; ok {
 		it.data = factsOf(d)
@@ -182,7 +208,7 @@ func (p *planner) pair() {
 			// calls: neither is made for the many replies without calls.
 			if calls := it.facts().calls; len(calls) > 0 {
 				head = make(map[string]bool, len(calls))
-				ts = timestampOf(it.orig.Raw)
+				ts = timestampOf(it.orig().Raw)
 			}
 			for _, b := range it.facts().calls {
 				if b.id != "" && !head[b.id] {
@@ -216,12 +242,13 @@ func (p *planner) closing(id string, ts jsontext.Value) *item {
 // orphan turns a tool result whose call is not right before it into user text,
 // which every provider accepts.
 func (p *planner) orphan(it *item) {
-	d, _ := data(it.orig.Raw)
+	d, _ := data(it.orig().Raw)
 	text := fmt.Sprintf("[Result of a %s tool call that is not in this context]\n%s", cmp.Or(d.ToolName, "tool"), d.Content.Text("\n"))
+	// The user text stands for the result from now on, as logged too.
 	it.msg = session.ContextMessage{Role: session.RoleUser, Entry: it.msg.Entry, Raw: object([]member{
 		{"role", marshal(session.RoleUser)}, {"content", textContent(text)}, {"timestamp", timestampOf(it.msg.Raw)},
 	})}
-	it.orig = it.msg
+	it.ext = nil
 	d, ok := data(it.msg.Raw)
 	it.data, it.decoded = nil, ok
 	if ok {
@@ -229,7 +256,6 @@ func (p *planner) orphan(it *item) {
 	}
 	it.tokens = p.est.Message(it.msg)
 	it.initial = it.tokens
-	it.renders = nil
 }
 
 func timestampOf(raw []byte) jsontext.Value {
@@ -290,22 +316,22 @@ func (p *planner) total() int {
 
 // at renders an item at a lower level, once.
 func (p *planner) at(it *item, lv session.Level) rendered {
-	if it.renders != nil {
-		if r, ok := it.renders.byLevel[lv]; ok {
-			return r
-		}
-	} else {
-		it.renders = &renders{byLevel: map[session.Level]rendered{}}
+	x := it.extra()
+	if r, ok := x.byLevel[lv]; ok {
+		return r
 	}
-	m := it.orig
+	if x.byLevel == nil {
+		x.byLevel = map[session.Level]rendered{}
+	}
+	m := x.orig
 	if it.decoded {
-		if it.renders.members == nil {
-			it.renders.members, _ = members(it.orig.Raw)
+		if x.members == nil {
+			x.members, _ = members(x.orig.Raw)
 		}
-		d, _ := data(it.orig.Raw)
-		m = render(it.orig, d, it.renders.members, lv, "", p.calls)
+		d, _ := data(x.orig.Raw)
+		m = render(x.orig, d, x.members, lv, "", p.calls)
 	}
 	r := rendered{m, p.est.Message(m)}
-	it.renders.byLevel[lv] = r
+	x.byLevel[lv] = r
 	return r
 }

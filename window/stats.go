@@ -136,8 +136,11 @@ func Measure(c *session.Cursor, o StatsOptions) Stats {
 		o.Classifier = DefaultClassifier()
 	}
 	ctx, resolutions := c.ContextWithResolutions()
-	res, _ := Build(ctx, resolutions, Options{Estimator: o.Estimator}) // without a budget Build cannot fail
-	s := Stats{ContextWindow: o.Window, CompletionReserve: o.Reserve, PromptBudget: max(0, o.Window-o.Reserve), MessageCount: len(res.Messages)}
+	// Without a budget the planner's items are the built messages: they are
+	// read where they are, not emitted into a Result.
+	p := plan(ctx, resolutions, Options{Estimator: o.Estimator})
+	msgs := unemitted(p.items)
+	s := Stats{ContextWindow: o.Window, CompletionReserve: o.Reserve, PromptBudget: max(0, o.Window-o.Reserve), MessageCount: msgs.len()}
 
 	for _, e := range l.Entries() {
 		if !e.IsMarker() {
@@ -188,9 +191,10 @@ func Measure(c *session.Cursor, o StatsOptions) Stats {
 		}
 	}
 
-	phases := o.classify(res, res.calls)
+	phases := o.classify(msgs, p.calls)
 	sum := 0
-	for i, m := range res.Messages {
+	for i := range msgs.len() {
+		m := msgs.at(i)
 		sum += m.Tokens
 		switch m.Role {
 		case session.RoleAssistant:
@@ -218,7 +222,7 @@ func Measure(c *session.Cursor, o StatsOptions) Stats {
 		}
 	}
 	s.EstimatedUsed = sum
-	if id, tokens, ok := anchor(res, path, invalidated); ok {
+	if id, tokens, ok := anchor(msgs, path, invalidated); ok {
 		s.UsageAnchor, s.EstimatedUsed = id, tokens
 	}
 	s.BeyondMessages = s.EstimatedUsed - sum
@@ -229,6 +233,22 @@ func Measure(c *session.Cursor, o StatsOptions) Stats {
 	}
 	return s
 }
+
+// built is a read-only view of built messages, in order: a Result's, or,
+// without a budget, a planner's before it emits them.
+type built interface {
+	len() int
+	at(i int) Message
+}
+
+func (r *Result) len() int         { return len(r.Messages) }
+func (r *Result) at(i int) Message { return r.Messages[i] }
+
+// unemitted are the items of a planner that had no budget: the messages it would emit.
+type unemitted []*item
+
+func (u unemitted) len() int         { return len(u) }
+func (u unemitted) at(i int) Message { return u[i].message() }
 
 // reaches reports whether an entry type can put a message in the context.
 func reaches(e *session.Entry) bool {
@@ -245,15 +265,15 @@ func reaches(e *session.Entry) bool {
 // in full, and the anchor is newer than the last compaction and context edit
 // (pi 1.6.0), since the usage measured that context and no other. Usage that
 // counts nothing is skipped.
-func anchor(res *Result, path []*session.Entry, lastCompaction int) (string, int, bool) {
+func anchor(msgs built, path []*session.Entry, lastCompaction int) (string, int, bool) {
 	after := map[string]bool{}
 	if lastCompaction >= 0 {
 		for _, e := range path[lastCompaction+1:] {
 			after[e.ID] = true
 		}
 	}
-	for i := len(res.Messages) - 1; i >= 0; i-- {
-		m := res.Messages[i]
+	for i := msgs.len() - 1; i >= 0; i-- {
+		m := msgs.at(i)
 		if m.Role != session.RoleAssistant || m.Entry == nil || m.Synthetic {
 			continue
 		}
@@ -264,14 +284,14 @@ func anchor(res *Result, path []*session.Entry, lastCompaction int) (string, int
 		if lastCompaction >= 0 && !after[m.Entry.ID] {
 			return "", 0, false
 		}
-		for _, prev := range res.Messages[:i+1] {
-			if prev.Level == session.Outlined || prev.Level == session.Summarized || prev.cut {
+		for j := range i + 1 {
+			if prev := msgs.at(j); prev.Level == session.Outlined || prev.Level == session.Summarized || prev.cut {
 				return "", 0, false
 			}
 		}
 		tokens := int(contextTokens(*usage))
-		for _, later := range res.Messages[i+1:] {
-			tokens += later.Tokens
+		for j := i + 1; j < msgs.len(); j++ {
+			tokens += msgs.at(j).Tokens
 		}
 		return m.Entry.ID, tokens, true
 	}
@@ -279,13 +299,14 @@ func anchor(res *Result, path []*session.Entry, lastCompaction int) (string, int
 }
 
 // usage is the usage and stop reason of a message as rendered; ok is false
-// when it cannot be decoded. A message rendered as logged has them in its
-// facts, so a context of a million messages is not decoded again for them.
+// when it cannot be decoded. A message rendered as logged is decoded only when
+// its facts say it has a usage, so a context of a million messages without
+// one is not decoded again.
 func (m *Message) usage() (*session.Usage, string, bool) {
-	if m.orig != nil && !m.Synthetic && (m.Level == session.Full || m.Level == session.Pinned) && !m.cut {
-		return m.orig.usage, m.orig.stopReason, true
+	if m.orig != nil && !m.Synthetic && (m.Level == session.Full || m.Level == session.Pinned) && !m.cut && !m.orig.hasUsage {
+		return nil, m.orig.stopReason, true
 	}
-	d, ok := data(m.Raw)
+	d, ok := dataOf(m.ContextMessage)
 	return d.Usage, d.StopReason, ok
 }
 
@@ -377,11 +398,12 @@ func (p *PhaseTokens) add(ph Phase, n int) {
 // classify gives each built message a phase: a tool call and its result the
 // phase of the call, an assistant reply without tool calls Conclusion, and
 // requests and summaries Unclassified.
-func (o StatsOptions) classify(res *Result, calls callIndex) []Phase {
-	out := make([]Phase, len(res.Messages))
+func (o StatsOptions) classify(msgs built, calls callIndex) []Phase {
+	out := make([]Phase, msgs.len())
 	edited := false
 	byCall := map[string]Phase{}
-	for i, m := range res.Messages {
+	for i := range out {
+		m := msgs.at(i)
 		out[i] = Unclassified
 		d := m.orig
 		if m.Synthetic {
@@ -399,7 +421,7 @@ func (o StatsOptions) classify(res *Result, calls callIndex) []Phase {
 				if c.name == "" {
 					c.name = b.name
 				}
-				ph := o.Classifier.Tool(c.name, str(c.args, "command", "cmd"), edited)
+				ph := o.Classifier.Tool(c.name, c.str("command", "cmd"), edited)
 				if ph == Execution {
 					edited = true
 				}
