@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/arborlog/arbor/internal/jsonscan"
 	"github.com/arborlog/arbor/session"
 	"github.com/go-json-experiment/json/jsontext"
 )
@@ -280,6 +281,18 @@ func (p *planner) orphan(it *item) {
 }
 
 func timestampOf(raw []byte) jsontext.Value {
+	// Read where it lies when the object's names are plain and it has one
+	// timestamp: what the decoder would keep then.
+	var ts jsontext.Value
+	n := 0
+	if jsonscan.Members(raw, func(name, v []byte) bool {
+		if string(name) == "timestamp" {
+			ts, n = v[:len(v):len(v)], n+1
+		}
+		return true
+	}) && n <= 1 {
+		return ts
+	}
 	var v struct {
 		Timestamp jsontext.Value `json:"timestamp"`
 	}
