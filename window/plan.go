@@ -150,6 +150,17 @@ func (p *planner) load(msgs []session.ContextMessage) {
 		})
 	}
 	wg.Wait()
+	n, ncalls := 0, 0
+	for _, it := range items {
+		if it != nil {
+			n++
+			if it.decoded && it.data.role == session.RoleAssistant {
+				ncalls += len(it.data.calls)
+			}
+		}
+	}
+	p.items = make([]*item, 0, n)
+	p.calls = make(callIndex, ncalls) // sized once: a million calls are not rehashed as they come
 	for _, it := range items {
 		if it != nil {
 			p.items = append(p.items, it)
