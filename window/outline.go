@@ -96,13 +96,19 @@ func (cs callIndex) add(d session.MessageData) {
 	}
 }
 
-// addBlocks indexes the tool calls of one assistant message, given as its toolCall blocks.
-func (cs callIndex) addBlocks(bs []toolBlock) {
+// addBlocks indexes the tool calls of one assistant message, given as its
+// toolCall blocks; it reports whether an id was indexed already (the later
+// call wins).
+func (cs callIndex) addBlocks(bs []toolBlock) bool {
+	again := false
 	for _, b := range bs {
 		if b.id != "" {
+			n := len(cs)
 			cs[b.id] = call{name: b.name, arguments: b.arguments}
+			again = again || len(cs) == n
 		}
 	}
+	return again
 }
 
 // dataOf is data of a message of the context; one from a loaded entry is read

@@ -133,53 +133,68 @@ func (p *planner) level(e *session.Entry) (session.Level, string) {
 	return session.DefaultLevel(e), ""
 }
 
+// load decodes and counts msgs, indexes their tool calls and renders what the
+// cursor stamped.
 func (p *planner) load(msgs []session.ContextMessage) {
+	items := p.decode(msgs, 0, make([]item, len(msgs))) // one allocation for every item
+	ncalls := 0
+	for _, it := range items {
+		if it.decoded && it.data.role == session.RoleAssistant {
+			ncalls += len(it.data.calls)
+		}
+	}
+	p.items = items
+	p.calls = make(callIndex, ncalls) // sized once: a million calls are not rehashed as they come
+	for _, it := range items {
+		p.index(it)
+	}
+	// Entries the cursor stamped are rendered once every call is known.
+	for _, it := range items {
+		p.stamp(it)
+	}
+	p.note, p.firstOmitted = -1, -1
+}
+
+// decode decodes and counts msgs, the messages of the context from position
+// off, into slab (one item each), and returns the items the cursor keeps, in
+// order. Decoding and counting dominate; messages are independent, so they
+// are spread over the cores. The order of items does not depend on the split.
+func (p *planner) decode(msgs []session.ContextMessage, off int, slab []item) []*item {
 	items := make([]*item, len(msgs))
-	// Decoding and counting dominate; messages are independent, so spread
-	// them over the cores. The order of items does not depend on the split.
 	workers := min(runtime.GOMAXPROCS(0), 1+len(msgs)/256)
 	var wg sync.WaitGroup
-	slab := make([]item, len(msgs)) // one allocation for every item
 	for w := range workers {
 		wg.Go(func() {
 			for i := w; i < len(msgs); i += workers {
-				if p.item(&slab[i], i, &msgs[i]) {
+				if p.item(&slab[i], off+i, &msgs[i]) {
 					items[i] = &slab[i]
 				}
 			}
 		})
 	}
 	wg.Wait()
-	n, ncalls := 0, 0
-	for _, it := range items {
-		if it != nil {
-			n++
-			if it.decoded && it.data.role == session.RoleAssistant {
-				ncalls += len(it.data.calls)
-			}
-		}
+	return slices.DeleteFunc(items, func(it *item) bool { return it == nil })
+}
+
+// index adds the tool calls of an item to the call index; it reports whether
+// one of their ids was there already.
+func (p *planner) index(it *item) bool {
+	if !it.decoded || it.data.role != session.RoleAssistant {
+		return false
 	}
-	p.items = make([]*item, 0, n)
-	p.calls = make(callIndex, ncalls) // sized once: a million calls are not rehashed as they come
-	for _, it := range items {
-		if it != nil {
-			p.items = append(p.items, it)
-			if it.decoded && it.data.role == session.RoleAssistant {
-				p.calls.addBlocks(it.data.calls)
-			}
-		}
+	return p.calls.addBlocks(it.data.calls)
+}
+
+// stamp renders an item the cursor outlined or summarized, with the calls
+// indexed so far.
+func (p *planner) stamp(it *item) {
+	if it.decoded && (it.level == session.Outlined || it.level == session.Summarized) {
+		d, _ := data(it.base.Raw)
+		m := render(*it.base, d, nil, it.level, it.text(), p.calls)
+		it.setMsg(m)
+		it.tokens = p.est.Message(m)
 	}
-	// Entries the cursor stamped are rendered once every call is known.
-	for _, it := range p.items {
-		if it.decoded && (it.level == session.Outlined || it.level == session.Summarized) {
-			d, _ := data(it.base.Raw)
-			m := render(*it.base, d, nil, it.level, it.text(), p.calls)
-			it.setMsg(m)
-			it.tokens = p.est.Message(m)
-		}
-		it.initial = it.tokens
-	}
-	p.note, p.firstOmitted = -1, -1
+	it.initial = it.tokens
 }
 
 // item decodes and counts the i'th message m into it; false if the cursor
@@ -211,50 +226,64 @@ func (p *planner) item(it *item, i int, m *session.ContextMessage) bool {
 // that was never answered gets an error result (SPEC §6.3).
 func (p *planner) pair() {
 	out := make([]*item, 0, len(p.items))
-	var open []string        // calls of the current assistant not yet answered
-	var head map[string]bool // calls of the current assistant
-	var ts jsontext.Value    // its timestamp
-	closeOpen := func() {
-		for _, id := range open {
-			out = append(out, p.closing(id, ts))
-		}
-		open, head = nil, nil
-	}
+	emit := func(it *item) { out = append(out, it) }
+	s := pairing{p: p}
 	for _, it := range p.items {
-		switch it.base.Role {
-		case session.RoleToolResult:
-			id := it.facts().toolCallID
-			if head[id] {
-				open = slices.DeleteFunc(open, func(o string) bool { return o == id })
-				delete(head, id)
-				out = append(out, it)
-				continue
-			}
-			closeOpen()
-			p.orphan(it)
-			out = append(out, it)
-			continue
-		case session.RoleAssistant:
-			closeOpen()
-			// The timestamp is the closing results' and the set holds the
-			// calls: neither is made for the many replies without calls.
-			if calls := it.facts().calls; len(calls) > 0 {
-				head = make(map[string]bool, len(calls))
-				ts = timestampOf(it.orig().Raw)
-			}
-			for _, b := range it.facts().calls {
-				if b.id != "" && !head[b.id] {
-					head[b.id] = true
-					open = append(open, b.id)
-				}
-			}
-		default:
-			closeOpen()
-		}
-		out = append(out, it)
+		s.next(it, emit)
 	}
-	closeOpen()
+	s.end(emit)
 	p.items = out
+}
+
+// pairing is pair's state from one item to the next, so that the items of a
+// context can be paired as they are made.
+type pairing struct {
+	p    *planner
+	open []string        // calls of the current assistant not yet answered
+	head map[string]bool // calls of the current assistant
+	ts   jsontext.Value  // its timestamp
+}
+
+// next pairs it: emit gets the error results that close what it leaves
+// unanswered, then it.
+func (s *pairing) next(it *item, emit func(*item)) {
+	switch it.base.Role {
+	case session.RoleToolResult:
+		id := it.facts().toolCallID
+		if s.head[id] {
+			s.open = slices.DeleteFunc(s.open, func(o string) bool { return o == id })
+			delete(s.head, id)
+			emit(it)
+			return
+		}
+		s.end(emit)
+		s.p.orphan(it)
+	case session.RoleAssistant:
+		s.end(emit)
+		// The timestamp is the closing results' and the set holds the
+		// calls: neither is made for the many replies without calls.
+		if calls := it.facts().calls; len(calls) > 0 {
+			s.head = make(map[string]bool, len(calls))
+			s.ts = timestampOf(it.orig().Raw)
+		}
+		for _, b := range it.facts().calls {
+			if b.id != "" && !s.head[b.id] {
+				s.head[b.id] = true
+				s.open = append(s.open, b.id)
+			}
+		}
+	default:
+		s.end(emit)
+	}
+	emit(it)
+}
+
+// end closes the calls left open with error results.
+func (s *pairing) end(emit func(*item)) {
+	for _, id := range s.open {
+		emit(s.p.closing(id, s.ts))
+	}
+	s.open, s.head = nil, nil
 }
 
 // NoResultText is the text of the error result that closes a tool call the log never answered.
