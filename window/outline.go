@@ -115,8 +115,15 @@ func (cs callIndex) addBlocks(bs []toolBlock) bool {
 // without the decoder when it is plain (session.ScanMessageData), as the
 // planner reads every message of a context that may hold a million.
 func dataOf(m session.ContextMessage) (session.MessageData, bool) {
+	var sc session.MessageScanner
+	return dataWith(&sc, m)
+}
+
+// dataWith is dataOf reading with sc, which the planner's workers keep from
+// one message to the next; the result is valid until sc scans again.
+func dataWith(sc *session.MessageScanner, m session.ContextMessage) (session.MessageData, bool) {
 	if m.Entry != nil {
-		if d, ok := session.ScanMessageData(m.Raw); ok {
+		if d, ok := sc.Scan(m.Raw); ok {
 			return d, true
 		}
 	}

@@ -165,8 +165,9 @@ func (p *planner) decode(msgs []session.ContextMessage, off int, slab []item) []
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Go(func() {
+			var sc session.MessageScanner
 			for i := w; i < len(msgs); i += workers {
-				if p.item(&slab[i], off+i, &msgs[i]) {
+				if p.item(&slab[i], off+i, &msgs[i], &sc) {
 					items[i] = &slab[i]
 				}
 			}
@@ -197,9 +198,9 @@ func (p *planner) stamp(it *item) {
 	it.initial = it.tokens
 }
 
-// item decodes and counts the i'th message m into it; false if the cursor
-// leaves it out (compacted, attached).
-func (p *planner) item(it *item, i int, m *session.ContextMessage) bool {
+// item decodes (with sc) and counts the i'th message m into it; false if
+// the cursor leaves it out (compacted, attached).
+func (p *planner) item(it *item, i int, m *session.ContextMessage, sc *session.MessageScanner) bool {
 	lv, text := p.level(m.Entry)
 	if m.Entry == nil || m.Entry.Type != session.TypeMessage && m.Entry.Type != session.TypeCustomMessage && m.Entry.Type != session.TypeBranchSummary && m.Entry.Type != session.TypeCompaction {
 		lv = session.Full // only entries that reach the model carry a level
@@ -211,7 +212,7 @@ func (p *planner) item(it *item, i int, m *session.ContextMessage) bool {
 	if text != "" {
 		it.extra().text = text
 	}
-	d, ok := dataOf(*m)
+	d, ok := dataWith(sc, *m)
 	if it.decoded = ok; ok {
 		it.data = factsOf(d)
 		it.tokens = p.est.data(d, m.Raw)
