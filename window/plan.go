@@ -18,9 +18,7 @@ type item struct {
 	base    *session.ContextMessage // as in the log (for a synthetic item, as made): what outlines are made from
 	data    *facts                  // of base, when decoded
 	level   session.Level           // as stamped by the cursor, then as the planner leaves it
-	stamped session.Level
 	tokens  int
-	initial int  // tokens at the cursor's level, before any cut or downgrade
 	pos     int  // index in the unfitted context
 	turn    int  // index of its turn
 	keep    bool // never downgraded: pinned, a system message, first or last request, last turn
@@ -31,7 +29,10 @@ type item struct {
 }
 
 // itemExt is what an item needs once it is rendered otherwise than as logged.
+// It is made before the item's level or tokens first change.
 type itemExt struct {
+	stamped session.Level           // the level the cursor stamped
+	initial int                     // tokens at that level, before any cut or downgrade
 	msg     *session.ContextMessage // as rendered now, when not base
 	text    string                  // the cursor's own outline or summary
 	cut     *cutOutput              // set when bound cut its output
@@ -42,9 +43,25 @@ type itemExt struct {
 // extra returns the item's ext, made on first use.
 func (it *item) extra() *itemExt {
 	if it.ext == nil {
-		it.ext = &itemExt{}
+		it.ext = &itemExt{stamped: it.level, initial: it.tokens}
 	}
 	return it.ext
+}
+
+// stamped is the level the cursor stamped.
+func (it *item) stamped() session.Level {
+	if it.ext != nil {
+		return it.ext.stamped
+	}
+	return it.level
+}
+
+// initial is the item's tokens at the cursor's level, before any cut or downgrade.
+func (it *item) initial() int {
+	if it.ext != nil {
+		return it.ext.initial
+	}
+	return it.tokens
 }
 
 // msg is the message as the item is rendered now.
@@ -195,7 +212,9 @@ func (p *planner) stamp(it *item) {
 		it.setMsg(m)
 		it.tokens = p.est.Message(m)
 	}
-	it.initial = it.tokens
+	if it.ext != nil {
+		it.ext.initial = it.tokens // the count at the cursor's level, now made
+	}
 }
 
 // item decodes (with sc) and counts the i'th message m into it; false if
@@ -208,7 +227,7 @@ func (p *planner) item(it *item, i int, m *session.ContextMessage, sc *session.M
 	if lv == session.Compacted || lv == session.Attached {
 		return false
 	}
-	*it = item{base: m, level: lv, stamped: lv, pos: i}
+	*it = item{base: m, level: lv, pos: i}
 	if text != "" {
 		it.extra().text = text
 	}
@@ -298,7 +317,7 @@ func (p *planner) closing(id string, ts jsontext.Value) *item {
 	})
 	m := session.ContextMessage{Role: session.RoleToolResult, Raw: raw}
 	n := p.est.Message(m)
-	return &item{base: &m, level: session.Full, stamped: session.Full, synth: true, tokens: n, initial: n, pos: -1}
+	return &item{base: &m, level: session.Full, synth: true, tokens: n, pos: -1}
 }
 
 // orphan turns a tool result whose call is not right before it into user text,
@@ -318,7 +337,6 @@ func (p *planner) orphan(it *item) {
 		it.data = factsOf(d)
 	}
 	it.tokens = p.est.Message(m)
-	it.initial = it.tokens
 }
 
 func timestampOf(raw []byte) jsontext.Value {
@@ -344,6 +362,13 @@ func timestampOf(raw []byte) jsontext.Value {
 // turns groups the items: an assistant message with its tool results, or one
 // other message; and marks what the planner may not touch.
 func (p *planner) group() {
+	n := 0
+	for i, it := range p.items {
+		if it.base.Role != session.RoleToolResult || i == 0 {
+			n++
+		}
+	}
+	p.turns = make([]turn, 0, n) // counted first: a million turns are one allocation
 	firstUser, lastUser := -1, -1
 	for i, it := range p.items {
 		switch {
