@@ -349,37 +349,11 @@ func repeatedCallIDs(t *testing.T) *session.Log {
 // builtSums is what Measure sums, summed over the messages Build gave.
 func builtSums(o StatsOptions, res *Result) (Stats, int) {
 	var s Stats
-	sum := 0
-	phases := phaser{o: o, calls: callsOfResult(res), byCall: map[string]Phase{}}
+	t := &tally{s: &s, phases: phaser{o: o, calls: callsOfResult(res), byCall: map[string]Phase{}}}
 	for _, m := range res.Messages {
-		s.MessageCount++
-		sum += m.Tokens
-		switch m.Role {
-		case session.RoleAssistant:
-			s.RoleTokens.Assistant += m.Tokens
-		case session.RoleToolResult:
-			s.RoleTokens.Tool += m.Tokens
-		case session.RoleSystem:
-			s.RoleTokens.System += m.Tokens
-		default:
-			s.RoleTokens.User += m.Tokens
-		}
-		switch m.Level {
-		case session.Outlined:
-			s.ResolutionTokens.Outlined += m.Tokens
-		case session.Summarized:
-			s.ResolutionTokens.Summarized += m.Tokens
-		case session.Pinned:
-			s.ResolutionTokens.Pinned += m.Tokens
-		default:
-			s.ResolutionTokens.Full += m.Tokens
-		}
-		s.PhaseTokens.add(phases.of(m), m.Tokens)
-		if m.Role == session.RoleCompactionSummary {
-			s.CompactionTokens += m.Tokens
-		}
+		t.add(m)
 	}
-	return s, sum
+	return s, t.sum
 }
 
 // callsOfResult indexes the calls of the messages as logged, as the planner does.
