@@ -13,7 +13,13 @@ import (
 // escape or invalid UTF-8, a repeated field, a field of a block of another
 // kind than the decoder reads in one pass); the caller then decodes it.
 // A million-message session is read this way by the tree and the planner.
-func ScanContent(v []byte) (Content, bool) {
+func ScanContent(v []byte) (Content, bool) { return ScanContentInto(v, nil) }
+
+// ScanContentInto is ScanContent with the blocks appended to blocks[:0], so a
+// caller that reads a million messages one at a time reuses one slice rather
+// than allocating one a message. The Content's Blocks then share blocks' array
+// (and are nil when there are none, as ScanContent leaves them).
+func ScanContentInto(v []byte, blocks []Block) (Content, bool) {
 	v = v[jsonscan.SkipSpace(v, 0):]
 	if len(v) == 0 {
 		return Content{}, false
@@ -26,7 +32,7 @@ func ScanContent(v []byte) (Content, bool) {
 	default:
 		return Content{}, true // anything else is no content
 	}
-	var c Content
+	c := Content{Blocks: blocks[:0]}
 	ok := jsonscan.Elements(v, func(el []byte) bool {
 		if el[0] != '{' {
 			return true // not a block
@@ -37,6 +43,9 @@ func ScanContent(v []byte) (Content, bool) {
 		}
 		return ok
 	})
+	if len(c.Blocks) == 0 {
+		c.Blocks = nil // as the decoder leaves it
+	}
 	return c, ok
 }
 
