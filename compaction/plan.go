@@ -225,16 +225,29 @@ func indexOf(path []*session.Entry, id string) int {
 // compactions are left out (their summary arrives as PreviousSummary), and so
 // are system messages (prompt state, which the compaction's checkpoint carries).
 func messagesOf(es []session.Projected, from, to int) []session.ContextMessage {
-	var out []session.ContextMessage
-	for _, e := range es[from:to] {
-		if e.Entry.Type == session.TypeCompaction {
-			continue
-		}
-		for _, m := range e.Messages {
-			if m.Role != session.RoleSystem {
-				out = append(out, m)
+	keep := func(yield func(session.ContextMessage) bool) {
+		for _, e := range es[from:to] {
+			if e.Entry.Type == session.TypeCompaction {
+				continue
+			}
+			for _, m := range e.Messages {
+				if m.Role != session.RoleSystem && !yield(m) {
+					return
+				}
 			}
 		}
+	}
+	n := 0
+	for range keep {
+		n++
+	}
+	if n == 0 {
+		return nil
+	}
+	// Counted first: a plan of a million messages is one allocation, not doublings.
+	out := make([]session.ContextMessage, 0, n)
+	for m := range keep {
+		out = append(out, m)
 	}
 	return out
 }

@@ -3,9 +3,11 @@ package session
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -388,6 +390,26 @@ func FuzzMessageData(f *testing.F) {
 		}
 		if got, want := d.Content.Text("\x00"), strings.Join(texts, "\x00"); got != want {
 			t.Fatalf("text of %s = %q, want %q", content, got, want)
+		}
+	})
+}
+
+// FuzzNumber: the integer shortcut of number gives what ParseFloat gives.
+func FuzzNumber(f *testing.F) {
+	for _, seed := range []string{"0", "-0", "12", "-12", "999999999999999", "1000000000000000", "1.5", "1e3", "007", "-", "9007199254740993"} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, v string) {
+		got, ok := number([]byte(v))
+		if v == "" || v[0] != '-' && (v[0] < '0' || v[0] > '9') {
+			if ok {
+				t.Fatalf("%q: a number", v)
+			}
+			return
+		}
+		want, err := strconv.ParseFloat(v, 64)
+		if ok != (err == nil) || ok && math.Float64bits(got) != math.Float64bits(want) {
+			t.Fatalf("%q: %v %v, ParseFloat %v %v", v, got, ok, want, err)
 		}
 	})
 }

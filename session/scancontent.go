@@ -202,6 +202,29 @@ func number(v []byte) (float64, bool) {
 	if len(v) == 0 || v[0] != '-' && (v[0] < '0' || v[0] > '9') {
 		return 0, false
 	}
+	// Token counts and times are integers: up to 15 digits one is exact in a
+	// float64, so it is summed here rather than parsed (a tenth of the time).
+	digits := v
+	if v[0] == '-' {
+		digits = v[1:]
+	}
+	if n := len(digits); n > 0 && n <= 15 && (digits[0] != '0' || n == 1) {
+		x := int64(0)
+		for _, c := range digits {
+			if c < '0' || c > '9' {
+				x = -1
+				break
+			}
+			x = x*10 + int64(c-'0')
+		}
+		if x >= 0 {
+			f := float64(x)
+			if v[0] == '-' {
+				f = -f // -0 stays negative zero, as ParseFloat gives it
+			}
+			return f, true
+		}
+	}
 	x, err := strconv.ParseFloat(string(v), 64)
 	return x, err == nil
 }

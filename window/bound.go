@@ -21,20 +21,21 @@ func (p *planner) bound() {
 		if it.synth || it.level != session.Full || it.tokens <= limit {
 			continue
 		}
-		if it.msg.Role != session.RoleToolResult && it.msg.Role != session.RoleBashExecution {
+		msg := it.msg()
+		if msg.Role != session.RoleToolResult && msg.Role != session.RoleBashExecution {
 			continue
 		}
-		d, ok := data(it.msg.Raw)
+		d, ok := data(msg.Raw)
 		if !ok {
 			continue
 		}
 		full := d.Output
-		if it.msg.Role == session.RoleToolResult {
+		if msg.Role == session.RoleToolResult {
 			full = d.Content.Text("\n")
 		}
 		c := &Cut{Bytes: len(full)}
-		if it.msg.Entry != nil {
-			c.EntryID = it.msg.Entry.ID
+		if msg.Entry != nil {
+			c.EntryID = msg.Entry.ID
 		}
 		if p.o.Blobs != nil {
 			sum := sha256.Sum256([]byte(full))
@@ -48,11 +49,12 @@ func (p *planner) bound() {
 			if d.ToolName == "read" || d.ToolName == "read_file" {
 				note = strings.TrimSuffix(note, ".]") + fmt.Sprintf("; or read the file again from line %d.]", countLines(text)+1)
 			}
-			m := p.withOutput(it.msg, d, text+note)
+			m := p.withOutput(it.msg(), d, text+note)
 			n := p.est.Message(m)
 			c.Kept = len(text)
 			it.extra().cut = &cutOutput{c, full}
-			it.msg, it.tokens = m, n
+			it.setMsg(m)
+			it.tokens = n
 			if n <= limit || keep == 0 {
 				break
 			}

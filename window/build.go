@@ -145,7 +145,7 @@ func plan(ctx session.Context, stamps map[string]session.Resolution, o Options) 
 	if o.ResultShare <= 0 {
 		o.ResultShare = 0.25
 	}
-	p := &planner{est: o.Estimator, o: o, stamps: stamps, calls: callIndex{}}
+	p := &planner{est: o.Estimator, o: o, stamps: stamps}
 	p.load(ctx.Messages)
 	p.pair()
 	return p

@@ -26,7 +26,7 @@ func (p *planner) fit(res *Result, early bool) error {
 	}
 	for _, it := range p.items {
 		if it.level != it.stamped && !it.omitted {
-			res.Changes = append(res.Changes, Change{EntryID: it.msg.Entry.ID, Role: it.msg.Role, From: it.stamped, To: it.level, Before: it.initial, After: it.tokens, Position: it.pos})
+			res.Changes = append(res.Changes, Change{EntryID: it.base.Entry.ID, Role: it.msg().Role, From: it.stamped, To: it.level, Before: it.initial, After: it.tokens, Position: it.pos})
 		}
 	}
 	if total > budget {
@@ -52,7 +52,8 @@ func (p *planner) downgrade(order []*item, total int) int {
 			}
 			if r := p.at(it, to); r.tokens < it.tokens {
 				total -= it.tokens - r.tokens
-				it.msg, it.tokens, it.level = r.msg, r.tokens, to
+				it.setMsg(r.msg)
+				it.tokens, it.level = r.tokens, to
 			}
 		}
 	}
@@ -75,7 +76,8 @@ func (p *planner) lowest(it *item) {
 			continue
 		}
 		if r := p.at(it, to); r.tokens < it.tokens {
-			it.msg, it.tokens, it.level = r.msg, r.tokens, to
+			it.setMsg(r.msg)
+			it.tokens, it.level = r.tokens, to
 		}
 	}
 }
@@ -206,8 +208,8 @@ func (p *planner) omit(res *Result, ti int) {
 		it.omitted = true
 		res.LeftOut.Messages++
 		res.LeftOut.Tokens += it.initial
-		if it.msg.Entry != nil && !it.synth {
-			res.LeftOut.Entries = append(res.LeftOut.Entries, it.msg.Entry.ID)
+		if it.base.Entry != nil && !it.synth {
+			res.LeftOut.Entries = append(res.LeftOut.Entries, it.base.Entry.ID)
 		}
 	}
 	res.LeftOut.Turns++
@@ -246,7 +248,7 @@ func (p *planner) budgetError() error {
 	e := &BudgetError{Budget: p.o.Budget}
 	firstUser, lastUser := -1, -1
 	for i, it := range p.items {
-		if it.msg.Role == session.RoleUser && !it.synth {
+		if it.base.Role == session.RoleUser && !it.synth {
 			if firstUser < 0 {
 				firstUser = i
 			}
@@ -263,7 +265,7 @@ func (p *planner) budgetError() error {
 		}
 		e.Protected += it.tokens
 		switch {
-		case it.msg.Role == session.RoleSystem:
+		case it.base.Role == session.RoleSystem:
 			e.System += it.tokens
 		case i == firstUser:
 			e.First += it.tokens
@@ -304,17 +306,17 @@ func (p *planner) emit(res *Result) {
 		}
 		res.Messages = append(res.Messages, it.message())
 		res.Tokens += it.tokens
-		if it.synth && it.msg.Role == session.RoleToolResult {
-			d, _ := data(it.msg.Raw)
+		if it.synth && it.base.Role == session.RoleToolResult {
+			d, _ := data(it.base.Raw)
 			res.Closed = append(res.Closed, d.ToolCallID)
 		}
-		if !it.synth && it.msg.Role == session.RoleUser && it.msg.Entry != nil && it.msg.Entry.Role() == session.RoleToolResult {
-			res.Orphans = append(res.Orphans, it.msg.Entry.ID)
+		if !it.synth && it.base.Role == session.RoleUser && it.base.Entry != nil && it.base.Entry.Role() == session.RoleToolResult {
+			res.Orphans = append(res.Orphans, it.base.Entry.ID)
 		}
 	}
 }
 
 // message is the item as a built message.
 func (it *item) message() Message {
-	return Message{ContextMessage: it.msg, Level: it.level, Tokens: it.tokens, Synthetic: it.synth, cut: it.cut() != nil && it.level == session.Full, orig: it.data}
+	return Message{ContextMessage: it.msg(), Level: it.level, Tokens: it.tokens, Synthetic: it.synth, cut: it.cut() != nil && it.level == session.Full, orig: it.data}
 }

@@ -1,6 +1,7 @@
 package window
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -103,6 +104,29 @@ func FuzzCallStr(f *testing.F) {
 		c := call{arguments: jsontext.Value(args)}
 		if got, want := c.str("command", "cmd"), str(c.args(), "command", "cmd"); got != want {
 			t.Fatalf("%q: read %q, decoded %q", args, got, want)
+		}
+	})
+}
+
+// FuzzTimestampOf checks that reading a message's timestamp where it lies
+// gives what the decoder gives, for any object a line may hold.
+func FuzzTimestampOf(f *testing.F) {
+	for _, seed := range []string{
+		`{"role":"assistant","timestamp":1700000000000}`, `{"timestamp":"2025-01-01T00:00:00Z","x":1}`, `{"role":"user"}`,
+		`{"timestamp":1,"timestamp":2}`, `{"time\u0073tamp":3}`, `{"Timestamp":4}`, `{"a":{"timestamp":5}}`, ` { "timestamp" : [1, 2] } `,
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		if !jsontext.Value(raw).IsValid(jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)) {
+			return // a loaded line's message is valid JSON
+		}
+		var v struct {
+			Timestamp jsontext.Value `json:"timestamp"`
+		}
+		_ = unmarshal([]byte(raw), &v)
+		if got := timestampOf([]byte(raw)); !bytes.Equal(got, v.Timestamp) {
+			t.Fatalf("%s: read %s, decoded %s", raw, got, v.Timestamp)
 		}
 	})
 }

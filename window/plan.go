@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/arborlog/arbor/internal/jsonscan"
 	"github.com/arborlog/arbor/session"
 	"github.com/go-json-experiment/json/jsontext"
 )
@@ -14,11 +15,10 @@ import (
 // item is one message of the context while the planner works on it. A
 // context may hold a million: what few items need is in ext.
 type item struct {
-	msg     session.ContextMessage
-	data    *facts        // of the message as logged, when decoded
-	level   session.Level // as stamped by the cursor, then as the planner leaves it
+	base    *session.ContextMessage // as in the log (for a synthetic item, as made): what outlines are made from
+	data    *facts                  // of base, when decoded
+	level   session.Level           // as stamped by the cursor, then as the planner leaves it
 	stamped session.Level
-	text    string // the cursor's own outline or summary
 	tokens  int
 	initial int  // tokens at the cursor's level, before any cut or downgrade
 	pos     int  // index in the unfitted context
@@ -27,31 +27,46 @@ type item struct {
 	omitted bool
 	synth   bool
 	decoded bool     // data is set
-	ext     *itemExt // set before msg first changes
+	ext     *itemExt // set once the item is rendered otherwise than as logged
 }
 
 // itemExt is what an item needs once it is rendered otherwise than as logged.
 type itemExt struct {
-	orig    session.ContextMessage // as in the log: what outlines are made from
-	cut     *cutOutput             // set when bound cut its output
+	msg     *session.ContextMessage // as rendered now, when not base
+	text    string                  // the cursor's own outline or summary
+	cut     *cutOutput              // set when bound cut its output
 	byLevel map[session.Level]rendered
-	members []member // orig split
+	members []member // base split
 }
 
-// extra returns the item's ext, made on first use with the message as it is now.
+// extra returns the item's ext, made on first use.
 func (it *item) extra() *itemExt {
 	if it.ext == nil {
-		it.ext = &itemExt{orig: it.msg}
+		it.ext = &itemExt{}
 	}
 	return it.ext
 }
 
-// orig is the message as in the log.
-func (it *item) orig() session.ContextMessage {
-	if it.ext != nil {
-		return it.ext.orig
+// msg is the message as the item is rendered now.
+func (it *item) msg() session.ContextMessage {
+	if it.ext != nil && it.ext.msg != nil {
+		return *it.ext.msg
 	}
-	return it.msg
+	return *it.base
+}
+
+// setMsg renders the item as m from now on.
+func (it *item) setMsg(m session.ContextMessage) { it.extra().msg = &m }
+
+// orig is the message as in the log.
+func (it *item) orig() session.ContextMessage { return *it.base }
+
+// text is the cursor's own outline or summary of the item, if any.
+func (it *item) text() string {
+	if it.ext == nil {
+		return ""
+	}
+	return it.ext.text
 }
 
 // cut is the output bound cut, or nil.
@@ -124,14 +139,28 @@ func (p *planner) load(msgs []session.ContextMessage) {
 	// them over the cores. The order of items does not depend on the split.
 	workers := min(runtime.GOMAXPROCS(0), 1+len(msgs)/256)
 	var wg sync.WaitGroup
+	slab := make([]item, len(msgs)) // one allocation for every item
 	for w := range workers {
 		wg.Go(func() {
 			for i := w; i < len(msgs); i += workers {
-				items[i] = p.item(i, msgs[i])
+				if p.item(&slab[i], i, &msgs[i]) {
+					items[i] = &slab[i]
+				}
 			}
 		})
 	}
 	wg.Wait()
+	n, ncalls := 0, 0
+	for _, it := range items {
+		if it != nil {
+			n++
+			if it.decoded && it.data.role == session.RoleAssistant {
+				ncalls += len(it.data.calls)
+			}
+		}
+	}
+	p.items = make([]*item, 0, n)
+	p.calls = make(callIndex, ncalls) // sized once: a million calls are not rehashed as they come
 	for _, it := range items {
 		if it != nil {
 			p.items = append(p.items, it)
@@ -143,35 +172,38 @@ func (p *planner) load(msgs []session.ContextMessage) {
 	// Entries the cursor stamped are rendered once every call is known.
 	for _, it := range p.items {
 		if it.decoded && (it.level == session.Outlined || it.level == session.Summarized) {
-			orig := it.extra().orig
-			d, _ := data(orig.Raw)
-			it.msg = render(orig, d, nil, it.level, it.text, p.calls)
-			it.tokens = p.est.Message(it.msg)
+			d, _ := data(it.base.Raw)
+			m := render(*it.base, d, nil, it.level, it.text(), p.calls)
+			it.setMsg(m)
+			it.tokens = p.est.Message(m)
 		}
 		it.initial = it.tokens
 	}
 	p.note, p.firstOmitted = -1, -1
 }
 
-// item decodes and counts one message; nil if the cursor leaves it out
-// (compacted, attached).
-func (p *planner) item(i int, m session.ContextMessage) *item {
+// item decodes and counts the i'th message m into it; false if the cursor
+// leaves it out (compacted, attached).
+func (p *planner) item(it *item, i int, m *session.ContextMessage) bool {
 	lv, text := p.level(m.Entry)
 	if m.Entry == nil || m.Entry.Type != session.TypeMessage && m.Entry.Type != session.TypeCustomMessage && m.Entry.Type != session.TypeBranchSummary && m.Entry.Type != session.TypeCompaction {
 		lv = session.Full // only entries that reach the model carry a level
 	}
 	if lv == session.Compacted || lv == session.Attached {
-		return nil
+		return false
 	}
-	it := &item{msg: m, level: lv, stamped: lv, text: text, pos: i}
-	d, ok := dataOf(m)
+	*it = item{base: m, level: lv, stamped: lv, pos: i}
+	if text != "" {
+		it.extra().text = text
+	}
+	d, ok := dataOf(*m)
 	if it.decoded = ok; ok {
 		it.data = factsOf(d)
 		it.tokens = p.est.data(d, m.Raw)
 	} else {
-		it.tokens = p.est.Message(m)
+		it.tokens = p.est.Message(*m)
 	}
-	return it
+	return true
 }
 
 // pair makes every tool result follow the assistant message that called it:
@@ -189,7 +221,7 @@ func (p *planner) pair() {
 		open, head = nil, nil
 	}
 	for _, it := range p.items {
-		switch it.msg.Role {
+		switch it.base.Role {
 		case session.RoleToolResult:
 			id := it.facts().toolCallID
 			if head[id] {
@@ -236,29 +268,42 @@ func (p *planner) closing(id string, ts jsontext.Value) *item {
 	})
 	m := session.ContextMessage{Role: session.RoleToolResult, Raw: raw}
 	n := p.est.Message(m)
-	return &item{msg: m, level: session.Full, stamped: session.Full, synth: true, tokens: n, initial: n, pos: -1}
+	return &item{base: &m, level: session.Full, stamped: session.Full, synth: true, tokens: n, initial: n, pos: -1}
 }
 
 // orphan turns a tool result whose call is not right before it into user text,
 // which every provider accepts.
 func (p *planner) orphan(it *item) {
-	d, _ := data(it.orig().Raw)
+	d, _ := data(it.base.Raw)
 	text := fmt.Sprintf("[Result of a %s tool call that is not in this context]\n%s", cmp.Or(d.ToolName, "tool"), d.Content.Text("\n"))
 	// The user text stands for the result from now on, as logged too.
-	it.msg = session.ContextMessage{Role: session.RoleUser, Entry: it.msg.Entry, Raw: object([]member{
-		{"role", marshal(session.RoleUser)}, {"content", textContent(text)}, {"timestamp", timestampOf(it.msg.Raw)},
+	m := it.msg()
+	m = session.ContextMessage{Role: session.RoleUser, Entry: m.Entry, Raw: object([]member{
+		{"role", marshal(session.RoleUser)}, {"content", textContent(text)}, {"timestamp", timestampOf(m.Raw)},
 	})}
-	it.ext = nil
-	d, ok := data(it.msg.Raw)
+	it.base, it.ext = &m, nil
+	d, ok := data(m.Raw)
 	it.data, it.decoded = nil, ok
 	if ok {
 		it.data = factsOf(d)
 	}
-	it.tokens = p.est.Message(it.msg)
+	it.tokens = p.est.Message(m)
 	it.initial = it.tokens
 }
 
 func timestampOf(raw []byte) jsontext.Value {
+	// Read where it lies when the object's names are plain and it has one
+	// timestamp: what the decoder would keep then.
+	var ts jsontext.Value
+	n := 0
+	if jsonscan.Members(raw, func(name, v []byte) bool {
+		if string(name) == "timestamp" {
+			ts, n = v[:len(v):len(v)], n+1
+		}
+		return true
+	}) && n <= 1 {
+		return ts
+	}
 	var v struct {
 		Timestamp jsontext.Value `json:"timestamp"`
 	}
@@ -272,11 +317,11 @@ func (p *planner) group() {
 	firstUser, lastUser := -1, -1
 	for i, it := range p.items {
 		switch {
-		case it.msg.Role == session.RoleToolResult && i > 0:
+		case it.base.Role == session.RoleToolResult && i > 0:
 			p.items[i].turn = len(p.turns) - 1
 			p.turns[len(p.turns)-1].last = i
 			continue
-		case it.msg.Role == session.RoleUser:
+		case it.base.Role == session.RoleUser:
 			if firstUser < 0 {
 				firstUser = i
 			}
@@ -295,7 +340,7 @@ func (p *planner) group() {
 		}
 		// The system prompt and tools (pi 1.6.0's system messages) are never
 		// downgraded or left out, as the first and last requests.
-		if i == len(p.turns)-1 || t.first == firstUser || t.first == lastUser || p.items[t.first].msg.Role == session.RoleSystem {
+		if i == len(p.turns)-1 || t.first == firstUser || t.first == lastUser || p.items[t.first].base.Role == session.RoleSystem {
 			t.keep = true
 			for _, it := range p.items[t.first : t.last+1] {
 				it.keep = true
@@ -323,13 +368,13 @@ func (p *planner) at(it *item, lv session.Level) rendered {
 	if x.byLevel == nil {
 		x.byLevel = map[session.Level]rendered{}
 	}
-	m := x.orig
+	m := *it.base
 	if it.decoded {
 		if x.members == nil {
-			x.members, _ = members(x.orig.Raw)
+			x.members, _ = members(m.Raw)
 		}
-		d, _ := data(x.orig.Raw)
-		m = render(x.orig, d, x.members, lv, "", p.calls)
+		d, _ := data(m.Raw)
+		m = render(m, d, x.members, lv, "", p.calls)
 	}
 	r := rendered{m, p.est.Message(m)}
 	x.byLevel[lv] = r

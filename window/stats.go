@@ -401,7 +401,7 @@ func (p *PhaseTokens) add(ph Phase, n int) {
 func (o StatsOptions) classify(msgs built, calls callIndex) []Phase {
 	out := make([]Phase, msgs.len())
 	edited := false
-	byCall := map[string]Phase{}
+	byCall := make(map[string]Phase, len(calls))
 	for i := range out {
 		m := msgs.at(i)
 		out[i] = Unclassified

@@ -1,43 +1,74 @@
 package cli
 
 import (
+	"math"
 	"os"
+	"runtime"
 	"runtime/debug"
-
-	"github.com/arborlog/arbor/session"
+	"runtime/metrics"
 )
 
-// heapLimit is the soft limit boundHeap gives the collector: peak memory stays
-// under 1 GB (issue 9) for a session whose loaded form leaves it room.
-const heapLimit = 900 << 20
+// heapLimit is the soft limit boundHeap gives the collector, so that a command
+// on a session as large as issue 9's (1,000,000 entries, ~190 MB) peaks under
+// 1 GB: the runtime's memory plus the program's own pages stay ~50 MiB above it.
+const heapLimit = 850 << 20
 
-// boundHeap keeps the garbage collector from letting the heap grow to twice
-// what is live once a large session is loaded: with the default pacing a
-// command that builds per-entry state on a 1,000,000-entry session peaks at
-// twice its live heap (over 1 GB for ~500 MB live). The limit is set only when
-// the loaded session (its file, which entries point into, plus ~300 bytes of
-// index an entry) leaves the collector at least 60 % headroom under it, so it
-// never makes the collector run continuously; a GOMEMLIMIT the user set wins.
-// Small sessions never come near the limit, so it changes nothing for them.
-func boundHeap(l *session.Log, path string) {
-	if _, set := os.LookupEnv("GOMEMLIMIT"); set {
+// heapMargin: once a collection leaves this little room under the limit, the
+// limit is lifted, since the collector would otherwise run again and again for
+// a command whose live data does not fit (it costs twice the CPU or more).
+const heapMargin = 128 << 20
+
+// boundHeap keeps the collector from letting the heap grow to twice what is
+// live while a session of size bytes is read and used: with the default pacing
+// the file's bytes, which entries point into and which hold no pointers, count
+// toward the growth the collector allows, so a command on a 190 MB session
+// would peak over 1 GB while its live data is under 800 MB. Small sessions
+// are left alone, and a GOMEMLIMIT the user set wins.
+func boundHeap(size int64) {
+	if _, set := os.LookupEnv("GOMEMLIMIT"); set || size < heapLimit/8 {
 		return
 	}
-	fi, err := os.Stat(path)
-	if err != nil {
-		return
-	}
-	if limit := heapLimitFor(fi.Size(), l.Len()); limit > 0 {
-		debug.SetMemoryLimit(limit)
-	}
+	limitHeap(heapLimit, heapMargin)
 }
 
-// heapLimitFor is the limit boundHeap sets for a session file of size bytes
-// holding entries entries, or 0 for none.
-func heapLimitFor(size int64, entries int) int64 {
-	loaded := size + 300*int64(entries)
-	if loaded*16/10 > heapLimit || loaded < heapLimit/8 { // no headroom, or nowhere near the limit
+// fileSize is the size of the file at path, 0 when it cannot be read.
+func fileSize(path string) int64 {
+	fi, err := os.Stat(path)
+	if err != nil {
 		return 0
 	}
-	return heapLimit
+	return fi.Size()
+}
+
+// limitHeap sets the soft memory limit and lifts it after the first collection
+// that leaves less than margin under it. It checks after every collection and
+// costs nothing between them.
+func limitHeap(limit, margin int64) {
+	debug.SetMemoryLimit(limit)
+	watchHeap(limit, margin)
+}
+
+func watchHeap(limit, margin int64) {
+	// A finalizer runs after each collection that finds its object
+	// unreachable; it arms the next one.
+	runtime.SetFinalizer(new([16]byte), func(*[16]byte) {
+		if debug.SetMemoryLimit(-1) != limit {
+			return // lifted, or changed by someone else: stop watching
+		}
+		if liveHeap() > uint64(limit-margin) {
+			debug.SetMemoryLimit(math.MaxInt64)
+			return
+		}
+		watchHeap(limit, margin)
+	})
+}
+
+// liveHeap is the heap the last collection found live.
+func liveHeap() uint64 {
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return s[0].Value.Uint64()
 }

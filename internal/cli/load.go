@@ -45,6 +45,7 @@ func (g *Global) read(arg string) (*session.Log, string, error) {
 	if l, ok, err := readForeign(path); ok {
 		return l, path, err
 	}
+	boundHeap(fileSize(path))
 	l, err := jsonl.Read(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, path, fmt.Errorf("%s: no such session file; check the path, or run 'arbor ls' to see sessions", path)
@@ -55,7 +56,6 @@ func (g *Global) read(arg string) (*session.Log, string, error) {
 	if l.Report().NoHeader && l.Len() == 0 {
 		return nil, path, fmt.Errorf("%s is not a session file: no line of it parses as a session entry ('arbor fsck' shows the damage)", path)
 	}
-	boundHeap(l, path)
 	return l, path, nil
 }
 
@@ -77,11 +77,11 @@ func (g *Global) open(arg string) (*writable, error) {
 	if err := refuseForeign(path); err != nil {
 		return nil, err
 	}
+	boundHeap(fileSize(path))
 	s, err := jsonl.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	boundHeap(s.Log, path)
 	return fromFile(s), nil
 }
 
