@@ -60,7 +60,7 @@ func (v *View) describeOther(ln *Line, e *session.Entry) {
 	switch e.Type {
 	case session.TypeCustomMessage:
 		ln.Add(Special, "["+f.CustomType+"]: ")
-		ln.Add(Plain, v.flatText(contentPrefix(f.Content)))
+		ln.Add(Plain, v.flatContent(f.Content))
 	case session.TypeCompaction:
 		ln.Add(Special, fmt.Sprintf("[compaction: %dk tokens]", int(f.TokensBefore/1000+0.5)))
 		// What it covers, so a user sees what the summary stands for ('arbor show' lists it).
@@ -212,7 +212,7 @@ func (v *View) callsText(d *msgView) string {
 
 // contentText is a message's text on one line; an image-only message says so.
 func (v *View) contentText(c session.Content) string {
-	if t := v.flatText(contentPrefix(c)); t != "" {
+	if t := v.flatContent(c); t != "" {
 		return t
 	}
 	for _, b := range c.Blocks {
@@ -260,6 +260,29 @@ func contentPrefix(c session.Content) prefixFunc {
 		}
 		return b.String(), true
 	}
+}
+
+// flatContent is flat of c.Text("").
+func (v *View) flatContent(c session.Content) string {
+	if s, ok := soleText(c); ok {
+		return v.flat(s)
+	}
+	return v.flatText(contentPrefix(c))
+}
+
+// soleText is c.Text("") when that is a string or the text of c's one text
+// block (or none): most messages, whose text is then not copied.
+func soleText(c session.Content) (string, bool) {
+	if c.IsString {
+		return c.String, true
+	}
+	texts, text := 0, ""
+	for _, b := range c.Blocks {
+		if b.Type == "text" {
+			texts, text = texts+1, b.Text
+		}
+	}
+	return text, texts <= 1
 }
 
 // flat is Flat(s) as far as a row shows it.
