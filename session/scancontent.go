@@ -13,13 +13,16 @@ import (
 // escape or invalid UTF-8, a repeated field, a field of a block of another
 // kind than the decoder reads in one pass); the caller then decodes it.
 // A million-message session is read this way by the tree and the planner.
-func ScanContent(v []byte) (Content, bool) { return ScanContentInto(v, nil) }
+func ScanContent(v []byte) (Content, bool) { return scanContent(v, nil) }
 
-// ScanContentInto is ScanContent with the blocks appended to blocks[:0], so a
-// caller that reads a million messages one at a time reuses one slice rather
-// than allocating one a message. The Content's Blocks then share blocks' array
-// (and are nil when there are none, as ScanContent leaves them).
-func ScanContentInto(v []byte, blocks []Block) (Content, bool) {
+// ScanContentInto is ScanContent with the blocks appended to blocks[:0], for a
+// reader of a million messages one at a time (the tree) that reuses one slice
+// rather than allocating one a message: the Content's Blocks share blocks'
+// array (and are nil when there are none, as ScanContent leaves them).
+func ScanContentInto(v []byte, blocks []Block) (Content, bool) { return scanContent(v, blocks) }
+
+// scanContent is ScanContent, appending the blocks to blocks[:0].
+func scanContent(v []byte, blocks []Block) (Content, bool) {
 	v = v[jsonscan.SkipSpace(v, 0):]
 	if len(v) == 0 {
 		return Content{}, false
@@ -44,7 +47,7 @@ func ScanContentInto(v []byte, blocks []Block) (Content, bool) {
 		return ok
 	})
 	if len(c.Blocks) == 0 {
-		c.Blocks = nil // as the decoder leaves it
+		c.Blocks = nil // as the decoder leaves a list without blocks
 	}
 	return c, ok
 }
@@ -112,7 +115,33 @@ func scanBlock(obj []byte) (Block, bool) {
 // field of another kind than MessageData's, a repeated field, a number out of
 // range, no role), and the caller then decodes it.
 func ScanMessageData(raw []byte) (MessageData, bool) {
-	var d MessageData
+	var s MessageScanner
+	return s.Scan(raw)
+}
+
+// MessageScanner reads messages one after another as ScanMessageData does,
+// reusing one block list and one usage between them, so a reader of a million
+// messages does not allocate them for each. A result is valid until the next
+// Scan. The zero value is ready to use.
+type MessageScanner struct {
+	d      MessageData
+	blocks []Block
+	usage  Usage
+}
+
+// Scan is ScanMessageData of raw.
+func (s *MessageScanner) Scan(raw []byte) (MessageData, bool) {
+	ok := scanMessageData(&s.d, raw, s.blocks, &s.usage)
+	if cap(s.d.Content.Blocks) > cap(s.blocks) {
+		s.blocks = s.d.Content.Blocks[:0]
+	}
+	return s.d, ok
+}
+
+// scanMessageData is ScanMessageData into d, its blocks appended to
+// blocks[:0] and its usage written to *u.
+func scanMessageData(d *MessageData, raw []byte, blocks []Block, u *Usage) bool {
+	*d = MessageData{}
 	var seen jsonscan.Seen
 	ok := jsonscan.Members(raw, func(name, v []byte) bool {
 		bit := uint32(1)
@@ -176,13 +205,12 @@ func ScanMessageData(raw []byte) (MessageData, bool) {
 		case flag != nil:
 			*flag, ok = jsonscan.Bool(v)
 		case bit == 1<<1:
-			d.Content, ok = ScanContent(v)
+			d.Content, ok = scanContent(v, blocks)
 		case bit == 1<<2:
 			d.Timestamp, ok = number(v)
 		case bit == 1<<6:
-			var u Usage
-			if u, ok = scanUsage(v); ok {
-				d.Usage = &u
+			if *u, ok = scanUsage(v); ok {
+				d.Usage = u
 			}
 		case bit == 1<<12:
 			d.Details, ok = v[:len(v):len(v)], true
@@ -193,7 +221,7 @@ func ScanMessageData(raw []byte) (MessageData, bool) {
 		}
 		return ok
 	})
-	return d, ok && d.Role != ""
+	return ok && d.Role != ""
 }
 
 // number is the JSON number v as the decoder reads it into a float64; ok is

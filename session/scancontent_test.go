@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -142,6 +144,36 @@ func TestScanMessageData(t *testing.T) {
 	}
 	if read < 5 {
 		t.Fatalf("ScanMessageData read %d of the seeds, want at least 5 (the plain ones)", read)
+	}
+}
+
+// TestMessageScannerReuse: one scanner reading every seed message in turn,
+// and every message of the repository's sessions, gives for each what a fresh
+// ScanMessageData gives: nothing of the message before carries over.
+func TestMessageScannerReuse(t *testing.T) {
+	msgs := append([]string(nil), scanMessageSeeds...)
+	files, _ := filepath.Glob("../testdata/pi16/*/*.jsonl")
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range Load(b).Entries() {
+			if raw := e.MessageRaw(); raw != nil {
+				msgs = append(msgs, string(raw))
+			}
+		}
+	}
+	if len(msgs) < 100 {
+		t.Fatalf("%d messages to read, want the repository's sessions", len(msgs))
+	}
+	var sc MessageScanner
+	for _, m := range msgs {
+		got, gotOK := sc.Scan([]byte(m))
+		want, wantOK := ScanMessageData([]byte(m))
+		if gotOK != wantOK || gotOK && !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s: reused scanner %v %+v, fresh %v %+v", m, gotOK, got, wantOK, want)
+		}
 	}
 }
 

@@ -25,8 +25,8 @@ func (p *planner) fit(res *Result, early bool) error {
 		}
 	}
 	for _, it := range p.items {
-		if it.level != it.stamped && !it.omitted {
-			res.Changes = append(res.Changes, Change{EntryID: it.base.Entry.ID, Role: it.msg().Role, From: it.stamped, To: it.level, Before: it.initial, After: it.tokens, Position: it.pos})
+		if it.level != it.stamped() && !it.omitted {
+			res.Changes = append(res.Changes, Change{EntryID: it.base.Entry.ID, Role: it.msg().Role, From: it.stamped(), To: it.level, Before: it.initial(), After: it.tokens, Position: it.pos})
 		}
 	}
 	if total > budget {
@@ -207,7 +207,7 @@ func (p *planner) omit(res *Result, ti int) {
 	for _, it := range p.items[t.first : t.last+1] {
 		it.omitted = true
 		res.LeftOut.Messages++
-		res.LeftOut.Tokens += it.initial
+		res.LeftOut.Tokens += it.initial()
 		if it.base.Entry != nil && !it.synth {
 			res.LeftOut.Entries = append(res.LeftOut.Entries, it.base.Entry.ID)
 		}

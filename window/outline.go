@@ -96,21 +96,34 @@ func (cs callIndex) add(d session.MessageData) {
 	}
 }
 
-// addBlocks indexes the tool calls of one assistant message, given as its toolCall blocks.
-func (cs callIndex) addBlocks(bs []toolBlock) {
+// addBlocks indexes the tool calls of one assistant message, given as its
+// toolCall blocks; it reports whether an id was indexed already (the later
+// call wins).
+func (cs callIndex) addBlocks(bs []toolBlock) bool {
+	again := false
 	for _, b := range bs {
 		if b.id != "" {
+			n := len(cs)
 			cs[b.id] = call{name: b.name, arguments: b.arguments}
+			again = again || len(cs) == n
 		}
 	}
+	return again
 }
 
 // dataOf is data of a message of the context; one from a loaded entry is read
 // without the decoder when it is plain (session.ScanMessageData), as the
 // planner reads every message of a context that may hold a million.
 func dataOf(m session.ContextMessage) (session.MessageData, bool) {
+	var sc session.MessageScanner
+	return dataWith(&sc, m)
+}
+
+// dataWith is dataOf reading with sc, which the planner's workers keep from
+// one message to the next; the result is valid until sc scans again.
+func dataWith(sc *session.MessageScanner, m session.ContextMessage) (session.MessageData, bool) {
 	if m.Entry != nil {
-		if d, ok := session.ScanMessageData(m.Raw); ok {
+		if d, ok := sc.Scan(m.Raw); ok {
 			return d, true
 		}
 	}

@@ -66,9 +66,10 @@ func toolPhases(l *session.Log) (tool, unclassified int, missed map[string]int) 
 	p := plan(ctx, stamps, Options{Estimator: &DefaultEstimator})
 	res, _ := Fit(c, Options{Estimator: &DefaultEstimator})
 	o := StatsOptions{Classifier: DefaultClassifier()}
-	phases := o.classify(res, p.calls)
+	phases := phaser{o: o, calls: p.calls, byCall: map[string]Phase{}}
 	missed = map[string]int{}
-	for i, m := range res.Messages {
+	for _, m := range res.Messages {
+		phase := phases.of(m)
 		d := m.orig
 		if m.Synthetic {
 			dd, _ := data(m.Raw)
@@ -78,7 +79,7 @@ func toolPhases(l *session.Log) (tool, unclassified int, missed map[string]int) 
 			continue
 		}
 		tool += m.Tokens
-		if phases[i] == Unclassified {
+		if phase == Unclassified {
 			unclassified += m.Tokens
 			for _, b := range d.calls {
 				missed[b.name+" "+p.calls[b.id].str("command", "cmd")] += m.Tokens

@@ -18,9 +18,7 @@ type item struct {
 	base    *session.ContextMessage // as in the log (for a synthetic item, as made): what outlines are made from
 	data    *facts                  // of base, when decoded
 	level   session.Level           // as stamped by the cursor, then as the planner leaves it
-	stamped session.Level
 	tokens  int
-	initial int  // tokens at the cursor's level, before any cut or downgrade
 	pos     int  // index in the unfitted context
 	turn    int  // index of its turn
 	keep    bool // never downgraded: pinned, a system message, first or last request, last turn
@@ -31,7 +29,10 @@ type item struct {
 }
 
 // itemExt is what an item needs once it is rendered otherwise than as logged.
+// It is made before the item's level or tokens first change.
 type itemExt struct {
+	stamped session.Level           // the level the cursor stamped
+	initial int                     // tokens at that level, before any cut or downgrade
 	msg     *session.ContextMessage // as rendered now, when not base
 	text    string                  // the cursor's own outline or summary
 	cut     *cutOutput              // set when bound cut its output
@@ -42,9 +43,25 @@ type itemExt struct {
 // extra returns the item's ext, made on first use.
 func (it *item) extra() *itemExt {
 	if it.ext == nil {
-		it.ext = &itemExt{}
+		it.ext = &itemExt{stamped: it.level, initial: it.tokens}
 	}
 	return it.ext
+}
+
+// stamped is the level the cursor stamped.
+func (it *item) stamped() session.Level {
+	if it.ext != nil {
+		return it.ext.stamped
+	}
+	return it.level
+}
+
+// initial is the item's tokens at the cursor's level, before any cut or downgrade.
+func (it *item) initial() int {
+	if it.ext != nil {
+		return it.ext.initial
+	}
+	return it.tokens
 }
 
 // msg is the message as the item is rendered now.
@@ -133,58 +150,76 @@ func (p *planner) level(e *session.Entry) (session.Level, string) {
 	return session.DefaultLevel(e), ""
 }
 
+// load decodes and counts msgs, indexes their tool calls and renders what the
+// cursor stamped.
 func (p *planner) load(msgs []session.ContextMessage) {
+	items := p.decode(msgs, 0, make([]item, len(msgs))) // one allocation for every item
+	ncalls := 0
+	for _, it := range items {
+		if it.decoded && it.data.role == session.RoleAssistant {
+			ncalls += len(it.data.calls)
+		}
+	}
+	p.items = items
+	p.calls = make(callIndex, ncalls) // sized once: a million calls are not rehashed as they come
+	for _, it := range items {
+		p.index(it)
+	}
+	// Entries the cursor stamped are rendered once every call is known.
+	for _, it := range items {
+		p.stamp(it)
+	}
+	p.note, p.firstOmitted = -1, -1
+}
+
+// decode decodes and counts msgs, the messages of the context from position
+// off, into slab (one item each), and returns the items the cursor keeps, in
+// order. Decoding and counting dominate; messages are independent, so they
+// are spread over the cores. The order of items does not depend on the split.
+func (p *planner) decode(msgs []session.ContextMessage, off int, slab []item) []*item {
 	items := make([]*item, len(msgs))
-	// Decoding and counting dominate; messages are independent, so spread
-	// them over the cores. The order of items does not depend on the split.
 	workers := min(runtime.GOMAXPROCS(0), 1+len(msgs)/256)
 	var wg sync.WaitGroup
-	slab := make([]item, len(msgs)) // one allocation for every item
 	for w := range workers {
 		wg.Go(func() {
+			var sc session.MessageScanner
 			for i := w; i < len(msgs); i += workers {
-				if p.item(&slab[i], i, &msgs[i]) {
+				if p.item(&slab[i], off+i, &msgs[i], &sc) {
 					items[i] = &slab[i]
 				}
 			}
 		})
 	}
 	wg.Wait()
-	n, ncalls := 0, 0
-	for _, it := range items {
-		if it != nil {
-			n++
-			if it.decoded && it.data.role == session.RoleAssistant {
-				ncalls += len(it.data.calls)
-			}
-		}
-	}
-	p.items = make([]*item, 0, n)
-	p.calls = make(callIndex, ncalls) // sized once: a million calls are not rehashed as they come
-	for _, it := range items {
-		if it != nil {
-			p.items = append(p.items, it)
-			if it.decoded && it.data.role == session.RoleAssistant {
-				p.calls.addBlocks(it.data.calls)
-			}
-		}
-	}
-	// Entries the cursor stamped are rendered once every call is known.
-	for _, it := range p.items {
-		if it.decoded && (it.level == session.Outlined || it.level == session.Summarized) {
-			d, _ := data(it.base.Raw)
-			m := render(*it.base, d, nil, it.level, it.text(), p.calls)
-			it.setMsg(m)
-			it.tokens = p.est.Message(m)
-		}
-		it.initial = it.tokens
-	}
-	p.note, p.firstOmitted = -1, -1
+	return slices.DeleteFunc(items, func(it *item) bool { return it == nil })
 }
 
-// item decodes and counts the i'th message m into it; false if the cursor
-// leaves it out (compacted, attached).
-func (p *planner) item(it *item, i int, m *session.ContextMessage) bool {
+// index adds the tool calls of an item to the call index; it reports whether
+// one of their ids was there already.
+func (p *planner) index(it *item) bool {
+	if !it.decoded || it.data.role != session.RoleAssistant {
+		return false
+	}
+	return p.calls.addBlocks(it.data.calls)
+}
+
+// stamp renders an item the cursor outlined or summarized, with the calls
+// indexed so far.
+func (p *planner) stamp(it *item) {
+	if it.decoded && (it.level == session.Outlined || it.level == session.Summarized) {
+		d, _ := data(it.base.Raw)
+		m := render(*it.base, d, nil, it.level, it.text(), p.calls)
+		it.setMsg(m)
+		it.tokens = p.est.Message(m)
+	}
+	if it.ext != nil {
+		it.ext.initial = it.tokens // the count at the cursor's level, now made
+	}
+}
+
+// item decodes (with sc) and counts the i'th message m into it; false if
+// the cursor leaves it out (compacted, attached).
+func (p *planner) item(it *item, i int, m *session.ContextMessage, sc *session.MessageScanner) bool {
 	lv, text := p.level(m.Entry)
 	if m.Entry == nil || m.Entry.Type != session.TypeMessage && m.Entry.Type != session.TypeCustomMessage && m.Entry.Type != session.TypeBranchSummary && m.Entry.Type != session.TypeCompaction {
 		lv = session.Full // only entries that reach the model carry a level
@@ -192,11 +227,11 @@ func (p *planner) item(it *item, i int, m *session.ContextMessage) bool {
 	if lv == session.Compacted || lv == session.Attached {
 		return false
 	}
-	*it = item{base: m, level: lv, stamped: lv, pos: i}
+	*it = item{base: m, level: lv, pos: i}
 	if text != "" {
 		it.extra().text = text
 	}
-	d, ok := dataOf(*m)
+	d, ok := dataWith(sc, *m)
 	if it.decoded = ok; ok {
 		it.data = factsOf(d)
 		it.tokens = p.est.data(d, m.Raw)
@@ -211,50 +246,64 @@ func (p *planner) item(it *item, i int, m *session.ContextMessage) bool {
 // that was never answered gets an error result (SPEC §6.3).
 func (p *planner) pair() {
 	out := make([]*item, 0, len(p.items))
-	var open []string        // calls of the current assistant not yet answered
-	var head map[string]bool // calls of the current assistant
-	var ts jsontext.Value    // its timestamp
-	closeOpen := func() {
-		for _, id := range open {
-			out = append(out, p.closing(id, ts))
-		}
-		open, head = nil, nil
-	}
+	emit := func(it *item) { out = append(out, it) }
+	s := pairing{p: p}
 	for _, it := range p.items {
-		switch it.base.Role {
-		case session.RoleToolResult:
-			id := it.facts().toolCallID
-			if head[id] {
-				open = slices.DeleteFunc(open, func(o string) bool { return o == id })
-				delete(head, id)
-				out = append(out, it)
-				continue
-			}
-			closeOpen()
-			p.orphan(it)
-			out = append(out, it)
-			continue
-		case session.RoleAssistant:
-			closeOpen()
-			// The timestamp is the closing results' and the set holds the
-			// calls: neither is made for the many replies without calls.
-			if calls := it.facts().calls; len(calls) > 0 {
-				head = make(map[string]bool, len(calls))
-				ts = timestampOf(it.orig().Raw)
-			}
-			for _, b := range it.facts().calls {
-				if b.id != "" && !head[b.id] {
-					head[b.id] = true
-					open = append(open, b.id)
-				}
-			}
-		default:
-			closeOpen()
-		}
-		out = append(out, it)
+		s.next(it, emit)
 	}
-	closeOpen()
+	s.end(emit)
 	p.items = out
+}
+
+// pairing is pair's state from one item to the next, so that the items of a
+// context can be paired as they are made.
+type pairing struct {
+	p    *planner
+	open []string        // calls of the current assistant not yet answered
+	head map[string]bool // calls of the current assistant
+	ts   jsontext.Value  // its timestamp
+}
+
+// next pairs it: emit gets the error results that close what it leaves
+// unanswered, then it.
+func (s *pairing) next(it *item, emit func(*item)) {
+	switch it.base.Role {
+	case session.RoleToolResult:
+		id := it.facts().toolCallID
+		if s.head[id] {
+			s.open = slices.DeleteFunc(s.open, func(o string) bool { return o == id })
+			delete(s.head, id)
+			emit(it)
+			return
+		}
+		s.end(emit)
+		s.p.orphan(it)
+	case session.RoleAssistant:
+		s.end(emit)
+		// The timestamp is the closing results' and the set holds the
+		// calls: neither is made for the many replies without calls.
+		if calls := it.facts().calls; len(calls) > 0 {
+			s.head = make(map[string]bool, len(calls))
+			s.ts = timestampOf(it.orig().Raw)
+		}
+		for _, b := range it.facts().calls {
+			if b.id != "" && !s.head[b.id] {
+				s.head[b.id] = true
+				s.open = append(s.open, b.id)
+			}
+		}
+	default:
+		s.end(emit)
+	}
+	emit(it)
+}
+
+// end closes the calls left open with error results.
+func (s *pairing) end(emit func(*item)) {
+	for _, id := range s.open {
+		emit(s.p.closing(id, s.ts))
+	}
+	s.open, s.head = nil, nil
 }
 
 // NoResultText is the text of the error result that closes a tool call the log never answered.
@@ -268,7 +317,7 @@ func (p *planner) closing(id string, ts jsontext.Value) *item {
 	})
 	m := session.ContextMessage{Role: session.RoleToolResult, Raw: raw}
 	n := p.est.Message(m)
-	return &item{base: &m, level: session.Full, stamped: session.Full, synth: true, tokens: n, initial: n, pos: -1}
+	return &item{base: &m, level: session.Full, synth: true, tokens: n, pos: -1}
 }
 
 // orphan turns a tool result whose call is not right before it into user text,
@@ -288,7 +337,6 @@ func (p *planner) orphan(it *item) {
 		it.data = factsOf(d)
 	}
 	it.tokens = p.est.Message(m)
-	it.initial = it.tokens
 }
 
 func timestampOf(raw []byte) jsontext.Value {
@@ -314,6 +362,13 @@ func timestampOf(raw []byte) jsontext.Value {
 // turns groups the items: an assistant message with its tool results, or one
 // other message; and marks what the planner may not touch.
 func (p *planner) group() {
+	n := 0
+	for i, it := range p.items {
+		if it.base.Role != session.RoleToolResult || i == 0 {
+			n++
+		}
+	}
+	p.turns = make([]turn, 0, n) // counted first: a million turns are one allocation
 	firstUser, lastUser := -1, -1
 	for i, it := range p.items {
 		switch {

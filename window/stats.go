@@ -136,11 +136,8 @@ func Measure(c *session.Cursor, o StatsOptions) Stats {
 		o.Classifier = DefaultClassifier()
 	}
 	ctx, resolutions := c.ContextWithResolutions()
-	// Without a budget the planner's items are the built messages: they are
-	// read where they are, not emitted into a Result.
-	p := plan(ctx, resolutions, Options{Estimator: o.Estimator})
-	msgs := unemitted(p.items)
-	s := Stats{ContextWindow: o.Window, CompletionReserve: o.Reserve, PromptBudget: max(0, o.Window-o.Reserve), MessageCount: msgs.len()}
+	s := Stats{ContextWindow: o.Window, CompletionReserve: o.Reserve, PromptBudget: max(0, o.Window-o.Reserve)}
+	t := o.measure(ctx, resolutions, &s, measureChunk)
 
 	for _, e := range l.Entries() {
 		if !e.IsMarker() {
@@ -191,38 +188,9 @@ func Measure(c *session.Cursor, o StatsOptions) Stats {
 		}
 	}
 
-	phases := o.classify(msgs, p.calls)
-	sum := 0
-	for i := range msgs.len() {
-		m := msgs.at(i)
-		sum += m.Tokens
-		switch m.Role {
-		case session.RoleAssistant:
-			s.RoleTokens.Assistant += m.Tokens
-		case session.RoleToolResult:
-			s.RoleTokens.Tool += m.Tokens
-		case session.RoleSystem:
-			s.RoleTokens.System += m.Tokens
-		default:
-			s.RoleTokens.User += m.Tokens
-		}
-		switch m.Level {
-		case session.Outlined:
-			s.ResolutionTokens.Outlined += m.Tokens
-		case session.Summarized:
-			s.ResolutionTokens.Summarized += m.Tokens
-		case session.Pinned:
-			s.ResolutionTokens.Pinned += m.Tokens
-		default:
-			s.ResolutionTokens.Full += m.Tokens
-		}
-		s.PhaseTokens.add(phases[i], m.Tokens)
-		if m.Role == session.RoleCompactionSummary {
-			s.CompactionTokens += m.Tokens
-		}
-	}
+	sum := t.sum
 	s.EstimatedUsed = sum
-	if id, tokens, ok := anchor(msgs, path, invalidated); ok {
+	if id, tokens, ok := t.anchor(path, invalidated); ok {
 		s.UsageAnchor, s.EstimatedUsed = id, tokens
 	}
 	s.BeyondMessages = s.EstimatedUsed - sum
@@ -234,21 +202,131 @@ func Measure(c *session.Cursor, o StatsOptions) Stats {
 	return s
 }
 
-// built is a read-only view of built messages, in order: a Result's, or,
-// without a budget, a planner's before it emits them.
-type built interface {
-	len() int
-	at(i int) Message
+// measureChunk is how many messages measure decodes at a time.
+const measureChunk = 8192
+
+// measure builds the context as Build does without a budget, chunk
+// messages at a time, and tallies each built message into s as it is made, so
+// a context of a million messages is never held built. A chunk's stamped
+// messages are rendered with the calls indexed so far, which are all the calls
+// Build would use unless a call id is used twice; then the context is built
+// again with the whole index.
+func (o StatsOptions) measure(ctx session.Context, stamps map[string]session.Resolution, s *Stats, chunk int) *tally {
+	var calls callIndex
+	for {
+		p := &planner{est: o.Estimator, o: Options{Estimator: o.Estimator, ResultShare: 0.25}, stamps: stamps, calls: calls}
+		if calls == nil {
+			p.calls = callIndex{}
+		}
+		t := &tally{s: s, phases: phaser{o: o, calls: p.calls, byCall: map[string]Phase{}}}
+		emit := func(it *item) { t.add(it.message()) }
+		pr := pairing{p: p}
+		slab := make([]item, min(chunk, len(ctx.Messages)))
+		again := false
+		for off := 0; off < len(ctx.Messages); off += chunk {
+			items := p.decode(ctx.Messages[off:min(off+chunk, len(ctx.Messages))], off, slab)
+			if calls == nil {
+				for _, it := range items {
+					again = p.index(it) || again
+				}
+			}
+			for _, it := range items {
+				p.stamp(it)
+				pr.next(it, emit)
+			}
+		}
+		pr.end(emit)
+		if !again || calls != nil {
+			return t
+		}
+		calls = p.calls
+		*s = Stats{ContextWindow: s.ContextWindow, CompletionReserve: s.CompletionReserve, PromptBudget: s.PromptBudget}
+	}
 }
 
-func (r *Result) len() int         { return len(r.Messages) }
-func (r *Result) at(i int) Message { return r.Messages[i] }
+// tally sums built messages into Stats as they come, and keeps what finding
+// the usage anchor needs.
+type tally struct {
+	s          *Stats
+	phases     phaser
+	sum        int  // tokens of the messages so far
+	downgraded bool // a message so far is outlined, summarized or cut
+	anchors    []anchorCandidate
+}
 
-// unemitted are the items of a planner that had no budget: the messages it would emit.
-type unemitted []*item
+// anchorCandidate is an assistant message that may hold the usage anchor.
+type anchorCandidate struct {
+	msg     session.ContextMessage // as rendered
+	through int                    // tokens of the messages up to it, itself included
+	clean   bool                   // no message up to it is outlined, summarized or cut
+}
 
-func (u unemitted) len() int         { return len(u) }
-func (u unemitted) at(i int) Message { return u[i].message() }
+func (t *tally) add(m Message) {
+	s := t.s
+	s.MessageCount++
+	t.sum += m.Tokens
+	switch m.Role {
+	case session.RoleAssistant:
+		s.RoleTokens.Assistant += m.Tokens
+	case session.RoleToolResult:
+		s.RoleTokens.Tool += m.Tokens
+	case session.RoleSystem:
+		s.RoleTokens.System += m.Tokens
+	default:
+		s.RoleTokens.User += m.Tokens
+	}
+	switch m.Level {
+	case session.Outlined:
+		s.ResolutionTokens.Outlined += m.Tokens
+	case session.Summarized:
+		s.ResolutionTokens.Summarized += m.Tokens
+	case session.Pinned:
+		s.ResolutionTokens.Pinned += m.Tokens
+	default:
+		s.ResolutionTokens.Full += m.Tokens
+	}
+	s.PhaseTokens.add(t.phases.of(m), m.Tokens)
+	if m.Role == session.RoleCompactionSummary {
+		s.CompactionTokens += m.Tokens
+	}
+	if m.Level == session.Outlined || m.Level == session.Summarized || m.cut {
+		t.downgraded = true
+	}
+	if m.Role != session.RoleAssistant || m.Entry == nil || m.Synthetic {
+		return
+	}
+	if m.asLogged() && (!m.orig.hasUsage || m.orig.stopReason == "aborted" || m.orig.stopReason == "error") {
+		return // its facts say it cannot be the anchor: not kept, not decoded
+	}
+	t.anchors = append(t.anchors, anchorCandidate{m.ContextMessage, t.sum, !t.downgraded})
+}
+
+// anchor is pi's estimateContextTokens: the usage the provider reported for
+// the last assistant message that did not fail, plus estimates of what came
+// after it. It applies only while every message up to the anchor is rendered
+// in full, and the anchor is newer than the last compaction and context edit
+// (pi 1.6.0), since the usage measured that context and no other. Usage that
+// counts nothing is skipped.
+func (t *tally) anchor(path []*session.Entry, lastCompaction int) (string, int, bool) {
+	after := map[string]bool{}
+	if lastCompaction >= 0 {
+		for _, e := range path[lastCompaction+1:] {
+			after[e.ID] = true
+		}
+	}
+	for i := len(t.anchors) - 1; i >= 0; i-- {
+		a := t.anchors[i]
+		d, ok := dataOf(a.msg)
+		if !ok || d.Usage == nil || d.StopReason == "aborted" || d.StopReason == "error" || contextTokens(*d.Usage) <= 0 {
+			continue
+		}
+		if lastCompaction >= 0 && !after[a.msg.Entry.ID] || !a.clean {
+			return "", 0, false
+		}
+		return a.msg.Entry.ID, int(contextTokens(*d.Usage)) + t.sum - a.through, true
+	}
+	return "", 0, false
+}
 
 // reaches reports whether an entry type can put a message in the context.
 func reaches(e *session.Entry) bool {
@@ -259,55 +337,10 @@ func reaches(e *session.Entry) bool {
 	return false
 }
 
-// anchor is pi's estimateContextTokens: the usage the provider reported for
-// the last assistant message that did not fail, plus estimates of what came
-// after it. It applies only while every message up to the anchor is rendered
-// in full, and the anchor is newer than the last compaction and context edit
-// (pi 1.6.0), since the usage measured that context and no other. Usage that
-// counts nothing is skipped.
-func anchor(msgs built, path []*session.Entry, lastCompaction int) (string, int, bool) {
-	after := map[string]bool{}
-	if lastCompaction >= 0 {
-		for _, e := range path[lastCompaction+1:] {
-			after[e.ID] = true
-		}
-	}
-	for i := msgs.len() - 1; i >= 0; i-- {
-		m := msgs.at(i)
-		if m.Role != session.RoleAssistant || m.Entry == nil || m.Synthetic {
-			continue
-		}
-		usage, stopReason, ok := m.usage()
-		if !ok || usage == nil || stopReason == "aborted" || stopReason == "error" || contextTokens(*usage) <= 0 {
-			continue
-		}
-		if lastCompaction >= 0 && !after[m.Entry.ID] {
-			return "", 0, false
-		}
-		for j := range i + 1 {
-			if prev := msgs.at(j); prev.Level == session.Outlined || prev.Level == session.Summarized || prev.cut {
-				return "", 0, false
-			}
-		}
-		tokens := int(contextTokens(*usage))
-		for j := i + 1; j < msgs.len(); j++ {
-			tokens += msgs.at(j).Tokens
-		}
-		return m.Entry.ID, tokens, true
-	}
-	return "", 0, false
-}
-
-// usage is the usage and stop reason of a message as rendered; ok is false
-// when it cannot be decoded. A message rendered as logged is decoded only when
-// its facts say it has a usage, so a context of a million messages without
-// one is not decoded again.
-func (m *Message) usage() (*session.Usage, string, bool) {
-	if m.orig != nil && !m.Synthetic && (m.Level == session.Full || m.Level == session.Pinned) && !m.cut && !m.orig.hasUsage {
-		return nil, m.orig.stopReason, true
-	}
-	d, ok := dataOf(m.ContextMessage)
-	return d.Usage, d.StopReason, ok
+// asLogged reports whether the message is rendered as logged, so its facts
+// describe it.
+func (m *Message) asLogged() bool {
+	return m.orig != nil && !m.Synthetic && (m.Level == session.Full || m.Level == session.Pinned) && !m.cut
 }
 
 // RedactedKey is the tool result details field in which the agent counts the
@@ -395,52 +428,56 @@ func (p *PhaseTokens) add(ph Phase, n int) {
 	}
 }
 
-// classify gives each built message a phase: a tool call and its result the
-// phase of the call, an assistant reply without tool calls Conclusion, and
-// requests and summaries Unclassified.
-func (o StatsOptions) classify(msgs built, calls callIndex) []Phase {
-	out := make([]Phase, msgs.len())
-	edited := false
-	byCall := make(map[string]Phase, len(calls))
-	for i := range out {
-		m := msgs.at(i)
-		out[i] = Unclassified
-		d := m.orig
-		if m.Synthetic {
-			dd, _ := data(m.Raw)
-			d = factsOf(dd)
+// phaser gives each built message, in order, a phase: a tool call and its
+// result the phase of the call, an assistant reply without tool calls
+// Conclusion, and requests and summaries Unclassified.
+type phaser struct {
+	o      StatsOptions
+	calls  callIndex
+	edited bool
+	byCall map[string]Phase // the phases of the last assistant message's calls
+}
+
+// of is the phase of the next message.
+func (c *phaser) of(m Message) Phase {
+	d := m.orig
+	if m.Synthetic {
+		dd, _ := data(m.Raw)
+		d = factsOf(dd)
+	}
+	if d == nil {
+		d = &noFacts
+	}
+	switch m.Role {
+	case session.RoleAssistant:
+		// Built messages are paired: a result follows the assistant message
+		// whose call it answers, so only that message's calls are kept.
+		clear(c.byCall)
+		first := Phase("")
+		for _, b := range d.calls {
+			cl := c.calls[b.id]
+			if cl.name == "" {
+				cl.name = b.name
+			}
+			ph := c.o.Classifier.Tool(cl.name, cl.str("command", "cmd"), c.edited)
+			if ph == Execution {
+				c.edited = true
+			}
+			c.byCall[b.id] = ph
+			if first == "" {
+				first = ph
+			}
 		}
-		if d == nil {
-			d = &noFacts
+		switch {
+		case first != "":
+			return first
+		case d.stopReason != "error" && d.stopReason != "aborted" && d.hasText:
+			return Conclusion
 		}
-		switch m.Role {
-		case session.RoleAssistant:
-			first := Phase("")
-			for _, b := range d.calls {
-				c := calls[b.id]
-				if c.name == "" {
-					c.name = b.name
-				}
-				ph := o.Classifier.Tool(c.name, c.str("command", "cmd"), edited)
-				if ph == Execution {
-					edited = true
-				}
-				byCall[b.id] = ph
-				if first == "" {
-					first = ph
-				}
-			}
-			switch {
-			case first != "":
-				out[i] = first
-			case d.stopReason != "error" && d.stopReason != "aborted" && d.hasText:
-				out[i] = Conclusion
-			}
-		case session.RoleToolResult:
-			if ph, ok := byCall[d.toolCallID]; ok {
-				out[i] = ph
-			}
+	case session.RoleToolResult:
+		if ph, ok := c.byCall[d.toolCallID]; ok {
+			return ph
 		}
 	}
-	return out
+	return Unclassified
 }

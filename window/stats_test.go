@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/arborlog/arbor/session"
@@ -237,4 +239,164 @@ func TestFileUsageEscapedName(t *testing.T) {
 	if u.Requests != 2 || u.TotalTokens != 6 || u.Cost != 1 {
 		t.Errorf("FileUsage = %+v, want 2 requests, 6 tokens, $1", u)
 	}
+}
+
+// TestMeasureMatchesBuild: Measure builds the context a chunk of messages at
+// a time and keeps only sums; at any chunk size, on every realistic session,
+// with and without levels a cursor stamped, and when call ids repeat (the
+// later call wins), its sums and anchor are those of the messages Build gives.
+func TestMeasureMatchesBuild(t *testing.T) {
+	logs := realisticSessions(t)
+	logs["repeated call ids"] = repeatedCallIDs(t)
+	o := StatsOptions{Estimator: &DefaultEstimator, Classifier: DefaultClassifier()}
+	for name, l := range logs {
+		c := l.Cursor("")
+		for _, stamped := range []bool{false, true} {
+			if stamped {
+				stampSome(c)
+			}
+			ctx, stamps := c.ContextWithResolutions()
+			res, err := Build(ctx, stamps, Options{Estimator: o.Estimator})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var path []*session.Entry
+			if leaf := c.Leaf(); leaf != nil {
+				path = l.PathTo(leaf.ID)
+			}
+			invalidated := -1
+			for i, e := range path {
+				if e.Type == session.TypeCompaction || e.Type == session.TypeContextEdit {
+					invalidated = i
+				}
+			}
+			want, wantSum := builtSums(o, res)
+			wantID, wantTokens, wantOK := builtAnchor(res, path, invalidated)
+			for _, chunk := range []int{1, 2, 7, measureChunk} {
+				var got Stats
+				tl := o.measure(ctx, stamps, &got, chunk)
+				if sumsOf(got) != sumsOf(want) || tl.sum != wantSum {
+					t.Errorf("%s (stamped %v, chunk %d): measured %+v (%d tokens), built %+v (%d)", name, stamped, chunk, sumsOf(got), tl.sum, sumsOf(want), wantSum)
+				}
+				id, tokens, ok := tl.anchor(path, invalidated)
+				if id != wantID || tokens != wantTokens || ok != wantOK {
+					t.Errorf("%s (stamped %v, chunk %d): anchor %s %d %v, built %s %d %v", name, stamped, chunk, id, tokens, ok, wantID, wantTokens, wantOK)
+				}
+			}
+		}
+	}
+}
+
+// sums are the fields of Stats summed over the messages.
+type sums struct {
+	n          int
+	role       RoleTokens
+	resolution ResolutionTokens
+	phase      PhaseTokens
+	compaction int
+}
+
+func sumsOf(s Stats) sums {
+	return sums{s.MessageCount, s.RoleTokens, s.ResolutionTokens, s.PhaseTokens, s.CompactionTokens}
+}
+
+// stampSome outlines every third tool result, summarizes every fifth
+// assistant message and pins every seventh message of c's context.
+func stampSome(c *session.Cursor) {
+	for i, m := range c.Context().Messages {
+		if m.Entry == nil {
+			continue
+		}
+		lv := session.Level("")
+		switch {
+		case m.Role == session.RoleToolResult && i%3 == 0:
+			lv = session.Outlined
+		case m.Role == session.RoleAssistant && i%5 == 0:
+			lv = session.Summarized
+		case i%7 == 0:
+			lv = session.Pinned
+		}
+		if lv != "" {
+			_ = c.SetResolution(m.Entry.ID, session.Resolution{Level: lv}) // metadata cannot be stamped
+		}
+	}
+}
+
+// repeatedCallIDs is a session whose tool call ids repeat, as some providers
+// number them: the outline of an early result names the later call's argument.
+func repeatedCallIDs(t *testing.T) *session.Log {
+	t.Helper()
+	l := session.New("/p")
+	add := func(_ *session.Entry, err error) {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 6 {
+		command := "ls " + strings.Repeat("d", i+1)
+		if i == 5 {
+			command = "rm -rf build" // the call every call_0 is classified by
+		}
+		add(l.AppendUser(fmt.Sprintf("step %d", i)))
+		add(l.AppendAssistant(session.Assistant{Content: []session.Block{session.ToolCallBlock("call_0", "bash", map[string]string{"command": command})}, StopReason: "toolUse", Usage: session.Usage{Input: 100, Output: float64(i + 1)}}))
+		if i != 3 { // one call is never answered: a closing result names its tool
+			add(l.AppendToolResult(session.ToolResult{ToolCallID: "call_0", ToolName: "bash", Content: []session.Block{session.TextBlock(strings.Repeat("a file\n", 40))}}))
+		}
+	}
+	return l
+}
+
+// builtSums is what Measure sums, summed over the messages Build gave.
+func builtSums(o StatsOptions, res *Result) (Stats, int) {
+	var s Stats
+	t := &tally{s: &s, phases: phaser{o: o, calls: callsOfResult(res), byCall: map[string]Phase{}}}
+	for _, m := range res.Messages {
+		t.add(m)
+	}
+	return s, t.sum
+}
+
+// callsOfResult indexes the calls of the messages as logged, as the planner does.
+func callsOfResult(res *Result) callIndex {
+	cs := callIndex{}
+	for _, m := range res.Messages {
+		if m.orig != nil && m.orig.role == session.RoleAssistant {
+			cs.addBlocks(m.orig.calls)
+		}
+	}
+	return cs
+}
+
+// builtAnchor is the anchor as its definition reads, over the messages Build gave.
+func builtAnchor(res *Result, path []*session.Entry, lastCompaction int) (string, int, bool) {
+	after := map[string]bool{}
+	if lastCompaction >= 0 {
+		for _, e := range path[lastCompaction+1:] {
+			after[e.ID] = true
+		}
+	}
+	for i := len(res.Messages) - 1; i >= 0; i-- {
+		m := res.Messages[i]
+		if m.Role != session.RoleAssistant || m.Entry == nil || m.Synthetic {
+			continue
+		}
+		d, ok := data(m.Raw)
+		if !ok || d.Usage == nil || d.StopReason == "aborted" || d.StopReason == "error" || contextTokens(*d.Usage) <= 0 {
+			continue
+		}
+		if lastCompaction >= 0 && !after[m.Entry.ID] {
+			return "", 0, false
+		}
+		for _, prev := range res.Messages[:i+1] {
+			if prev.Level == session.Outlined || prev.Level == session.Summarized || prev.cut {
+				return "", 0, false
+			}
+		}
+		tokens := int(contextTokens(*d.Usage))
+		for _, later := range res.Messages[i+1:] {
+			tokens += later.Tokens
+		}
+		return m.Entry.ID, tokens, true
+	}
+	return "", 0, false
 }
