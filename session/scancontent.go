@@ -15,6 +15,12 @@ import (
 // A million-message session is read this way by the tree and the planner.
 func ScanContent(v []byte) (Content, bool) { return scanContent(v, nil) }
 
+// ScanContentInto is ScanContent with the blocks appended to blocks[:0], for a
+// reader of a million messages one at a time (the tree) that reuses one slice
+// rather than allocating one a message: the Content's Blocks share blocks'
+// array (and are nil when there are none, as ScanContent leaves them).
+func ScanContentInto(v []byte, blocks []Block) (Content, bool) { return scanContent(v, blocks) }
+
 // scanContent is ScanContent, appending the blocks to blocks[:0].
 func scanContent(v []byte, blocks []Block) (Content, bool) {
 	v = v[jsonscan.SkipSpace(v, 0):]

@@ -22,6 +22,14 @@ func (l *Log) Tree() []*TreeNode {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	all := make([]TreeNode, len(l.entries)) // indexed by node position: one allocation
+	// Every node's Children, cut from one array: an entry is the child of at
+	// most one node, so a million one-child lists are not a million allocations.
+	kidsOf := make([]*TreeNode, len(l.entries))
+	children := func(n int) []*TreeNode {
+		c := kidsOf[:n:n] // a caller's append copies rather than writes into a neighbour's list
+		kidsOf = kidsOf[n:]
+		return c
+	}
 	at := func(n *node) *TreeNode {
 		t := &all[n.pos]
 		t.Entry = n.e
@@ -44,13 +52,14 @@ func (l *Log) Tree() []*TreeNode {
 		}
 		t := &all[n.pos]
 		if n.kid.next == nil { // one child: the common case, no list to make
-			t.Children = []*TreeNode{at(n.kid)}
+			t.Children = children(1)
+			t.Children[0] = at(n.kid)
 			stack = append(stack, n.kid)
 			continue
 		}
 		kids := n.kids()
 		sortByTime(kids)
-		t.Children = make([]*TreeNode, len(kids))
+		t.Children = children(len(kids))
 		for i, k := range kids {
 			t.Children[i] = at(k)
 		}

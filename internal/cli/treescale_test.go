@@ -19,7 +19,7 @@ func drawTree(w io.Writer, l *session.Log, width int) {
 	bw := bufio.NewWriter(w)
 	v := treeview.New(l.Tree(), l, l.Leaf(), treeview.FilterDefault, width)
 	v.Each(func(ln treeview.Line) {
-		bw.WriteString(render(ln, width, false))
+		renderTo(bw, ln, width, false)
 		bw.WriteByte('\n')
 	})
 	bw.Flush()

@@ -4,11 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/arborlog/arbor/compaction"
+	"github.com/arborlog/arbor/internal/jsonscan"
 	"github.com/arborlog/arbor/internal/termtext"
 	"github.com/arborlog/arbor/session"
 )
@@ -17,9 +19,10 @@ import (
 // would show it after the marks.
 func (v *View) Describe(e *session.Entry) Line {
 	var ln Line
-	m, _ := v.message(e)
+	var msg msgView
+	m := v.message(e, &msg, nil)
 	if m != nil && m.Role == session.RoleToolResult {
-		v.describeResult(&ln, &resultView{callID: m.ToolCallID, toolName: m.ToolName, isError: m.IsError})
+		v.describeResult(&ln, m.ToolCallID, m.ToolName, m.IsError)
 	} else {
 		v.describe(&ln, e, m)
 	}
@@ -28,6 +31,16 @@ func (v *View) Describe(e *session.Entry) Line {
 
 // describe adds what an entry says, in the words pi's tree selector uses.
 func (v *View) describe(ln *Line, e *session.Entry, m *msgView) {
+	if e.Type == session.TypeMessage {
+		v.describeMessage(ln, m)
+		return
+	}
+	v.describeOther(ln, e)
+}
+
+// describeOther is describe of an entry that is not a message: the entry is
+// decoded here, so a message's row does not pay for these fields.
+func (v *View) describeOther(ln *Line, e *session.Entry) {
 	var f struct {
 		CustomType    string          `json:"customType"`
 		Content       session.Content `json:"content"`
@@ -43,15 +56,11 @@ func (v *View) describe(ln *Line, e *session.Entry, m *msgView) {
 		Provider      string          `json:"provider"`
 		Model         string          `json:"model"`
 	}
-	if e.Type != session.TypeMessage {
-		_ = e.Decode(&f)
-	}
+	_ = e.Decode(&f)
 	switch e.Type {
-	case session.TypeMessage:
-		v.describeMessage(ln, m)
 	case session.TypeCustomMessage:
 		ln.Add(Special, "["+f.CustomType+"]: ")
-		ln.Add(Plain, v.flatText(contentPrefix(f.Content)))
+		ln.Add(Plain, v.flatContent(f.Content))
 	case session.TypeCompaction:
 		ln.Add(Special, fmt.Sprintf("[compaction: %dk tokens]", int(f.TokensBefore/1000+0.5)))
 		// What it covers, so a user sees what the summary stands for ('arbor show' lists it).
@@ -158,7 +167,7 @@ func (v *View) describeMessage(ln *Line, d *msgView) {
 			ln.Add(Muted, v.callsText(d))
 		}
 	case session.RoleToolResult:
-		v.describeResult(ln, &resultView{callID: d.ToolCallID, toolName: d.ToolName, isError: d.IsError})
+		v.describeResult(ln, d.ToolCallID, d.ToolName, d.IsError)
 	case session.RoleBashExecution:
 		ln.Add(Muted, "[bash]: "+v.flat(d.Command))
 	default:
@@ -167,21 +176,21 @@ func (v *View) describeMessage(ln *Line, d *msgView) {
 }
 
 // describeResult shows a tool result as the call it answers.
-func (v *View) describeResult(ln *Line, r *resultView) {
+func (v *View) describeResult(ln *Line, callID, toolName string, isError bool) {
 	s := Muted
-	if r.isError {
+	if isError {
 		s = Failure
 	}
-	if c, ok := v.calls[r.callID]; ok {
+	if c, ok := v.calls[callID]; ok {
 		ln.Add(s, c)
 	} else {
-		name := r.toolName
+		name := toolName
 		if name == "" {
 			name = "tool"
 		}
 		ln.Add(s, "["+name+"]")
 	}
-	if r.isError {
+	if isError {
 		ln.Add(Failure, " (error)")
 	}
 }
@@ -203,7 +212,7 @@ func (v *View) callsText(d *msgView) string {
 
 // contentText is a message's text on one line; an image-only message says so.
 func (v *View) contentText(c session.Content) string {
-	if t := v.flatText(contentPrefix(c)); t != "" {
+	if t := v.flatContent(c); t != "" {
 		return t
 	}
 	for _, b := range c.Blocks {
@@ -251,6 +260,29 @@ func contentPrefix(c session.Content) prefixFunc {
 		}
 		return b.String(), true
 	}
+}
+
+// flatContent is flat of c.Text("").
+func (v *View) flatContent(c session.Content) string {
+	if s, ok := soleText(c); ok {
+		return v.flat(s)
+	}
+	return v.flatText(contentPrefix(c))
+}
+
+// soleText is c.Text("") when that is a string or the text of c's one text
+// block (or none): most messages, whose text is then not copied.
+func soleText(c session.Content) (string, bool) {
+	if c.IsString {
+		return c.String, true
+	}
+	texts, text := 0, ""
+	for _, b := range c.Blocks {
+		if b.Type == "text" {
+			texts, text = texts+1, b.Text
+		}
+	}
+	return text, texts <= 1
 }
 
 // flat is Flat(s) as far as a row shows it.
@@ -316,10 +348,90 @@ func isFlat(s string) bool {
 	return !space || s == ""
 }
 
+// ParseCall reads a tool call block for String. Only the arguments of the
+// tools String names (read, write, edit, bash, grep, find, ls) are read, and
+// of those only the fields it shows.
 func ParseCall(b session.Block) ToolCall {
 	c := ToolCall{name: b.Name, raw: b.Arguments}
-	_ = json.Unmarshal(b.Arguments, &c.args)
+	switch c.name {
+	case "read", "write", "edit", "bash", "grep", "find", "ls":
+		var ok bool
+		if c.args, ok = scanArgs(b.Arguments); !ok {
+			var m map[string]any
+			_ = json.Unmarshal(b.Arguments, &m)
+			c.args = argsOf(m)
+		}
+	}
 	return c
+}
+
+// callArgs is what String shows of a call's arguments: each string field,
+// "" when it is absent or not a string, and each number field, with whether
+// it is there as a number.
+type callArgs struct {
+	path, filePath, command, pattern string
+	offset, limit                    float64
+	hasOffset, hasLimit              bool
+}
+
+// argsOf is the callArgs of arguments decoded into a map.
+func argsOf(m map[string]any) callArgs {
+	str := func(k string) string { s, _ := m[k].(string); return s }
+	var a callArgs
+	a.path, a.filePath, a.command, a.pattern = str("path"), str("file_path"), str("command"), str("pattern")
+	a.offset, a.hasOffset = m["offset"].(float64)
+	a.limit, a.hasLimit = m["limit"].(float64)
+	return a
+}
+
+// scanArgs is argsOf of the decoded arguments, read in one walk of them as
+// written (a loaded line: valid JSON) without the decoder or a map. ok is
+// false when the walk might read them otherwise than the decoder (not an
+// object, an escaped name or string, invalid UTF-8, a repeated field, a
+// number out of range); ParseCall then decodes them.
+func scanArgs(raw []byte) (callArgs, bool) {
+	var a callArgs
+	var seen jsonscan.Seen
+	ok := jsonscan.Members(raw, func(name, value []byte) bool {
+		var dst *string
+		var num *float64
+		var has *bool
+		var bit uint32
+		switch string(name) {
+		case "path":
+			dst, bit = &a.path, 1
+		case "file_path":
+			dst, bit = &a.filePath, 2
+		case "command":
+			dst, bit = &a.command, 4
+		case "pattern":
+			dst, bit = &a.pattern, 8
+		case "offset":
+			num, has, bit = &a.offset, &a.hasOffset, 16
+		case "limit":
+			num, has, bit = &a.limit, &a.hasLimit, 32
+		default:
+			return true
+		}
+		if !seen.First(bit) {
+			return false
+		}
+		switch {
+		case dst != nil:
+			if value[0] != '"' {
+				return true // not a string: as if absent
+			}
+			s, ok := jsonscan.Plain(value)
+			*dst = s
+			return ok
+		case value[0] == '-' || value[0] >= '0' && value[0] <= '9':
+			f, err := strconv.ParseFloat(string(value), 64)
+			*num, *has = f, true
+			return err == nil
+		}
+		return true // not a number: as if absent
+	})
+	return a, ok
 }
 
 // callText is c.String() with the home folder looked up once per view.
@@ -334,58 +446,49 @@ func (c ToolCall) String() string {
 // show is String with the home folder given.
 func (c ToolCall) show(home string) string {
 	name, args := c.name, c.args
-	str := func(keys ...string) string {
-		for _, k := range keys {
-			if s, ok := args[k].(string); ok && s != "" {
-				return s
-			}
-		}
-		return ""
-	}
-	path := func(keys ...string) string {
-		p := str(keys...)
+	path := func(p string) string {
 		if home != "" && strings.HasPrefix(p, home) {
 			return "~" + p[len(home):]
 		}
 		return p
 	}
+	// The first of path and file_path that is a non-empty string.
+	either := args.path
+	if either == "" {
+		either = args.filePath
+	}
 	switch name {
 	case "read":
-		p := path("path", "file_path")
-		off, hasOff := args["offset"].(float64)
-		lim, hasLim := args["limit"].(float64)
-		if hasOff || hasLim {
-			if !hasOff {
+		p := path(either)
+		off, lim := args.offset, args.limit
+		if args.hasOffset || args.hasLimit {
+			if !args.hasOffset {
 				off = 1
 			}
 			p += fmt.Sprintf(":%d", int(off))
-			if hasLim {
+			if args.hasLimit {
 				p += fmt.Sprintf("-%d", int(off+lim-1))
 			}
 		}
 		return "[read: " + p + "]"
 	case "write", "edit":
-		return "[" + name + ": " + path("path", "file_path") + "]"
+		return "[" + name + ": " + path(either) + "]"
 	case "bash":
-		cmd := Flat(str("command"))
-		if r := []rune(cmd); len(r) > 50 {
-			cmd = string(r[:50]) + "..."
-		}
-		return "[bash: " + cmd + "]"
+		return "[bash: " + cutRunes(Flat(args.command), 50) + "]"
 	case "grep":
-		p := path("path")
+		p := path(args.path)
 		if p == "" {
 			p = "."
 		}
-		return "[grep: /" + str("pattern") + "/ in " + p + "]"
+		return "[grep: /" + args.pattern + "/ in " + p + "]"
 	case "find":
-		p := path("path")
+		p := path(args.path)
 		if p == "" {
 			p = "."
 		}
-		return "[find: " + str("pattern") + " in " + p + "]"
+		return "[find: " + args.pattern + " in " + p + "]"
 	case "ls":
-		p := path("path")
+		p := path(args.path)
 		if p == "" {
 			p = "."
 		}
@@ -395,8 +498,15 @@ func (c ToolCall) show(home string) string {
 	if s == "" {
 		s = "{}"
 	}
-	if r := []rune(s); len(r) > 40 {
-		s = string(r[:40]) + "..."
+	return "[" + name + ": " + cutRunes(s, 40) + "]"
+}
+
+// cutRunes is s cut to its first n characters followed by "..." when it has
+// more (string([]rune(s)[:n]) + "...": an invalid byte counts as one
+// character and becomes U+FFFD, as that conversion makes it).
+func cutRunes(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
 	}
-	return "[" + name + ": " + s + "]"
+	return string([]rune(s)[:n]) + "..."
 }

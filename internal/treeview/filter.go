@@ -37,8 +37,8 @@ func ParseFilter(s string) (Filter, error) {
 
 // visible applies the filter to one entry.
 func (v *View) visible(n *session.TreeNode) bool {
-	m, _ := v.message(n.Entry)
-	return v.visibleMsg(n, m)
+	var msg msgView
+	return v.visibleMsg(n, v.message(n.Entry, &msg, nil))
 }
 
 // visibleMsg is visible with the entry's message already decoded (nil when it

@@ -1,9 +1,13 @@
 package treeview
 
-import "github.com/arborlog/arbor/session"
+import (
+	"strings"
+
+	"github.com/arborlog/arbor/session"
+)
 
 // Style is how a Span of a Line is coloured on a terminal.
-type Style int
+type Style uint8
 
 // The styles of a row's spans.
 const (
@@ -52,10 +56,27 @@ func (v *View) Lines() []Line {
 // draw is reused for the next row once draw returns.
 func (v *View) Each(draw func(Line)) {
 	var ln Line
+	var ids idTexts
 	v.walk(nil, func(r Row) {
-		ln = v.appendLine(ln[:0], r)
+		ln = v.appendLine(ln[:0], r, ids.text(r.Node.Entry.ID))
 		draw(ln)
 	})
+}
+
+// idTexts makes the "id  " texts of the rows Each draws, cut from shared
+// buffers rather than allocated one a row. A text is never written again once
+// made (a strings.Builder's String), so a caller may keep it.
+type idTexts struct{ b strings.Builder }
+
+func (t *idTexts) text(id string) string {
+	if t.b.Cap()-t.b.Len() < len(id)+2 {
+		t.b = strings.Builder{} // the texts made so far keep the old buffer
+		t.b.Grow(max(16<<10, len(id)+2))
+	}
+	start := t.b.Len()
+	t.b.WriteString(id)
+	t.b.WriteString("  ")
+	return t.b.String()[start:]
 }
 
 // Rows lists the visible entries in drawing order, as Each draws them. The
@@ -121,7 +142,7 @@ func (v *View) LeafMark() *session.TreeNode { return v.leafMark }
 // Says is what a row's entry says, as its Line shows it after the marks.
 func (v *View) Says(r Row) Line {
 	var ln Line
-	v.said(&ln, &v.rows[r.i])
+	v.said(&ln, r.i)
 	return ln
 }
 
@@ -139,11 +160,11 @@ func (v *View) indent(cont, level string) string {
 // Line is one row drawn: leaf mark, id, branch lines, active-path bullet,
 // cursor names, label, then what the entry says.
 func (v *View) Line(row Row) Line {
-	return v.appendLine(make(Line, 0, 5+len(v.rows[row.i].desc)), row)
+	return v.appendLine(make(Line, 0, 7), row, row.Node.Entry.ID+"  ") // marks, and a description of two spans (rarely more)
 }
 
-// appendLine is Line, appended to ln.
-func (v *View) appendLine(ln Line, row Row) Line {
+// appendLine is Line, appended to ln; idText is the row's id and two spaces.
+func (v *View) appendLine(ln Line, row Row, idText string) Line {
 	r := &v.rows[row.i]
 	n, prefix := r.n, row.Prefix
 	if n == v.leafMark {
@@ -151,9 +172,9 @@ func (v *View) appendLine(ln Line, row Row) Line {
 	} else {
 		ln.Add(Plain, "  ")
 	}
-	ln.Add(Dim, n.Entry.ID+"  ")
+	ln.Add(Dim, idText)
 	ln.Add(Dim, prefix)
-	if r.onPath {
+	if r.flags&rowOnPath != 0 {
 		ln.Add(Accent, "• ")
 	}
 	for _, c := range v.tags[n] {
@@ -162,15 +183,6 @@ func (v *View) appendLine(ln Line, row Row) Line {
 	if n.Label != "" {
 		ln.Add(Warning, "["+n.Label+"] ")
 	}
-	v.said(&ln, r)
+	v.said(&ln, row.i)
 	return ln
-}
-
-// said adds what a row's entry says.
-func (v *View) said(ln *Line, r *viewRow) {
-	if r.result != nil {
-		v.describeResult(ln, r.result)
-	} else {
-		*ln = append(*ln, r.desc...)
-	}
 }

@@ -14,23 +14,24 @@ import (
 // message's text only as far as a row shows it, instead of decoding it whole.
 const lazyTextSize = 1 << 20
 
-// lazyUser reads a large user message for the tree: its fields but its content
-// decoded as message would decode them, and its text as a prefixFunc that
-// unquotes only as much as it is asked for. ok is false when the message is
-// not such a message (message then decodes it whole).
-func lazyUser(e *session.Entry) (*msgView, bool) {
+// lazyUser reads a large user message for the tree into m: its fields but its
+// content decoded as message would decode them, and its text as a prefixFunc
+// that unquotes only as much as it is asked for. It returns false, m
+// untouched, when the message is not such a message (message then decodes it
+// whole).
+func lazyUser(e *session.Entry, m *msgView) bool {
 	if e.Role() != session.RoleUser || len(e.Raw()) < lazyTextSize {
-		return nil, false
+		return false
 	}
 	// The message as the loader found it, walked once: the line was checked
 	// when the file was loaded, so values are skipped, not checked again.
 	raw := e.MessageRaw()
 	if len(raw) == 0 || raw[0] != '{' {
-		return nil, false
+		return false
 	}
 	ms, _, ok := objectMembersAt(raw, 0)
 	if !ok {
-		return nil, false
+		return false
 	}
 	// The fields but the content, decoded together as message decodes them.
 	head := []byte{'{'}
@@ -51,11 +52,12 @@ func lazyUser(e *session.Entry) (*msgView, bool) {
 	head = append(head, '}')
 	var v msgView
 	if json.Unmarshal(head, &v.msgHead, jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)) != nil || v.Role != session.RoleUser {
-		return nil, false
+		return false
 	}
 	v.text = contentTextPrefix(content, blocks)
 	v.image = func() bool { return contentHasImage(blocks) }
-	return &v, true
+	*m = v
+	return true
 }
 
 // contentHasImage reports whether a content array, split into its blocks,
@@ -261,30 +263,30 @@ func unquotePrefix(q []byte, n int) ([]byte, bool) {
 	return s, false
 }
 
-// quickMessage reads a message entry for the tree in one walk of its JSON text,
+// quickMessage reads a message entry for the tree into m in one walk of its JSON text,
 // without the decoder: the fields of msgHead and, for every role but
 // toolResult, the content's string or its blocks' type, text, id, name and
 // arguments (what the tree shows; a thinking block's text is skipped). Strings
 // point into the entry's line, which is never modified. ok is false when the
 // message holds anything the walk might read otherwise than the decoder (an
 // escaped name or string, a repeated field, a value of another kind, a second
-// "message" in the entry): message then decodes it.
-func quickMessage(e *session.Entry) (*msgView, bool) {
+// "message" in the entry): message then decodes it. The content's blocks are
+// read into *blocks, kept for the next message, when blocks is not nil.
+func quickMessage(e *session.Entry, m *msgView, blocks *[]session.Block) bool {
 	line, raw := e.Raw(), e.MessageRaw()
 	if len(raw) == 0 || raw[0] != '{' {
-		return nil, false
+		return false
 	}
 	// The envelope around the message: a second "message" there (written
 	// plainly or with escapes) would be merged into it by the decoder.
 	start := cap(line) - cap(raw)
 	if start < 0 || start+len(raw) > len(line) {
-		return nil, false
+		return false
 	}
 	if bytes.IndexByte(line[:start], '\\') >= 0 || bytes.IndexByte(line[start+len(raw):], '\\') >= 0 ||
 		messageKeys(line[:start])+messageKeys(line[start+len(raw):]) != 1 {
-		return nil, false
+		return false
 	}
-	m := &msgView{}
 	var content []byte
 	var seen jsonscan.Seen
 	ok := jsonscan.Members(raw, func(name, value []byte) bool {
@@ -328,15 +330,22 @@ func quickMessage(e *session.Entry) (*msgView, bool) {
 		return true
 	})
 	if !ok {
-		return nil, false
+		return false
 	}
 	if m.Role == session.RoleToolResult || len(content) == 0 {
-		return m, true
+		return true
 	}
-	if m.content, ok = session.ScanContent(content); !ok {
-		return nil, false
+	var scratch []session.Block
+	if blocks != nil {
+		scratch = *blocks
 	}
-	return m, true
+	if m.content, ok = session.ScanContentInto(content, scratch); !ok {
+		return false
+	}
+	if blocks != nil && cap(m.content.Blocks) > cap(scratch) {
+		*blocks = m.content.Blocks
+	}
+	return true
 }
 
 // messageKeys counts the "message" names in part of an entry without

@@ -113,16 +113,16 @@ var quickSeeds = []string{
 func checkQuickMessage(t *testing.T, line string) {
 	data := []byte(`{"type":"session","version":3,"id":"s","timestamp":"t","cwd":"/"}` + "\n" + line + "\n")
 	l := session.Load(data)
+	var scratch []session.Block // reused from message to message, as New does
 	for _, e := range l.Entries() {
 		if e.Type != session.TypeMessage {
 			continue
 		}
-		got, ok := quickMessage(e)
-		if !ok {
+		var got, want msgView
+		if !quickMessage(e, &got, &scratch) {
 			continue
 		}
-		want, wok := decodeMessage(e)
-		if !wok {
+		if !decodeMessage(e, &want) {
 			t.Fatalf("quickMessage reads %s, which the decoder cannot", e.Raw())
 		}
 		if got.msgHead != want.msgHead {
@@ -151,7 +151,7 @@ func TestQuickMessage(t *testing.T) {
 		checkQuickMessage(t, s)
 		l := session.Load([]byte(`{"type":"session","version":3,"id":"s","timestamp":"t","cwd":"/"}` + "\n" + s + "\n"))
 		if es := l.Entries(); len(es) > 0 {
-			if _, ok := quickMessage(es[0]); ok {
+			if quickMessage(es[0], &msgView{}, nil) {
 				read++
 			}
 		}
@@ -166,4 +166,60 @@ func FuzzQuickMessage(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(checkQuickMessage)
+}
+
+var argSeeds = []string{
+	`{"path":"/home/dev/a.go","offset":10,"limit":20}`,
+	`{"file_path":"b.go","limit":5}`,
+	`{"path":"","file_path":"c.go"}`,
+	`{"command":"go test ./...","timeout":30}`,
+	`{"pattern":"func ","path":"internal"}`,
+	`{"path":null,"offset":"10","limit":true,"command":["x"],"pattern":{"a":1}}`,
+	`{"offset":-1.5e2,"limit":0}`,
+	`{"path":"a","path":"b"}`,
+	`{"pat\u0068":"escaped name"}`,
+	`{"command":"esc\naped"}`,
+	"{\"path\":\"bad \xff utf-8\"}",
+	`{"offset":1e999}`,
+	`null`,
+	`"a string"`,
+	`[1,2]`,
+	`{}`,
+}
+
+// checkScanArgs: what scanArgs reads of a call's arguments, when it reads
+// them, is what ParseCall's decoding of them into a map gives.
+func checkScanArgs(t *testing.T, raw string) {
+	if !json.Valid([]byte(raw)) {
+		return // a loaded line holds valid JSON
+	}
+	got, ok := scanArgs([]byte(raw))
+	if !ok {
+		return
+	}
+	var m map[string]any
+	_ = json.Unmarshal([]byte(raw), &m) // as ParseCall: a field out of range is left out, the others read
+	if want := argsOf(m); got != want {
+		t.Fatalf("scanArgs(%s) = %+v, want %+v", raw, got, want)
+	}
+}
+
+func TestScanArgs(t *testing.T) {
+	read := 0
+	for _, s := range argSeeds {
+		checkScanArgs(t, s)
+		if _, ok := scanArgs([]byte(s)); ok {
+			read++
+		}
+	}
+	if read < 8 { // the plain seeds and those with fields of other kinds are read without the decoder
+		t.Fatalf("scanArgs read %d of the seeds, want at least 8", read)
+	}
+}
+
+func FuzzScanArgs(f *testing.F) {
+	for _, s := range argSeeds {
+		f.Add(s)
+	}
+	f.Fuzz(checkScanArgs)
 }

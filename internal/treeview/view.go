@@ -38,24 +38,49 @@ type View struct {
 // ToolCall is a tool call as the tree names it ("[read: a.go:1-20]").
 type ToolCall struct {
 	name string
-	args map[string]any
+	args callArgs
 	raw  []byte // the arguments as written, for tools shown as JSON
 }
 
-// viewRow is one visible entry.
+// viewRow is one visible entry. What it says is kept inline, as the texts
+// and styles of its spans (describe makes at most two): a million rows are
+// one allocation, not one a row.
 type viewRow struct {
 	n      *session.TreeNode
-	parent int32 // row this one hangs from: its nearest visible ancestor that is not a marker; -1 at the top
-	kids   int32 // rows hanging from this one
-	onPath bool  // the entry is on the path to the leaf
-	desc   Line  // what the entry says (a tool result's is made when drawn, once every call is known)
-	result *resultView
+	text   [2]string // desc's spans; for a tool result, the call id and tool name (its row is made when drawn, once every call is known)
+	parent int32     // row this one hangs from: its nearest visible ancestor that is not a marker; -1 at the top
+	kids   int32     // rows hanging from this one
+	style  [2]Style
+	spans  uint8 // how many of text are desc's spans
+	flags  uint8 // rowOnPath, rowResult, rowError
 }
 
-// resultView is what a tool result's row needs.
-type resultView struct {
-	callID, toolName string
-	isError          bool
+const (
+	rowOnPath = 1 << iota // the entry is on the path to the leaf
+	rowResult             // a tool result: text holds its call id and tool name
+	rowError              // a tool result that is an error
+)
+
+// setDesc keeps ln, a description of at most two spans, as the row's
+// (checkTreeView: every row says what Describe says of its entry).
+func (r *viewRow) setDesc(ln Line) {
+	for j, s := range ln {
+		r.text[j], r.style[j] = s.Text, s.Style
+	}
+	r.spans = uint8(len(ln))
+}
+
+// said adds what a row's entry says.
+func (v *View) said(ln *Line, i int32) {
+	r := &v.rows[i]
+	switch {
+	case r.flags&rowResult != 0:
+		v.describeResult(ln, r.text[0], r.text[1], r.flags&rowError != 0)
+	default:
+		for j := range r.spans {
+			ln.Add(r.style[j], r.text[j])
+		}
+	}
 }
 
 // New selects and orders the visible entries of roots. Branches that
@@ -69,12 +94,18 @@ func New(roots []*session.TreeNode, l *session.Log, leaf *session.Entry, filter 
 		filter: filter,
 		width:  width,
 		leaf:   leaf,
-		calls:  map[string]string{},
 		tags:   map[*session.TreeNode][]string{},
 		names:  map[string]string{},
 	}
 	v.home, _ = os.UserHomeDir()
 	v.rows = make([]viewRow, 0, l.Len()) // at most one row an entry: one allocation rather than doublings
+	results := 0
+	for _, e := range l.Entries() {
+		if e.Role() == session.RoleToolResult {
+			results++
+		}
+	}
+	v.calls = make(map[string]string, results) // about one call a result: a million calls are not rehashed as they come
 	if leaf != nil {
 		v.path = l.PathTo(leaf.ID)
 	}
@@ -116,6 +147,12 @@ func New(roots []*session.TreeNode, l *session.Log, leaf *session.Entry, filter 
 		}
 	}
 	push(roots, -1, -1, 0)
+	// One message and one description are read at a time, into these.
+	var (
+		msg    msgView
+		blocks []session.Block
+		desc   Line
+	)
 	// Rows are made in the order they are drawn: a visible entry's row comes
 	// after its ancestors' and after the rows of every earlier sibling's subtree.
 	for len(stack) > 0 {
@@ -123,7 +160,7 @@ func New(roots []*session.TreeNode, l *session.Log, leaf *session.Entry, filter 
 		stack = stack[:len(stack)-1]
 		e := it.n.Entry
 		v.Total++
-		m, _ := v.message(e)
+		m := v.message(e, &msg, &blocks)
 		v.noteCalls(m)
 		anc, vis := it.anc, it.vis
 		if v.visibleMsg(it.n, m) {
@@ -133,17 +170,27 @@ func New(roots []*session.TreeNode, l *session.Log, leaf *session.Entry, filter 
 			} else {
 				v.rows[it.anc].kids++
 			}
-			r := viewRow{n: it.n, parent: it.anc, onPath: v.pathAt(e, it.depth)}
+			v.rows = append(v.rows, viewRow{n: it.n, parent: it.anc})
+			i := len(v.rows) - 1
+			r := &v.rows[i]
+			if v.pathAt(e, it.depth) {
+				r.flags |= rowOnPath
+			}
 			if m != nil && m.Role == session.RoleToolResult {
-				r.result = &resultView{callID: m.ToolCallID, toolName: m.ToolName, isError: m.IsError}
+				r.flags |= rowResult
+				if m.IsError {
+					r.flags |= rowError
+				}
+				r.text = [2]string{m.ToolCallID, m.ToolName}
 			} else {
-				v.describe(&r.desc, e, m)
+				desc = desc[:0]
+				v.describe(&desc, e, m)
+				r.setDesc(desc)
 			}
-			v.rows = append(v.rows, r)
 			if !e.IsMarker() {
-				anc = int32(len(v.rows) - 1)
+				anc = int32(i)
 			}
-			vis = int32(len(v.rows) - 1)
+			vis = int32(i)
 		}
 		// A hidden leaf is shown on the nearest entry above it that is shown.
 		if vis >= 0 {
@@ -218,32 +265,35 @@ type msgHead struct {
 	Command      string `json:"command"`
 }
 
-// message decodes a message entry; ok is false when it is not a message or is unreadable.
-func (v *View) message(e *session.Entry) (*msgView, bool) {
+// message reads a message entry into m and returns it; nil when e is not a
+// message or is unreadable. blocks, when not nil, is a slice the content's
+// blocks are read into and kept for the next message: m's content is then
+// valid only until the next call.
+func (v *View) message(e *session.Entry, m *msgView, blocks *[]session.Block) *msgView {
 	if e.Type != session.TypeMessage {
-		return nil, false
+		return nil
 	}
-	if m, ok := lazyUser(e); ok {
-		return m, true
+	*m = msgView{}
+	if lazyUser(e, m) || quickMessage(e, m, blocks) || decodeMessage(e, m) {
+		return m
 	}
-	if m, ok := quickMessage(e); ok {
-		return m, true
-	}
-	return decodeMessage(e)
+	return nil
 }
 
 // decodeMessage is message through the JSON decoder.
-func decodeMessage(e *session.Entry) (*msgView, bool) {
+func decodeMessage(e *session.Entry, m *msgView) bool {
+	*m = msgView{}
 	if e.Role() == session.RoleToolResult {
 		// The content is skipped, not copied.
 		var w struct {
 			Message msgHead `json:"message"`
 		}
 		if e.Decode(&w) != nil {
-			return nil, false
+			return false
 		}
 		if w.Message.Role == session.RoleToolResult {
-			return &msgView{msgHead: w.Message}, true
+			m.msgHead = w.Message
+			return true
 		}
 	}
 	var w struct {
@@ -253,11 +303,11 @@ func decodeMessage(e *session.Entry) (*msgView, bool) {
 		} `json:"message"`
 	}
 	if e.Decode(&w) != nil {
-		return nil, false
+		return false
 	}
-	m := &msgView{msgHead: w.Message.msgHead}
+	m.msgHead = w.Message.msgHead
 	if m.Role != session.RoleToolResult && len(w.Message.Content) > 0 {
 		_ = m.content.UnmarshalJSON(w.Message.Content) // a valid value: what encoding/json would hand it
 	}
-	return m, true
+	return true
 }

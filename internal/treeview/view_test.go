@@ -3,6 +3,7 @@ package treeview
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -45,6 +46,23 @@ func checkTreeView(t interface {
 	lines := v.Lines()
 	if len(lines) != v.Shown {
 		t.Fatalf("%d rows for %d shown entries", len(lines), v.Shown)
+	}
+	// Each draws what Lines does; each row says what Describe says of its
+	// entry (what the row keeps of its description is all of it).
+	i := 0
+	v.Each(func(ln Line) {
+		if i < len(lines) && !slices.Equal(ln, lines[i]) {
+			t.Errorf("Each draws row %d as %q, Lines as %q", i, ln, lines[i])
+		}
+		i++
+	})
+	if i != len(lines) {
+		t.Errorf("Each draws %d rows, Lines %d", i, len(lines))
+	}
+	for _, r := range v.Rows(nil) {
+		if got, want := v.Says(r), v.Describe(r.Node.Entry); !slices.Equal(got, want) {
+			t.Errorf("row of %s says %q, Describe %q", r.Node.Entry.ID, got, want)
+		}
 	}
 	seen := map[string]bool{}
 	for _, ln := range lines {
