@@ -84,12 +84,17 @@ func (l *Log) start(id string) *node {
 
 // path returns root→n.
 func (l *Log) path(n *node) []*node {
-	var p []*node
-	for ; n != nil; n = n.parent {
-		p = append(p, n)
+	depth := 0
+	for m := n; m != nil; m = m.parent {
+		depth++
 	}
-	for i, j := 0, len(p)-1; i < j; i, j = i+1, j-1 {
-		p[i], p[j] = p[j], p[i]
+	if depth == 0 {
+		return nil
+	}
+	// Counted first: the path of a million-entry chain is one allocation.
+	p := make([]*node, depth)
+	for i := depth - 1; n != nil; n, i = n.parent, i-1 {
+		p[i] = n
 	}
 	return p
 }
