@@ -70,7 +70,11 @@ func checkPrefix(t *testing.T, path string, requests int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep := l.Report(); len(rep.BadLines) > 0 || rep.NoHeader {
+	rep := l.Report()
+	if requests == 0 && rep.NoHeader && rep.Lines == 0 {
+		return // killed between creating the file and writing its header: an empty file, which the store fills in on open
+	}
+	if len(rep.BadLines) > 0 || rep.NoHeader {
 		t.Fatalf("%s damaged beyond a torn tail: %+v", path, rep)
 	}
 	var user, asst int
