@@ -13,16 +13,13 @@ import (
 // escape or invalid UTF-8, a repeated field, a field of a block of another
 // kind than the decoder reads in one pass); the caller then decodes it.
 // A million-message session is read this way by the tree and the planner.
-func ScanContent(v []byte) (Content, bool) { return scanContent(v, nil) }
+func ScanContent(v []byte) (Content, bool) { return ScanContentInto(v, nil) }
 
 // ScanContentInto is ScanContent with the blocks appended to blocks[:0], for a
 // reader of a million messages one at a time (the tree) that reuses one slice
 // rather than allocating one a message: the Content's Blocks share blocks'
 // array (and are nil when there are none, as ScanContent leaves them).
-func ScanContentInto(v []byte, blocks []Block) (Content, bool) { return scanContent(v, blocks) }
-
-// scanContent is ScanContent, appending the blocks to blocks[:0].
-func scanContent(v []byte, blocks []Block) (Content, bool) {
+func ScanContentInto(v []byte, blocks []Block) (Content, bool) {
 	v = v[jsonscan.SkipSpace(v, 0):]
 	if len(v) == 0 {
 		return Content{}, false
@@ -205,7 +202,7 @@ func scanMessageData(d *MessageData, raw []byte, blocks []Block, u *Usage) bool 
 		case flag != nil:
 			*flag, ok = jsonscan.Bool(v)
 		case bit == 1<<1:
-			d.Content, ok = scanContent(v, blocks)
+			d.Content, ok = ScanContentInto(v, blocks)
 		case bit == 1<<2:
 			d.Timestamp, ok = number(v)
 		case bit == 1<<6:
