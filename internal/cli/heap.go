@@ -50,8 +50,9 @@ func limitHeap(limit, margin int64) {
 
 func watchHeap(limit, margin int64) {
 	// A finalizer runs after each collection that finds its object
-	// unreachable; it arms the next one.
-	runtime.SetFinalizer(new([16]byte), func(*[16]byte) {
+	// unreachable; it arms the next one. The object holds a pointer, so the
+	// tiny allocator never batches it with others (whose finalizers may not run).
+	runtime.SetFinalizer(new(probe), func(*probe) {
 		if debug.SetMemoryLimit(-1) != limit {
 			return // lifted, or changed by someone else: stop watching
 		}
@@ -62,6 +63,9 @@ func watchHeap(limit, margin int64) {
 		watchHeap(limit, margin)
 	})
 }
+
+// probe is the object whose finalizer watchHeap arms.
+type probe struct{ _ *byte }
 
 // liveHeap is the heap the last collection found live.
 func liveHeap() uint64 {
