@@ -67,6 +67,9 @@ type piServer struct {
 	mu   sync.Mutex
 	out  *bufio.Writer
 	runs sync.WaitGroup
+	// agentRuns counts the prompts and compactions running: abort answers
+	// once they have ended, as pi's awaits session.abort().
+	agentRuns sync.WaitGroup
 }
 
 func (p *piServer) write(v any) {
@@ -145,8 +148,10 @@ func (p *piServer) handle(line string) {
 		// abort and get_state reach it; the next command is read once it runs.
 		running := make(chan struct{})
 		p.runs.Add(1)
+		p.agentRuns.Add(1)
 		go func() {
 			defer p.runs.Done()
+			defer p.agentRuns.Done()
 			var once sync.Once
 			data, err := p.compact(c, func() { once.Do(func() { close(running) }) })
 			once.Do(func() { close(running) })
@@ -187,8 +192,10 @@ func (p *piServer) prompt(c piCommand) {
 	}
 	accepted := make(chan struct{})
 	p.runs.Add(1)
+	p.agentRuns.Add(1)
 	go func() {
 		defer p.runs.Done()
+		defer p.agentRuns.Done()
 		_, err := p.e.Prompt(context.Background(), c.Message, func() {
 			p.write(ok(c.ID, "prompt", map[string]string{"disposition": "started"}))
 			close(accepted)
@@ -217,7 +224,10 @@ func (p *piServer) run(c piCommand) (any, error) {
 		}
 		return map[string]string{"disposition": "queued"}, nil
 	case "abort":
+		// As in pi, the answer comes once the session is idle: the run's
+		// agent_end and agent_settled are written before it.
 		e.Abort()
+		p.agentRuns.Wait()
 		return nil, nil
 	case "clear_queue":
 		steering, followUp := e.ClearQueue()

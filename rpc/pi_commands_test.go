@@ -130,8 +130,10 @@ func TestPiBash(t *testing.T) {
 	}
 	c.ok("set_steering_mode", map[string]any{"mode": "one-at-a-time"})
 	c.ok("abort_retry", nil)
-	c.ok("abort", nil)
-	c.waitEvent("agent_settled")
+	// As in pi, abort answers once the session is idle.
+	if r, events := c.cmd("abort", nil); r["success"] != true || !strings.Contains(strings.Join(types(events), " "), "agent_settled") {
+		t.Errorf("abort %v after %v", r, types(events))
+	}
 	msgs = c.ok("get_messages", nil)["messages"].([]any)
 	roles := []string{}
 	for _, m := range msgs {

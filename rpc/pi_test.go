@@ -283,8 +283,10 @@ func TestPiAbortAndCommandsDuringAPrompt(t *testing.T) {
 		t.Errorf("queued prompt %v", r)
 	}
 	c.fails("get_messages", nil, "a prompt is running")
-	c.ok("abort", nil)
-	events := c.waitEvent("agent_end")
+	r, events := c.cmd("abort", nil)
+	if r["success"] != true || len(events) == 0 || events[len(events)-1]["type"] != "agent_settled" {
+		t.Errorf("abort %v after %v: pi answers once the session is idle", r, types(events))
+	}
 	var stop any
 	for _, e := range events {
 		if e["type"] == "message_end" {
