@@ -18,7 +18,7 @@ import (
 func (p *planner) bound() {
 	limit := int(p.o.ResultShare * float64(p.o.Budget))
 	for _, it := range p.items {
-		if it.synth || it.level != session.Full || it.tokens <= limit {
+		if it.synth || it.level() != session.Full || it.tokens <= limit {
 			continue
 		}
 		msg := it.msg()
@@ -68,7 +68,7 @@ func (p *planner) bound() {
 func (p *planner) keepCut(res *Result) error {
 	for _, it := range p.items {
 		cut := it.cut()
-		if cut == nil || it.omitted || it.level != session.Full {
+		if cut == nil || it.omitted || it.level() != session.Full {
 			continue
 		}
 		if p.o.Blobs != nil {

@@ -16,7 +16,7 @@ func (p *planner) fit(res *Result, early bool) error {
 	budget := p.o.Budget
 	total := p.total()
 	order := p.order()
-	if early && total > budget && p.mustLeaveOut(order) {
+	if early && total > budget && p.mustLeaveOut() {
 		total = p.leaveOutEarly(res)
 	} else {
 		total = p.downgrade(order, total)
@@ -25,8 +25,8 @@ func (p *planner) fit(res *Result, early bool) error {
 		}
 	}
 	for _, it := range p.items {
-		if it.level != it.stamped() && !it.omitted {
-			res.Changes = append(res.Changes, Change{EntryID: it.base.Entry.ID, Role: it.msg().Role, From: it.stamped(), To: it.level, Before: it.initial(), After: it.tokens, Position: it.pos})
+		if it.level() != it.stamped() && !it.omitted {
+			res.Changes = append(res.Changes, Change{EntryID: it.base.Entry.ID, Role: it.msg().Role, From: it.stamped(), To: it.level(), Before: it.initial(), After: it.tokens, Position: int(it.pos)})
 		}
 	}
 	if total > budget {
@@ -44,7 +44,7 @@ func (p *planner) downgrade(order []*item, total int) int {
 			if total <= budget {
 				return total
 			}
-			if !downgradable(it.level, to) {
+			if !downgradable(it.level(), to) {
 				continue
 			}
 			if _, ok := it.rendered(to); !ok {
@@ -53,7 +53,8 @@ func (p *planner) downgrade(order []*item, total int) int {
 			if r := p.at(it, to); r.tokens < it.tokens {
 				total -= it.tokens - r.tokens
 				it.setMsg(r.msg)
-				it.tokens, it.level = r.tokens, to
+				it.tokens = r.tokens
+				it.setLevel(to)
 			}
 		}
 	}
@@ -72,27 +73,26 @@ func downgradable(lv, to session.Level) bool {
 // outlined if that is smaller, then summarized if that is smaller still.
 func (p *planner) lowest(it *item) {
 	for _, to := range []session.Level{session.Outlined, session.Summarized} {
-		if !downgradable(it.level, to) {
+		if !downgradable(it.level(), to) {
 			continue
 		}
 		if r := p.at(it, to); r.tokens < it.tokens {
 			it.setMsg(r.msg)
-			it.tokens, it.level = r.tokens, to
+			it.tokens = r.tokens
+			it.setLevel(to)
 		}
 	}
 }
 
-// mustLeaveOut reports whether downgrading every candidate cannot be enough,
-// judged without rendering anything: every message costs at least its framing.
-func (p *planner) mustLeaveOut(order []*item) bool {
+// mustLeaveOut reports whether downgrading every candidate (the items order
+// holds) cannot be enough, judged without rendering anything: every message
+// costs at least its framing.
+func (p *planner) mustLeaveOut() bool {
 	floor := 0
-	candidate := make(map[*item]bool, len(order))
-	for _, it := range order {
-		candidate[it] = true
-		floor += min(it.tokens, p.est.MessageTokens)
-	}
 	for _, it := range p.items {
-		if !candidate[it] {
+		if candidate(it) {
+			floor += min(it.tokens, p.est.MessageTokens)
+		} else {
 			floor += it.tokens
 		}
 	}
@@ -126,7 +126,7 @@ func (p *planner) leaveOutEarly(res *Result) int {
 	}
 	n := 0
 	for _, ti := range omittable[:len(omittable)-kept] {
-		n += p.turns[ti].last - p.turns[ti].first + 1
+		n += int(p.turns[ti].last-p.turns[ti].first) + 1
 	}
 	// Counted first: the ids of a million messages left out are one allocation.
 	res.LeftOut.Entries = slices.Grow(res.LeftOut.Entries, n)
@@ -141,7 +141,7 @@ func (p *planner) lowestTurn(t turn) int {
 	items := p.items[t.first : t.last+1]
 	var wg sync.WaitGroup
 	for _, it := range items {
-		if !it.keep && !it.synth {
+		if candidate(it) {
 			wg.Go(func() { p.lowest(it) })
 		}
 	}
@@ -164,7 +164,7 @@ func (p *planner) prefetch(batch []*item, lv session.Level) {
 	for w := range workers {
 		wg.Go(func() {
 			for i := w; i < len(batch); i += workers {
-				if it := batch[i]; downgradable(it.level, lv) && !it.synth {
+				if it := batch[i]; downgradable(it.level(), lv) && !it.synth {
 					p.at(it, lv)
 				}
 			}
@@ -173,17 +173,21 @@ func (p *planner) prefetch(batch []*item, lv session.Level) {
 	wg.Wait()
 }
 
+// candidate reports whether the planner may downgrade it: not protected,
+// pinned or added by the planner.
+func candidate(it *item) bool { return !it.keep && !it.synth }
+
 // order is the planner's order of candidates: oldest turn first, largest
-// first within a turn, then position; protected and pinned items are left out.
+// first within a turn, then position.
 func (p *planner) order() []*item {
 	var out []*item
 	for _, it := range p.items {
-		if !it.keep && !it.synth {
+		if candidate(it) {
 			out = append(out, it)
 		}
 	}
 	slices.SortStableFunc(out, func(a, b *item) int {
-		return cmp.Or(a.turn-b.turn, b.tokens-a.tokens, a.pos-b.pos)
+		return cmp.Or(int(a.turn-b.turn), b.tokens-a.tokens, int(a.pos-b.pos))
 	})
 	return out
 }
@@ -238,7 +242,7 @@ func (p *planner) placeNote(res *Result) int {
 		// Without the note the rest fits: a fitting context beats an explained one.
 		return total
 	}
-	p.note = first
+	p.note = int(first)
 	p.noteMsg = rendered{m, n}
 	return total + n
 }
@@ -277,9 +281,9 @@ func (p *planner) budgetError() error {
 			e.First += it.tokens
 		case i == lastUser:
 			e.Last += it.tokens
-		case it.turn == lastTurn:
+		case int(it.turn) == lastTurn:
 			e.LastTurn += it.tokens
-		case it.level == session.Pinned:
+		case it.level() == session.Pinned:
 			e.NPinned++
 			e.Pinned += it.tokens
 		default:
@@ -324,5 +328,5 @@ func (p *planner) emit(res *Result) {
 
 // message is the item as a built message.
 func (it *item) message() Message {
-	return Message{ContextMessage: it.msg(), Level: it.level, Tokens: it.tokens, Synthetic: it.synth, cut: it.cut() != nil && it.level == session.Full, orig: it.data}
+	return Message{ContextMessage: it.msg(), Level: it.level(), Tokens: it.tokens, Synthetic: it.synth, cut: it.cut() != nil && it.level() == session.Full, orig: it.data}
 }

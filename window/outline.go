@@ -70,8 +70,17 @@ func (c call) args() map[string]jsontext.Value {
 }
 
 // callIndex indexes the tool calls of a context by id: outlines of tool results
-// name the call's tool and key argument.
-type callIndex map[string]call
+// name the call's tool and key argument. The planner's index points into the
+// calls its facts hold, so a million calls are not copied.
+type callIndex map[string]*call
+
+// get is the call with id, empty when there is none.
+func (cs callIndex) get(id string) call {
+	if c := cs[id]; c != nil {
+		return *c
+	}
+	return call{}
+}
 
 // callsOf indexes the tool calls of msgs.
 func callsOf(msgs []session.ContextMessage) callIndex {
@@ -91,20 +100,20 @@ func callsOf(msgs []session.ContextMessage) callIndex {
 func (cs callIndex) add(d session.MessageData) {
 	for _, b := range d.Content.Blocks {
 		if b.Type == "toolCall" && b.ID != "" {
-			cs[b.ID] = call{name: b.Name, arguments: jsontext.Value(b.Arguments)}
+			cs[b.ID] = &call{name: b.Name, arguments: jsontext.Value(b.Arguments)}
 		}
 	}
 }
 
 // addBlocks indexes the tool calls of one assistant message, given as its
-// toolCall blocks; it reports whether an id was indexed already (the later
-// call wins).
+// toolCall blocks, which the index points into; it reports whether an id was
+// indexed already (the later call wins).
 func (cs callIndex) addBlocks(bs []toolBlock) bool {
 	again := false
-	for _, b := range bs {
+	for i, b := range bs {
 		if b.id != "" {
 			n := len(cs)
-			cs[b.id] = call{name: b.name, arguments: b.arguments}
+			cs[b.id] = &bs[i].call
 			again = again || len(cs) == n
 		}
 	}
@@ -164,7 +173,7 @@ func render(m session.ContextMessage, d session.MessageData, ms []member, level 
 	switch d.Role {
 	case session.RoleToolResult:
 		if text == "" {
-			text = toolOutline(d.ToolName, calls[d.ToolCallID].args(), d.Content.Text("\n"), d.IsError, sum)
+			text = toolOutline(d.ToolName, calls.get(d.ToolCallID).args(), d.Content.Text("\n"), d.IsError, sum)
 		}
 		out.Raw = edit(m.Raw, ms, []member{{"content", textContent(text)}, {"details", nil}})
 	case session.RoleAssistant:

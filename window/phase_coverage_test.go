@@ -82,7 +82,7 @@ func toolPhases(l *session.Log) (tool, unclassified int, missed map[string]int) 
 		if phase == Unclassified {
 			unclassified += m.Tokens
 			for _, b := range d.calls {
-				missed[b.name+" "+p.calls[b.id].str("command", "cmd")] += m.Tokens
+				missed[b.name+" "+p.calls.get(b.id).str("command", "cmd")] += m.Tokens
 			}
 		}
 	}

@@ -17,16 +17,31 @@ import (
 type item struct {
 	base    *session.ContextMessage // as in the log (for a synthetic item, as made): what outlines are made from
 	data    *facts                  // of base, when decoded
-	level   session.Level           // as stamped by the cursor, then as the planner leaves it
 	tokens  int
-	pos     int  // index in the unfitted context
-	turn    int  // index of its turn
-	keep    bool // never downgraded: pinned, a system message, first or last request, last turn
+	pos     int32 // index in the unfitted context
+	turn    int32 // index of its turn
+	keep    bool  // never downgraded: pinned, a system message, first or last request, last turn
 	omitted bool
 	synth   bool
 	decoded bool     // data is set
+	lv      level    // as stamped by the cursor, then as the planner leaves it
 	ext     *itemExt // set once the item is rendered otherwise than as logged
 }
+
+// level is a session.Level in one byte, as the million items of a context hold it.
+type level uint8
+
+// levels are the session levels, indexed by level.
+var levels = [...]session.Level{session.Full, session.Outlined, session.Summarized, session.Pinned, session.Compacted, session.Attached}
+
+// levelByte is l as a level; l is valid.
+func levelByte(l session.Level) level { return level(max(0, slices.Index(levels[:], l))) }
+
+// level is the item's level.
+func (it *item) level() session.Level { return levels[it.lv] }
+
+// setLevel sets the item's level.
+func (it *item) setLevel(l session.Level) { it.lv = levelByte(l) }
 
 // itemExt is what an item needs once it is rendered otherwise than as logged.
 // It is made before the item's level or tokens first change.
@@ -43,7 +58,7 @@ type itemExt struct {
 // extra returns the item's ext, made on first use.
 func (it *item) extra() *itemExt {
 	if it.ext == nil {
-		it.ext = &itemExt{stamped: it.level, initial: it.tokens}
+		it.ext = &itemExt{stamped: it.level(), initial: it.tokens}
 	}
 	return it.ext
 }
@@ -53,7 +68,7 @@ func (it *item) stamped() session.Level {
 	if it.ext != nil {
 		return it.ext.stamped
 	}
-	return it.level
+	return it.level()
 }
 
 // initial is the item's tokens at the cursor's level, before any cut or downgrade.
@@ -123,7 +138,7 @@ type rendered struct {
 }
 
 type turn struct {
-	first, last int // item indexes, inclusive
+	first, last int32 // item indexes, inclusive
 	keep        bool
 	pinned      bool
 }
@@ -156,7 +171,7 @@ func (p *planner) load(msgs []session.ContextMessage) {
 	items := p.decode(msgs, 0, make([]item, len(msgs))) // one allocation for every item
 	ncalls := 0
 	for _, it := range items {
-		if it.decoded && it.data.role == session.RoleAssistant {
+		if it.decoded && it.data.assistant {
 			ncalls += len(it.data.calls)
 		}
 	}
@@ -197,7 +212,7 @@ func (p *planner) decode(msgs []session.ContextMessage, off int, slab []item) []
 // index adds the tool calls of an item to the call index; it reports whether
 // one of their ids was there already.
 func (p *planner) index(it *item) bool {
-	if !it.decoded || it.data.role != session.RoleAssistant {
+	if !it.decoded || !it.data.assistant {
 		return false
 	}
 	return p.calls.addBlocks(it.data.calls)
@@ -206,9 +221,9 @@ func (p *planner) index(it *item) bool {
 // stamp renders an item the cursor outlined or summarized, with the calls
 // indexed so far.
 func (p *planner) stamp(it *item) {
-	if it.decoded && (it.level == session.Outlined || it.level == session.Summarized) {
+	if lv := it.level(); it.decoded && (lv == session.Outlined || lv == session.Summarized) {
 		d, _ := data(it.base.Raw)
-		m := render(*it.base, d, nil, it.level, it.text(), p.calls)
+		m := render(*it.base, d, nil, it.level(), it.text(), p.calls)
 		it.setMsg(m)
 		it.tokens = p.est.Message(m)
 	}
@@ -227,7 +242,7 @@ func (p *planner) item(it *item, i int, m *session.ContextMessage, sc *session.M
 	if lv == session.Compacted || lv == session.Attached {
 		return false
 	}
-	*it = item{base: m, level: lv, pos: i}
+	*it = item{base: m, lv: levelByte(lv), pos: int32(i)}
 	if text != "" {
 		it.extra().text = text
 	}
@@ -259,9 +274,8 @@ func (p *planner) pair() {
 // context can be paired as they are made.
 type pairing struct {
 	p    *planner
-	open []string        // calls of the current assistant not yet answered
-	head map[string]bool // calls of the current assistant
-	ts   jsontext.Value  // its timestamp
+	open []string       // calls of the current assistant not yet answered
+	ts   jsontext.Value // its timestamp
 }
 
 // next pairs it: emit gets the error results that close what it leaves
@@ -269,10 +283,8 @@ type pairing struct {
 func (s *pairing) next(it *item, emit func(*item)) {
 	switch it.base.Role {
 	case session.RoleToolResult:
-		id := it.facts().toolCallID
-		if s.head[id] {
-			s.open = slices.DeleteFunc(s.open, func(o string) bool { return o == id })
-			delete(s.head, id)
+		if i := slices.Index(s.open, it.facts().toolCallID); i >= 0 {
+			s.open = slices.Delete(s.open, i, i+1)
 			emit(it)
 			return
 		}
@@ -280,15 +292,14 @@ func (s *pairing) next(it *item, emit func(*item)) {
 		s.p.orphan(it)
 	case session.RoleAssistant:
 		s.end(emit)
-		// The timestamp is the closing results' and the set holds the
-		// calls: neither is made for the many replies without calls.
-		if calls := it.facts().calls; len(calls) > 0 {
-			s.head = make(map[string]bool, len(calls))
+		// The timestamp is the closing results': it is not read for the
+		// many replies without calls.
+		calls := it.facts().calls
+		if len(calls) > 0 {
 			s.ts = timestampOf(it.orig().Raw)
 		}
-		for _, b := range it.facts().calls {
-			if b.id != "" && !s.head[b.id] {
-				s.head[b.id] = true
+		for _, b := range calls {
+			if b.id != "" && !slices.Contains(s.open, b.id) {
 				s.open = append(s.open, b.id)
 			}
 		}
@@ -303,21 +314,21 @@ func (s *pairing) end(emit func(*item)) {
 	for _, id := range s.open {
 		emit(s.p.closing(id, s.ts))
 	}
-	s.open, s.head = nil, nil
+	s.open = s.open[:0]
 }
 
 // NoResultText is the text of the error result that closes a tool call the log never answered.
 const NoResultText = "No result was recorded for this tool call: the session stopped before the tool finished."
 
 func (p *planner) closing(id string, ts jsontext.Value) *item {
-	c := p.calls[id]
+	c := p.calls.get(id)
 	raw := object([]member{
 		{"role", marshal(session.RoleToolResult)}, {"toolCallId", marshal(id)}, {"toolName", marshal(c.name)},
 		{"content", textContent(NoResultText)}, {"isError", marshal(true)}, {"timestamp", ts},
 	})
 	m := session.ContextMessage{Role: session.RoleToolResult, Raw: raw}
 	n := p.est.Message(m)
-	return &item{base: &m, level: session.Full, synth: true, tokens: n, pos: -1}
+	return &item{base: &m, lv: levelByte(session.Full), synth: true, tokens: n, pos: -1}
 }
 
 // orphan turns a tool result whose call is not right before it into user text,
@@ -373,8 +384,8 @@ func (p *planner) group() {
 	for i, it := range p.items {
 		switch {
 		case it.base.Role == session.RoleToolResult && i > 0:
-			p.items[i].turn = len(p.turns) - 1
-			p.turns[len(p.turns)-1].last = i
+			p.items[i].turn = int32(len(p.turns) - 1)
+			p.turns[len(p.turns)-1].last = int32(i)
 			continue
 		case it.base.Role == session.RoleUser:
 			if firstUser < 0 {
@@ -382,20 +393,20 @@ func (p *planner) group() {
 			}
 			lastUser = i
 		}
-		it.turn = len(p.turns)
-		p.turns = append(p.turns, turn{first: i, last: i})
+		it.turn = int32(len(p.turns))
+		p.turns = append(p.turns, turn{first: int32(i), last: int32(i)})
 	}
 	for i := range p.turns {
 		t := &p.turns[i]
 		for _, it := range p.items[t.first : t.last+1] {
-			if it.level == session.Pinned {
+			if it.level() == session.Pinned {
 				t.pinned = true
 				it.keep = true
 			}
 		}
 		// The system prompt and tools (pi 1.6.0's system messages) are never
 		// downgraded or left out, as the first and last requests.
-		if i == len(p.turns)-1 || t.first == firstUser || t.first == lastUser || p.items[t.first].base.Role == session.RoleSystem {
+		if i == len(p.turns)-1 || int(t.first) == firstUser || int(t.first) == lastUser || p.items[t.first].base.Role == session.RoleSystem {
 			t.keep = true
 			for _, it := range p.items[t.first : t.last+1] {
 				it.keep = true

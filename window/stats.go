@@ -295,7 +295,7 @@ func (t *tally) add(m Message) {
 	if m.Role != session.RoleAssistant || m.Entry == nil || m.Synthetic {
 		return
 	}
-	if m.asLogged() && (!m.orig.hasUsage || m.orig.stopReason == "aborted" || m.orig.stopReason == "error") {
+	if m.asLogged() && (!m.orig.hasUsage || m.orig.failed) {
 		return // its facts say it cannot be the anchor: not kept, not decoded
 	}
 	t.anchors = append(t.anchors, anchorCandidate{m.ContextMessage, t.sum, !t.downgraded})
@@ -455,7 +455,7 @@ func (c *phaser) of(m Message) Phase {
 		clear(c.byCall)
 		first := Phase("")
 		for _, b := range d.calls {
-			cl := c.calls[b.id]
+			cl := c.calls.get(b.id)
 			if cl.name == "" {
 				cl.name = b.name
 			}
@@ -471,7 +471,7 @@ func (c *phaser) of(m Message) Phase {
 		switch {
 		case first != "":
 			return first
-		case d.stopReason != "error" && d.stopReason != "aborted" && d.hasText:
+		case !d.failed && d.hasText:
 			return Conclusion
 		}
 	case session.RoleToolResult:

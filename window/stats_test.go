@@ -360,7 +360,7 @@ func builtSums(o StatsOptions, res *Result) (Stats, int) {
 func callsOfResult(res *Result) callIndex {
 	cs := callIndex{}
 	for _, m := range res.Messages {
-		if m.orig != nil && m.orig.role == session.RoleAssistant {
+		if m.orig != nil && m.orig.assistant {
 			cs.addBlocks(m.orig.calls)
 		}
 	}
