@@ -173,6 +173,11 @@ func (o *contextOptions) printSystem(ctx session.Context) error {
 	w := o.io.Buffered()
 	defer w.Flush()
 	if !o.g.JSON {
+		// Piped, the prompt is printed as recorded; on a terminal its
+		// control characters are shown as escapes, as everywhere.
+		if o.io.IsTTY() {
+			text = termtext.Block(text)
+		}
 		w.WriteString(text + "\n")
 		return nil
 	}

@@ -3,15 +3,17 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"github.com/arborlog/arbor/agent"
-	"github.com/arborlog/arbor/redact"
-	"github.com/arborlog/arbor/session"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
+	"github.com/arborlog/arbor/agent"
 	"github.com/arborlog/arbor/export"
+	"github.com/arborlog/arbor/internal/termtext"
+	"github.com/arborlog/arbor/redact"
+	"github.com/arborlog/arbor/session"
 	"github.com/spf13/cobra"
 )
 
@@ -125,6 +127,16 @@ func runExport(o *exportOptions, f export.Format) error {
 		if _, err := targetOrErr(l, path, o.leaf); err != nil {
 			return err
 		}
+	}
+	if o.out == "-" && o.io.IsTTY() {
+		// On a terminal the page or text is shown with its control
+		// characters as escapes, as everywhere; piped, it is written as made.
+		var b strings.Builder
+		if err := exportWrite(&b, l, path, f, opts); err != nil {
+			return err
+		}
+		_, err := io.WriteString(o.io.Out, termtext.Block(b.String()))
+		return err
 	}
 	if o.out == "-" {
 		return exportWrite(o.io.Out, l, path, f, opts)

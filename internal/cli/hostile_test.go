@@ -307,6 +307,12 @@ func TestHostileTerminal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	system := filepath.Join(t.TempDir(), "system.jsonl")
+	if err := os.WriteFile(system, []byte(`{"type":"session","version":3,"id":"0195f1c2-sys","timestamp":"2020-01-15T12:00:00.000Z","cwd":"/w"}
+{"type":"message","id":"s1","parentId":null,"timestamp":"2020-01-15T12:00:01.000Z","message":{"role":"system","content":`+jstr("SYS"+hostile)+`,"timestamp":1579089601000}}
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	for _, args := range [][]string{
 		{"tree", file},
 		{"search", "--session-dir", dir, "ZXZpbA"},
@@ -314,9 +320,14 @@ func TestHostileTerminal(t *testing.T) {
 		{"ls", "--session-dir", dir},
 		{"context", file},
 		{"blob", ref},
+		{"context", system, "--system"},
+		{"export", file, "--format", "md", "-"},
+		{"export", file, "--format", "jsonl", "-"}, // JSON escapes ESC; U+202E and U+009B are as the file has them
+		{"export", file, "--format", "html", "-"},
 	} {
 		r := runTerminal(t, args...)
-		if args[0] != "stats" && !strings.Contains(r.out, hostileSeen) { // stats prints numbers
+		// stats prints numbers; JSONL and the page hold the text JSON-escaped.
+		if shows := args[0] != "stats" && !slices.Contains(args, "jsonl") && !slices.Contains(args, "html"); shows && !strings.Contains(r.out, hostileSeen) {
 			t.Errorf("arbor %s on a terminal does not show the session's text:\n%s", args[0], r.out)
 		}
 		if args[0] == "tree" || args[0] == "search" || args[0] == "stats" {
@@ -327,8 +338,14 @@ func TestHostileTerminal(t *testing.T) {
 		assertPrintable(t, "arbor "+args[0]+" stdout", ownColours.Replace(r.out))
 		assertPrintable(t, "arbor "+args[0]+" stderr", r.err)
 	}
-	// Piped, a blob is printed as stored.
+	// Piped, a blob, a system prompt and an export are printed as made.
 	if r := runArbor(t, "", "blob", ref); r.out != "TOOL"+hostile {
 		t.Errorf("arbor blob piped = %q, want the bytes stored", r.out)
+	}
+	if r := runArbor(t, "", "context", system, "--system"); r.out != "SYS"+hostileLoaded+"\n" {
+		t.Errorf("arbor context --system piped = %q, want the prompt as recorded", r.out)
+	}
+	if r := runArbor(t, "", "export", file, "--format", "md", "-"); !strings.Contains(r.out, "TEXT"+strings.TrimRight(hostileLoaded, "\n")) {
+		t.Errorf("arbor export --format md piped does not hold the text as recorded:\n%q", r.out)
 	}
 }
