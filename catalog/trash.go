@@ -289,7 +289,9 @@ func moveFile(src, dst string) error {
 	if err == nil || !errors.Is(err, syscall.EXDEV) {
 		return err
 	}
-	in, err := os.Open(src)
+	// Across file systems the bytes are copied: only a regular file's, never
+	// through a symlink, never waiting on a FIFO.
+	in, err := jsonl.OpenRegular(src)
 	if err != nil {
 		return err
 	}

@@ -36,7 +36,10 @@ func VersionBackupPath(path string, v int) string { return fmt.Sprintf("%s.v%d.b
 var sidecarSuffix = regexp.MustCompile(`^(?:\.(?:torn|bak|corrupt|lock|v[0-9]+\.bak)(?:\.[0-9]+)?)?(?:\.tmp(?:\.[0-9]+)?)?$`)
 
 // Sidecars returns the files beside path that belong to it, in every form
-// (numbered, half-written): what must move or go with the session.
+// (numbered, half-written): what must move or go with the session. Only
+// regular files are sidecars: arbor writes nothing else, so a symlink, a
+// folder, a FIFO or a device at a sidecar's name is someone else's and is
+// neither moved nor deleted with the session (nor read: a FIFO would block).
 func Sidecars(path string) ([]string, error) {
 	dir, base := filepath.Split(path)
 	if dir == "" {
@@ -48,13 +51,19 @@ func Sidecars(path string) ([]string, error) {
 	}
 	var out []string
 	for _, e := range ents {
-		rest, ok := strings.CutPrefix(e.Name(), base)
-		if !ok || rest == "" || e.IsDir() || !sidecarSuffix.MatchString(rest) {
+		if !e.Type().IsRegular() || !IsSidecarName(base, e.Name()) {
 			continue
 		}
 		out = append(out, filepath.Join(dir, e.Name()))
 	}
 	return out, nil
+}
+
+// IsSidecarName reports whether name is the name of one of the sidecars of a
+// session file named base (both without a folder).
+func IsSidecarName(base, name string) bool {
+	rest, ok := strings.CutPrefix(name, base)
+	return ok && base != "" && rest != "" && sidecarSuffix.MatchString(rest)
 }
 
 // IsSession reports whether the file at path is a session file: its first line
@@ -131,3 +140,44 @@ func writeAtomic(fsys FS, target string, data []byte) error {
 // WriteFile atomically puts data at target (see writeAtomic): for the records
 // other packages keep (the trash, the archive), so they never half-exist.
 func WriteFile(target string, data []byte) error { return writeAtomic(OS, target, data) }
+
+// OpenRegular opens the regular file at path for reading. It fails on a
+// symlink (never followed), a folder, a FIFO (never waited on) or a device,
+// so a file that is moved or copied by name is the file that was there.
+func OpenRegular(path string) (*os.File, error) {
+	if info, err := os.Lstat(path); err != nil {
+		return nil, err
+	} else if !info.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file (%s)", path, kind(info.Mode()))
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|noFollow, 0)
+	if err != nil {
+		return nil, err
+	}
+	info, err := f.Stat()
+	if err == nil && !info.Mode().IsRegular() {
+		err = fmt.Errorf("%s is not a regular file (%s)", path, kind(info.Mode()))
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// kind names a file's type for an error.
+func kind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeSymlink != 0:
+		return "a symlink"
+	case m.IsDir():
+		return "a folder"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "not a regular file"
+}

@@ -386,11 +386,26 @@ func TestSidecars(t *testing.T) {
 	path := filepath.Join(dir, "s.jsonl")
 	want := []string{"s.jsonl.bak", "s.jsonl.bak.1", "s.jsonl.corrupt.2", "s.jsonl.lock", "s.jsonl.tmp", "s.jsonl.tmp.3",
 		"s.jsonl.torn", "s.jsonl.torn.1", "s.jsonl.torn.1.tmp", "s.jsonl.v2.bak", "s.jsonl.v2.bak.1.tmp"}
-	others := []string{"s.jsonl", "s.jsonl2", "s.jsonl.notes", "s.jsonl.bak.x", "t.jsonl.torn", "s.jsonl.v.bak"}
+	others := []string{"s.jsonl", "s.jsonl2", "s.jsonl.notes", "s.jsonl.bak.x", "t.jsonl.torn", "s.jsonl.v.bak", "s.jsonl.1.jsonl"}
 	for _, n := range append(append([]string{}, want...), others...) {
 		if err := os.WriteFile(filepath.Join(dir, n), nil, 0o600); err != nil {
 			t.Fatal(err)
 		}
+	}
+	// At a sidecar's name, only a regular file is one: a symlink (to a file or
+	// dangling), a folder or a FIFO is not arbor's and is left alone.
+	victim := filepath.Join(t.TempDir(), "victim")
+	os.WriteFile(victim, []byte("precious"), 0o600)
+	for n, target := range map[string]string{"s.jsonl.bak.7": victim, "s.jsonl.torn.7": filepath.Join(dir, "missing")} {
+		if err := os.Symlink(target, filepath.Join(dir, n)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Mkdir(filepath.Join(dir, "s.jsonl.corrupt.7"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, "s.jsonl.tmp.7"), 0o600); err != nil {
+		t.Fatal(err)
 	}
 	got, err := Sidecars(path)
 	if err != nil {

@@ -1,0 +1,8 @@
+//go:build unix
+
+package jsonl
+
+import "syscall"
+
+// noFollow makes an open fail on a symlink and not wait on a FIFO.
+const noFollow = syscall.O_NOFOLLOW | syscall.O_NONBLOCK
