@@ -21,8 +21,11 @@ import (
 // The trash is $ARBOR_DIR/trash/<time>_<random>/: the session file, its
 // sidecars (every file jsonl.Sidecars names) and trash.json, which records
 // where they came from. The folder's name is generated, never taken from the
-// session, and a record is used only when every name in it stays inside its
-// folder. Removing moves; only Purge deletes.
+// session. A record is used only when it can only put back what rm took: the
+// session file at its path and, beside it, files named as its sidecars, each
+// a regular file in the trash folder (and the session a session). The trash
+// folder, its folders and records are never symlinks followed. Removing
+// moves; only Purge deletes.
 
 // Trashed is a removed session.
 type Trashed struct {
@@ -87,7 +90,7 @@ func (c *Catalog) Remove(path string) (Trashed, error) {
 		return Trashed{}, fmt.Errorf("catalog: trash: %w", err)
 	}
 	t.dir = filepath.Join(c.trashDir(), strings.NewReplacer(":", "-", ".", "-").Replace(t.RemovedAt)+"_"+hex.EncodeToString(rnd[:]))
-	if err := os.MkdirAll(c.trashDir(), 0o700); err != nil {
+	if err := jsonl.OwnDir(c.trashDir()); err != nil {
 		return Trashed{}, fmt.Errorf("catalog: trash: %w", err)
 	}
 	if err := os.Mkdir(t.dir, 0o700); err != nil {
@@ -159,10 +162,13 @@ func (c *Catalog) Purge(path string) error {
 
 // Trash lists the removed sessions, most recently removed first.
 func (c *Catalog) Trash() ([]Trashed, error) {
-	ents, err := os.ReadDir(c.trashDir())
-	if errors.Is(err, fs.ErrNotExist) {
+	if _, err := os.Lstat(c.trashDir()); errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
+	if err := jsonl.OwnDir(c.trashDir()); err != nil {
+		return nil, fmt.Errorf("catalog: trash: %w", err)
+	}
+	ents, err := os.ReadDir(c.trashDir())
 	if err != nil {
 		return nil, fmt.Errorf("catalog: trash: %w", err)
 	}
@@ -172,7 +178,7 @@ func (c *Catalog) Trash() ([]Trashed, error) {
 			continue
 		}
 		dir := filepath.Join(c.trashDir(), e.Name())
-		b, err := os.ReadFile(filepath.Join(dir, trashRecord))
+		b, err := readRegular(filepath.Join(dir, trashRecord))
 		if err != nil {
 			continue
 		}
@@ -187,19 +193,34 @@ func (c *Catalog) Trash() ([]Trashed, error) {
 	return out, nil
 }
 
-// valid reports whether every name in a trash record stays where it should:
-// files inside their trash folder, originals absolute, each original's name
-// that of its file in the trash.
+// readRegular reads the regular file at path, never through a symlink.
+func readRegular(path string) ([]byte, error) {
+	f, err := jsonl.OpenRegular(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(f)
+}
+
+// valid reports whether a trash record can only put back what rm took: the
+// session file first, at Path, then sidecars of it (jsonl.IsSidecarName)
+// beside it, each once, every file inside its trash folder. A record edited
+// to send a file anywhere else is not used.
 func (t Trashed) valid() bool {
-	if !filepath.IsAbs(t.Path) || filepath.Clean(t.Path) != t.Path || len(t.Files) == 0 {
+	if !filepath.IsAbs(t.Path) || filepath.Clean(t.Path) != t.Path || len(t.Files) == 0 ||
+		t.Files[0].Original != t.Path || strings.ContainsRune(t.Path, 0) {
 		return false
 	}
-	for _, f := range t.Files {
+	dir, base := filepath.Split(t.Path)
+	seen := map[string]bool{}
+	for i, f := range t.Files {
 		if f.Name == "" || f.Name == "." || f.Name == ".." || f.Name == trashRecord || filepath.Base(f.Name) != f.Name ||
-			strings.ContainsAny(f.Name, "/\\\x00") || !filepath.IsAbs(f.Original) || filepath.Clean(f.Original) != f.Original ||
-			filepath.Base(f.Original) != f.Name {
+			strings.ContainsAny(f.Name, "/\\\x00") || seen[f.Name] || f.Original != filepath.Join(dir, f.Name) ||
+			(i == 0) != (f.Name == base) || (i > 0 && !jsonl.IsSidecarName(base, f.Name)) {
 			return false
 		}
+		seen[f.Name] = true
 	}
 	return true
 }
@@ -253,19 +274,30 @@ func (c *Catalog) PurgeTrashed(arg string) (Trashed, error) {
 }
 
 // Restore puts a removed session back where it was. arg is its id, a unique id
-// prefix, its name, or its original path. It refuses to overwrite a file.
+// prefix, its name, or its original path. It refuses to overwrite a file, and
+// creates nothing but the recorded files: the folder they were in must exist.
 func (c *Catalog) Restore(arg string) (Trashed, error) {
 	t, err := c.findTrashed(arg)
 	if err != nil {
 		return Trashed{}, err
 	}
-	for _, f := range t.Files {
+	for i, f := range t.Files {
+		in := filepath.Join(t.dir, f.Name)
+		if info, err := os.Lstat(in); err != nil || !info.Mode().IsRegular() {
+			return Trashed{}, fmt.Errorf("catalog: cannot restore %s: %s in the trash is missing or not a regular file; 'arbor rm --purge %s' deletes what is left", t.ID, in, t.ID)
+		}
+		if i == 0 {
+			if ok, _ := jsonl.IsSession(in); !ok {
+				return Trashed{}, fmt.Errorf("catalog: cannot restore %s: %s in the trash is not a session file; 'arbor rm --purge %s' deletes what is left", t.ID, in, t.ID)
+			}
+		}
 		if _, err := os.Lstat(f.Original); err == nil {
 			return Trashed{}, fmt.Errorf("catalog: cannot restore %s: %s exists; move it away first", t.ID, f.Original)
 		}
 	}
-	if err := os.MkdirAll(filepath.Dir(t.Path), 0o700); err != nil {
-		return Trashed{}, fmt.Errorf("catalog: restore %s: %w", t.ID, err)
+	// The folder is not made again: a restore creates the recorded files and nothing else.
+	if info, err := os.Stat(filepath.Dir(t.Path)); err != nil || !info.IsDir() {
+		return Trashed{}, fmt.Errorf("catalog: cannot restore %s: its folder %s is gone; make it again (mkdir -p) and restore", t.ID, filepath.Dir(t.Path))
 	}
 	for i, f := range t.Files {
 		if err := moveFile(filepath.Join(t.dir, f.Name), f.Original); err != nil {

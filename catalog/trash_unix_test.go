@@ -3,6 +3,8 @@
 package catalog
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -127,5 +129,160 @@ func TestMoveFileAcrossFileSystems(t *testing.T) {
 	os.WriteFile(reg, []byte("data"), 0o600)
 	if err := moveFile(reg, filepath.Join(shm, "reg")); err != nil {
 		t.Errorf("moveFile of a regular file across file systems: %v", err)
+	}
+}
+
+// TestTrashRecordSendsFilesElsewhere: a record edited so that restoring it
+// would put a file anywhere but back beside the session, make folders, or
+// follow a symlink in the trash is not followed: nothing outside the trash
+// is created or changed, and the session stays in the trash.
+func TestTrashRecordSendsFilesElsewhere(t *testing.T) {
+	type file struct{ Name, Original string }
+	type record struct {
+		ID, Path string
+		Files    []file
+	}
+	for _, tc := range []struct {
+		name   string
+		tamper func(r *record, root, trashed string)
+	}{
+		{"a sidecar into another folder", func(r *record, root, _ string) {
+			r.Files[1].Original = filepath.Join(root, "other", r.Files[1].Name)
+		}},
+		{"the whole session into new folders", func(r *record, root, _ string) {
+			r.Path = filepath.Join(root, "deep", "new", filepath.Base(r.Path))
+			for i := range r.Files {
+				r.Files[i].Original = filepath.Join(root, "deep", "new", r.Files[i].Name)
+			}
+		}},
+		{"the session into another existing folder, apart from its path", func(r *record, root, _ string) {
+			r.Files[0].Original = filepath.Join(root, "other", r.Files[0].Name)
+		}},
+		{"a sidecar first", func(r *record, _, _ string) { r.Files[0], r.Files[1] = r.Files[1], r.Files[0] }},
+		{"a file not named as a sidecar", func(r *record, _, trashed string) {
+			os.WriteFile(filepath.Join(trashed, ".profile"), []byte("evil"), 0o600)
+			r.Files[1] = file{".profile", filepath.Join(filepath.Dir(r.Path), ".profile")}
+		}},
+		{"one file twice", func(r *record, _, _ string) { r.Files = append(r.Files, r.Files[1]) }},
+		{"the session replaced by a symlink in the trash", func(r *record, root, trashed string) {
+			p := filepath.Join(trashed, r.Files[0].Name)
+			os.Remove(p)
+			os.Symlink(filepath.Join(root, "victim"), p)
+		}},
+		{"the session replaced by a file that is not a session", func(r *record, root, trashed string) {
+			os.WriteFile(filepath.Join(trashed, r.Files[0].Name), []byte("evil\n"), 0o600)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			dir, home := filepath.Join(root, "sessions"), filepath.Join(root, "home")
+			os.MkdirAll(dir, 0o700)
+			os.MkdirAll(filepath.Join(root, "other"), 0o700)
+			os.WriteFile(filepath.Join(root, "victim"), []byte("precious"), 0o600)
+			w := newSession(t, dir, "0195dddd-0000-7000-8000-00000000000e", "/p")
+			w.user("x")
+			os.WriteFile(w.path+".bak", []byte("b"), 0o600)
+			c := Open(home)
+			defer c.Close()
+			tr, err := c.Remove(w.path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			recPath := filepath.Join(tr.dir, trashRecord)
+			var r record
+			b, _ := os.ReadFile(recPath)
+			if err := json.Unmarshal(b, &r); err != nil {
+				t.Fatal(err)
+			}
+			tc.tamper(&r, root, tr.dir)
+			var m map[string]any
+			json.Unmarshal(b, &m)
+			files := []map[string]string{}
+			for _, f := range r.Files {
+				files = append(files, map[string]string{"name": f.Name, "original": f.Original})
+			}
+			m["path"], m["files"] = r.Path, files
+			nb, _ := json.Marshal(m)
+			os.WriteFile(recPath, nb, 0o600)
+			before := tree(t, root, home)
+			_, err = c.Restore(tr.ID)
+			if err == nil {
+				t.Errorf("restore through the tampered record succeeded")
+			}
+			if after := tree(t, root, home); after != before {
+				t.Errorf("restore changed files outside the trash:\n%s\nwant\n%s", after, before)
+			}
+			if got, _ := os.ReadFile(filepath.Join(root, "victim")); string(got) != "precious" {
+				t.Errorf("the victim changed: %q", got)
+			}
+		})
+	}
+}
+
+// tree lists every file and folder under root, but not under skip, with its
+// type, size and target (a symlink's).
+func tree(t *testing.T, root, skip string) string {
+	t.Helper()
+	var b strings.Builder
+	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if p == skip {
+			return filepath.SkipDir
+		}
+		info, _ := d.Info()
+		target, _ := os.Readlink(p)
+		fmt.Fprintf(&b, "%s %v %d %s\n", p, d.Type(), info.Size(), target)
+		return nil
+	})
+	return b.String()
+}
+
+// TestTrashFolderIsNotALink: a symlink planted at $ARBOR_DIR/trash, or at a
+// record, is not followed: rm refuses and leaves the session where it is, and
+// a record reached through a link is not listed.
+func TestTrashFolderIsNotALink(t *testing.T) {
+	root := t.TempDir()
+	dir, home, elsewhere := filepath.Join(root, "sessions"), filepath.Join(root, "home"), filepath.Join(root, "elsewhere")
+	for _, d := range []string{dir, home, elsewhere} {
+		os.MkdirAll(d, 0o700)
+	}
+	w := newSession(t, dir, "0195dddd-0000-7000-8000-00000000000f", "/p")
+	w.user("x")
+	if err := os.Symlink(elsewhere, filepath.Join(home, "trash")); err != nil {
+		t.Fatal(err)
+	}
+	c := Open(home)
+	defer c.Close()
+	if _, err := c.Remove(w.path); err == nil || !strings.Contains(err.Error(), "symlink") {
+		t.Errorf("rm with the trash a symlink: %v, want a refusal that says so", err)
+	}
+	if _, err := os.Stat(w.path); err != nil {
+		t.Errorf("the session moved: %v", err)
+	}
+	if got := snapshot(t, elsewhere); len(got) != 0 {
+		t.Errorf("files were put through the link: %v", keys(got))
+	}
+	if _, err := c.Trash(); err == nil {
+		t.Error("listing a trash that is a symlink succeeded")
+	}
+	// A real trash whose record is a symlink to a record elsewhere.
+	os.Remove(filepath.Join(home, "trash"))
+	tr, err := c.Remove(w.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := filepath.Join(tr.dir, trashRecord)
+	moved := filepath.Join(elsewhere, trashRecord)
+	if err := os.Rename(rec, moved); err != nil {
+		t.Fatal(err)
+	}
+	os.Symlink(moved, rec)
+	if ts, _ := c.Trash(); len(ts) != 0 {
+		t.Errorf("a record reached through a symlink is listed: %+v", ts)
+	}
+	if _, err := c.Restore(tr.ID); err == nil {
+		t.Error("restore through a symlinked record succeeded")
 	}
 }

@@ -12,7 +12,8 @@ func newCmdRestore(ios *IO, g *Global) *cobra.Command {
 		Short: "Bring a removed session back from the trash",
 		Long: `Move a session that 'arbor rm' put in the trash back to where it was, with
 its sidecar files. It is found by its id, a unique id prefix, its name, or its
-original path. A file already at that path is never overwritten.
+original path. A file already at that path is never overwritten, and the
+folder it was in must still exist (restore makes no folder).
 --list shows what is in the trash.`,
 		Example: `  arbor restore 0195f1c2
   arbor restore --list`,

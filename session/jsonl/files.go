@@ -148,7 +148,7 @@ func OpenRegular(path string) (*os.File, error) {
 	if info, err := os.Lstat(path); err != nil {
 		return nil, err
 	} else if !info.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file (%s)", path, kind(info.Mode()))
+		return nil, fmt.Errorf("%s is %s, not a regular file", path, kind(info.Mode()))
 	}
 	f, err := os.OpenFile(path, os.O_RDONLY|noFollow, 0)
 	if err != nil {
@@ -156,7 +156,7 @@ func OpenRegular(path string) (*os.File, error) {
 	}
 	info, err := f.Stat()
 	if err == nil && !info.Mode().IsRegular() {
-		err = fmt.Errorf("%s is not a regular file (%s)", path, kind(info.Mode()))
+		err = fmt.Errorf("%s is %s, not a regular file", path, kind(info.Mode()))
 	}
 	if err != nil {
 		f.Close()
@@ -178,6 +178,33 @@ func kind(m fs.FileMode) string {
 		return "a socket"
 	case m&fs.ModeDevice != 0:
 		return "a device"
+	case m.IsRegular():
+		return "a file"
 	}
-	return "not a regular file"
+	return "a special file"
+}
+
+// OwnDir makes sure dir, a folder arbor keeps its own files in (the trash,
+// the writer records, the blobs), is a real folder: it is created (0700, with
+// its parents) when missing, and a symlink or anything else at its name is
+// refused, so nothing arbor writes, moves or deletes there lands in another
+// place. Only the last element is checked: $ARBOR_DIR itself may be a link.
+func OwnDir(dir string) error {
+	info, err := os.Lstat(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
+			return err
+		}
+		if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+			return err
+		}
+		info, err = os.Lstat(dir)
+	}
+	if err != nil {
+		return err
+	}
+	if !info.IsDir() {
+		return fmt.Errorf("%s is %s, not a folder: arbor keeps its files only in a real folder; move it away", dir, kind(info.Mode()))
+	}
+	return nil
 }
