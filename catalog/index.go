@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -83,9 +84,20 @@ func openIndex(path string) (*indexFile, error) {
 }
 
 func tryOpenIndex(path string) (*indexFile, error) {
+	// SQLite follows symlinks: a link (or a hard link, or anything but a
+	// file of its own) planted at the index's names would have it create or
+	// overwrite another file. The index is a cache, so such a name is
+	// removed (the link, never its target) and the index made again.
+	for _, s := range []string{"", "-wal", "-shm"} {
+		if info, err := os.Lstat(path + s); err == nil && (!info.Mode().IsRegular() || links(info) > 1) {
+			if err := os.Remove(path + s); err != nil {
+				return nil, fmt.Errorf("catalog: index %s is %s; move it away: %w", path+s, kindOf(info), err)
+			}
+		}
+	}
 	// The index holds the sessions' text: create it private (SQLite gives its
 	// -wal and -shm files the database file's permissions).
-	if f, err := os.OpenFile(path, os.O_RDONLY|os.O_CREATE, 0o600); err == nil {
+	if f, err := os.OpenFile(path, os.O_RDONLY|os.O_CREATE|noFollow, 0o600); err == nil {
 		f.Close()
 	}
 	dsn := "file:" + path + "?_pragma=busy_timeout(" + fmt.Sprint(busyTimeoutMS) + ")&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate"
@@ -151,6 +163,17 @@ func isDamage(err error) bool {
 		}
 	}
 	return false
+}
+
+// kindOf names what is at an index's name, for an error.
+func kindOf(info fs.FileInfo) string {
+	if info.Mode()&fs.ModeSymlink != 0 {
+		return "a symlink"
+	}
+	if info.Mode().IsRegular() {
+		return "a hard link to another file"
+	}
+	return "not a file"
 }
 
 func removeIndex(path string) {

@@ -286,3 +286,53 @@ func TestTrashFolderIsNotALink(t *testing.T) {
 		t.Error("restore through a symlinked record succeeded")
 	}
 }
+
+// TestIndexIsNotALink: SQLite follows symlinks, so a symlink or a hard link
+// planted at $ARBOR_DIR/index.db (or its -wal, -shm) would have the index
+// created in, or written over, another file. The planted name is replaced;
+// its target is neither created nor changed, and listing still works.
+func TestIndexIsNotALink(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		plant func(index, victim string) error
+	}{
+		{"a dangling symlink", func(index, victim string) error { return os.Symlink(victim, index) }},
+		{"a symlink to an empty file", func(index, victim string) error {
+			os.WriteFile(victim, nil, 0o600)
+			return os.Symlink(victim, index)
+		}},
+		{"a hard link to an empty file", func(index, victim string) error {
+			os.WriteFile(victim, nil, 0o600)
+			return os.Link(victim, index)
+		}},
+		{"a dangling symlink at the -wal", func(index, victim string) error { return os.Symlink(victim, index+"-wal") }},
+		{"a dangling symlink at the -shm", func(index, victim string) error { return os.Symlink(victim, index+"-shm") }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			dir, home := filepath.Join(root, "sessions"), filepath.Join(root, "home")
+			os.MkdirAll(dir, 0o700)
+			os.MkdirAll(home, 0o700)
+			w := newSession(t, dir, "0195dddd-0000-7000-8000-000000000010", "/p")
+			w.user("x")
+			victim := filepath.Join(root, "victim")
+			if err := tc.plant(IndexPath(home), victim); err != nil {
+				t.Fatal(err)
+			}
+			before, _ := os.Lstat(victim)
+			c := Open(home)
+			got, err := c.List(Scope{Dir: dir}, ListOptions{})
+			c.Close()
+			if err != nil || len(got) != 1 {
+				t.Errorf("List = %d sessions, %v; want 1", len(got), err)
+			}
+			after, err := os.Lstat(victim)
+			switch {
+			case before == nil && err == nil:
+				t.Errorf("%s was created through the link", victim)
+			case before != nil && (err != nil || after.Size() != 0):
+				t.Errorf("%s was changed through the link: %v", victim, err)
+			}
+		})
+	}
+}
