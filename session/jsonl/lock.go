@@ -192,7 +192,7 @@ func records(key string, pid int) []string {
 // less about this one.
 func writeRecord(key string) string {
 	dir := LockDir()
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := OwnDir(dir); err != nil { // never a record through a planted symlink
 		return ""
 	}
 	host, _ := os.Hostname()

@@ -477,3 +477,32 @@ func TestLockErrorAlwaysNamesHolder(t *testing.T) {
 	}
 	t.Logf("%d refusals, each naming the holder", refused)
 }
+
+// TestLockRecordsNotThroughALink: a symlink planted at $ARBOR_DIR/locks is not
+// followed: the writer's record is not written where it points (the lock on
+// the file itself still holds).
+func TestLockRecordsNotThroughALink(t *testing.T) {
+	root := t.TempDir()
+	home, elsewhere := filepath.Join(root, "home"), filepath.Join(root, "elsewhere")
+	os.MkdirAll(home, 0o700)
+	os.MkdirAll(elsewhere, 0o700)
+	t.Setenv("ARBOR_DIR", home)
+	if err := os.Symlink(elsewhere, LockDir()); err != nil {
+		t.Fatal(err)
+	}
+	path, _ := seed(t)
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if got := names(t, elsewhere); len(got) != 0 {
+		t.Errorf("a writer record was written through the link: %v", got)
+	}
+	if _, err := Open(path); !errors.Is(err, ErrLocked) {
+		t.Errorf("a second writer: %v, want ErrLocked", err)
+	}
+	if got := names(t, elsewhere); len(got) != 0 {
+		t.Errorf("a refused writer's record was written through the link: %v", got)
+	}
+}

@@ -12,10 +12,13 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/arborlog/arbor/session/jsonl"
 )
 
 // Prefix starts every reference.
@@ -42,12 +45,16 @@ func (s Store) Put(data []byte) (string, error) {
 	ref := Ref(data)
 	hexsum := strings.TrimPrefix(ref, Prefix)
 	path := s.path(hexsum)
-	if _, err := os.Stat(path); err == nil {
+	if info, err := os.Lstat(path); err == nil && info.Mode().IsRegular() {
 		return ref, nil
-	}
+	} // anything else at its name (a symlink) is replaced by the rename below, never followed
+	// The store's folder and the blob's are arbor's own: a symlink planted
+	// at either is refused, so no blob is written in another place.
 	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", fmt.Errorf("blob: %w", err)
+	for _, d := range []string{s.Dir, dir} {
+		if err := jsonl.OwnDir(d); err != nil {
+			return "", fmt.Errorf("blob: %w", err)
+		}
 	}
 	f, err := os.CreateTemp(dir, ".tmp-*")
 	if err != nil {
@@ -76,7 +83,13 @@ func (s Store) Get(ref string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	data, err := os.ReadFile(s.path(hexsum))
+	// Only a regular file is a blob: never read through a symlink or from a FIFO.
+	f, err := jsonl.OpenRegular(s.path(hexsum))
+	if err != nil {
+		return nil, fmt.Errorf("blob: %w", err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(f)
 	if err != nil {
 		return nil, fmt.Errorf("blob: %w", err)
 	}
