@@ -128,9 +128,23 @@ func Dir(root, cwd string) string {
 	return filepath.Join(root, "--"+enc+"--")
 }
 
-// FileName returns <ts>_<id>.jsonl for a header timestamp and session id.
+// FileName returns <ts>_<id>.jsonl for a header timestamp and session id,
+// with ':' and '.' in the timestamp replaced by '-' as pi does. The
+// timestamp is read from a header too (a database's, on pull), so every
+// other character that is not a letter, a digit, '+', '-' or '_' becomes '-'
+// as well (a '/' would leave the folder; pi's own timestamps have none), and
+// it is cut to 64 bytes. The id must be SafeID.
 func FileName(timestamp, id string) string {
-	return strings.NewReplacer(":", "-", ".", "-").Replace(timestamp) + "_" + id + ".jsonl"
+	ts := []byte(timestamp)
+	if len(ts) > 64 {
+		ts = ts[:64]
+	}
+	for i, c := range ts {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '+' || c == '-' || c == '_') {
+			ts[i] = '-'
+		}
+	}
+	return string(ts) + "_" + id + ".jsonl"
 }
 
 // sessionFile is where a new session with header h goes in dir. The id
