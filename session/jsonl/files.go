@@ -101,7 +101,10 @@ func freeName(fsys FS, name string) string {
 	}
 }
 
-// createSynced creates name (which must not exist, not even as a symlink) with data and syncs it.
+// createSynced creates name (which must not exist, not even as a symlink)
+// with data and syncs it. When it fails, nothing it made is left; a file that
+// was already at name (another process's, made since it was looked for) is
+// not its own and is not removed.
 func createSynced(fsys FS, name string, data []byte) error {
 	f, err := fsys.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
@@ -109,13 +112,19 @@ func createSynced(fsys FS, name string, data []byte) error {
 	}
 	if _, err := f.Write(data); err != nil {
 		f.Close()
+		_ = fsys.Remove(name)
 		return err
 	}
 	if err := f.Sync(); err != nil {
 		f.Close()
+		_ = fsys.Remove(name)
 		return err
 	}
-	return f.Close()
+	if err := f.Close(); err != nil {
+		_ = fsys.Remove(name)
+		return err
+	}
+	return nil
 }
 
 // writeAtomic puts data at target through a temporary file in the same folder:
@@ -127,7 +136,6 @@ func createSynced(fsys FS, name string, data []byte) error {
 func writeAtomic(fsys FS, target string, data []byte) error {
 	tmp := freeName(fsys, target+".tmp")
 	if err := createSynced(fsys, tmp, data); err != nil {
-		_ = fsys.Remove(tmp)
 		return err
 	}
 	if err := fsys.Rename(tmp, target); err != nil {

@@ -506,3 +506,45 @@ func TestLockRecordsNotThroughALink(t *testing.T) {
 		t.Errorf("a refused writer's record was written through the link: %v", got)
 	}
 }
+
+// TestFileNameHostileTimestamp: a header's timestamp is part of a file name
+// (pgstore's pull names a new file from the database's header), so whatever
+// it holds stays one name in the folder; pi's own timestamps are named as pi
+// names them.
+func TestFileNameHostileTimestamp(t *testing.T) {
+	if got := FileName("2026-11-29T19:00:03.461Z", "abc"); got != "2026-11-29T19-00-03-461Z_abc.jsonl" {
+		t.Errorf("FileName of pi's timestamp = %q", got)
+	}
+	for _, ts := range []string{"../../../etc/x", "/abs/olute", `..\..\x`, "a\x00b", "\n", "..", ".", "", strings.Repeat("9/", 5000), "2026\u2215x"} {
+		got := FileName(ts, "abc")
+		if filepath.Base(got) != got || strings.ContainsAny(got, "/\\\x00\n") || strings.HasPrefix(got, ".") || len(got) > 100 {
+			t.Errorf("FileName(%.40q) = %.80q: not one plain name", ts, got)
+		}
+	}
+}
+
+// racedFS is the real file system where another process creates a file at
+// each new name just before this one does (between freeName and the open).
+type racedFS struct{ FS }
+
+func (r racedFS) OpenFile(name string, flag int, perm fs.FileMode) (File, error) {
+	if flag&os.O_EXCL != 0 {
+		os.WriteFile(name, []byte("theirs"), 0o600)
+	}
+	return r.FS.OpenFile(name, flag, perm)
+}
+
+// TestWriteAtomicLeavesOthersFiles: when the temporary name is taken meanwhile,
+// the write fails and the file that took it (not arbor's) stays.
+func TestWriteAtomicLeavesOthersFiles(t *testing.T) {
+	target := filepath.Join(t.TempDir(), "s.jsonl.torn")
+	if err := writeAtomic(racedFS{OS}, target, []byte("mine")); err == nil {
+		t.Fatal("writeAtomic succeeded over a name another process took")
+	}
+	if b, err := os.ReadFile(target + ".tmp"); string(b) != "theirs" {
+		t.Errorf("the other process's file is %q, %v; want it left as it was", b, err)
+	}
+	if _, err := os.Lstat(target); err == nil {
+		t.Error("the target was written")
+	}
+}
