@@ -53,6 +53,14 @@ var ErrNotSessionFile = errors.New("catalog: not a session file")
 // sessionFile checks that path is a regular session file (not a symlink,
 // not some other file) before the trash moves or deletes it.
 func sessionFile(path string) error {
+	if info, err := os.Lstat(path); err == nil && info.Mode()&fs.ModeSymlink != 0 {
+		// The safe reading of "remove this link": neither the link nor the
+		// file it names is touched; the user says which one is meant.
+		target, _ := os.Readlink(path)
+		return fmt.Errorf("%w: %s is a symlink (to %s); arbor trashes and deletes only a session file itself: give the session's own path, or remove the link with rm(1)", ErrNotSessionFile, path, target)
+	} else if err == nil && !info.Mode().IsRegular() {
+		return fmt.Errorf("%w: %s is %s (arbor only trashes and deletes session files; check the path)", ErrNotSessionFile, path, fileKind(info.Mode()))
+	}
 	ok, err := jsonl.IsSession(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("catalog: %s: no such session file", path)
@@ -162,35 +170,39 @@ func (c *Catalog) Purge(path string) error {
 
 // Trash lists the removed sessions, most recently removed first.
 func (c *Catalog) Trash() ([]Trashed, error) {
+	out, _, err := c.trash()
+	return out, err
+}
+
+// trash lists the removed sessions and the trash folders whose record is
+// missing, damaged or edited to send files elsewhere (not followed).
+func (c *Catalog) trash() (out []Trashed, ignored []string, err error) {
 	if _, err := os.Lstat(c.trashDir()); errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if err := jsonl.OwnDir(c.trashDir()); err != nil {
-		return nil, fmt.Errorf("catalog: trash: %w", err)
+		return nil, nil, fmt.Errorf("catalog: trash: %w", err)
 	}
 	ents, err := os.ReadDir(c.trashDir())
 	if err != nil {
-		return nil, fmt.Errorf("catalog: trash: %w", err)
+		return nil, nil, fmt.Errorf("catalog: trash: %w", err)
 	}
-	var out []Trashed
 	for _, e := range ents {
 		if !e.IsDir() {
 			continue
 		}
 		dir := filepath.Join(c.trashDir(), e.Name())
 		b, err := readRegular(filepath.Join(dir, trashRecord))
-		if err != nil {
-			continue
-		}
 		var t Trashed
-		if json.Unmarshal(b, &t) != nil || !t.valid() {
+		if err != nil || json.Unmarshal(b, &t) != nil || !t.valid() {
+			ignored = append(ignored, dir)
 			continue
 		}
 		t.dir = dir
 		out = append(out, t)
 	}
 	slices.SortFunc(out, func(a, b Trashed) int { return strings.Compare(b.RemovedAt, a.RemovedAt) })
-	return out, nil
+	return out, ignored, nil
 }
 
 // readRegular reads the regular file at path, never through a symlink.
@@ -228,7 +240,7 @@ func (t Trashed) valid() bool {
 // findTrashed finds a removed session by its id, a unique id prefix, its name
 // or its original path.
 func (c *Catalog) findTrashed(arg string) (Trashed, error) {
-	ts, err := c.Trash()
+	ts, ignored, err := c.trash()
 	if err != nil {
 		return Trashed{}, err
 	}
@@ -253,6 +265,9 @@ func (c *Catalog) findTrashed(arg string) (Trashed, error) {
 			}
 			return Trashed{}, fmt.Errorf("catalog: %q matches %d removed sessions%s; give the whole id", arg, len(set), b.String())
 		}
+	}
+	if len(ignored) > 0 {
+		return Trashed{}, fmt.Errorf("%w: %q is not in the trash ('arbor restore --list' shows what is); %d folder(s) there, such as %s, hold a record arbor does not follow (missing, damaged, or edited to put files elsewhere): look at them by hand", ErrNotFound, arg, len(ignored), ignored[0])
 	}
 	return Trashed{}, fmt.Errorf("%w: %q is not in the trash ('arbor restore --list' shows what is)", ErrNotFound, arg)
 }
@@ -352,4 +367,19 @@ func moveFile(src, dst string) error {
 	}
 	os.Chtimes(dst, info.ModTime(), info.ModTime())
 	return os.Remove(src)
+}
+
+// fileKind names what a path that is not a regular file is, for an error.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a folder"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "not a regular file"
 }

@@ -208,6 +208,8 @@ func TestTrashRecordSendsFilesElsewhere(t *testing.T) {
 			_, err = c.Restore(tr.ID)
 			if err == nil {
 				t.Errorf("restore through the tampered record succeeded")
+			} else if !strings.Contains(err.Error(), tr.dir) && !strings.Contains(err.Error(), tr.ID) {
+				t.Errorf("the refusal names neither the trash folder nor the session: %v", err)
 			}
 			if after := tree(t, root, home); after != before {
 				t.Errorf("restore changed files outside the trash:\n%s\nwant\n%s", after, before)
@@ -334,5 +336,35 @@ func TestIndexIsNotALink(t *testing.T) {
 				t.Errorf("%s was changed through the link: %v", victim, err)
 			}
 		})
+	}
+}
+
+// TestRmSaysWhatItRefuses: a symlink to a session, a folder and a FIFO are
+// refused with an error that names the path, says what it is (a symlink's
+// target too) and touches nothing.
+func TestRmSaysWhatItRefuses(t *testing.T) {
+	dir, home := t.TempDir(), t.TempDir()
+	w := newSession(t, dir, "0195dddd-0000-7000-8000-000000000011", "/p")
+	w.user("x")
+	link, folder, fifo := filepath.Join(dir, "link.jsonl"), filepath.Join(dir, "folder.jsonl"), filepath.Join(dir, "fifo.jsonl")
+	os.Symlink(w.path, link)
+	os.Mkdir(folder, 0o700)
+	syscall.Mkfifo(fifo, 0o600)
+	c := Open(home)
+	defer c.Close()
+	for p, want := range map[string]string{link: "symlink (to " + w.path + ")", folder: "a folder", fifo: "a FIFO"} {
+		_, err := c.Remove(p)
+		if err == nil || !strings.Contains(err.Error(), p) || !strings.Contains(err.Error(), want) {
+			t.Errorf("rm %s: %v; want it to name the path and say %q", filepath.Base(p), err, want)
+		}
+		if err := c.Purge(p); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("purge %s: %v; want %q", filepath.Base(p), err, want)
+		}
+		if _, err := os.Lstat(p); err != nil {
+			t.Errorf("%s is gone", p)
+		}
+	}
+	if _, err := os.Stat(w.path); err != nil {
+		t.Errorf("the session behind the link is gone: %v", err)
 	}
 }
