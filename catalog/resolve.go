@@ -3,6 +3,7 @@ package catalog
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,7 +22,7 @@ type AmbiguousError struct {
 func (e *AmbiguousError) Error() string {
 	var b strings.Builder
 	if e.File != "" {
-		fmt.Fprintf(&b, "%q is the file %s and the name of %d session(s):", e.Query, e.File, len(e.Candidates))
+		fmt.Fprintf(&b, "%q is the file %s and the name or id of %d session(s):", e.Query, e.File, len(e.Candidates))
 	} else {
 		fmt.Fprintf(&b, "%q matches %d sessions:", e.Query, len(e.Candidates))
 	}
@@ -41,7 +42,7 @@ func (e *AmbiguousError) Error() string {
 		fmt.Fprintf(&b, " (%s)", c.Path)
 	}
 	if e.File != "" {
-		b.WriteString("; for the file give ./ before it or its absolute path, for a session its id")
+		b.WriteString("; for the file give ./ before it or its absolute path, for a session the path shown")
 	} else {
 		b.WriteString("; give a longer id prefix or a path")
 	}
@@ -71,6 +72,15 @@ func (c *Catalog) Resolve(arg string, s Scope) (string, error) {
 		}
 		explicit := strings.HasSuffix(arg, ".jsonl") || filepath.IsAbs(arg) || strings.HasPrefix(arg, "./") || strings.HasPrefix(arg, `.\`)
 		if !explicit {
+			_, lerr := os.Lstat(abs)
+			if errors.Is(lerr, fs.ErrNotExist) {
+				// No such file: ids and names are read from files and may look
+				// like paths ("../x"); the session whose id or name it is.
+				if m, err := c.exact(arg, s); err != nil || m != "" {
+					return m, err
+				}
+				return abs, nil
+			}
 			// A file that exists here and a session named like it: say so rather than guess.
 			if named, _ := c.named(arg, s); len(named) > 0 && (len(named) > 1 || named[0].Path != abs) {
 				return "", &AmbiguousError{Query: arg, File: abs, Candidates: infos(named)}
@@ -93,7 +103,34 @@ func looksLikePath(arg string) bool {
 	return err == nil
 }
 
-// named returns the sessions in scope whose name is arg.
+// exact returns the session in scope (or, from the current project, in any)
+// whose id or name is arg, "" when none is; two are an AmbiguousError.
+func (c *Catalog) exact(arg string, s Scope) (string, error) {
+	for _, sc := range []Scope{s, {All: true}} {
+		es, err := c.scan(sc, false)
+		if err != nil {
+			return "", err
+		}
+		var found []entry
+		for _, e := range es {
+			if e.ID == arg || SameName(e.Name, arg) {
+				found = append(found, e)
+			}
+		}
+		switch {
+		case len(found) == 1:
+			return found[0].Path, nil
+		case len(found) > 1:
+			return "", &AmbiguousError{Query: arg, Candidates: infos(found)}
+		}
+		if s.Dir != "" || s.All {
+			break
+		}
+	}
+	return "", nil
+}
+
+// named returns the sessions in scope whose name or id is arg.
 func (c *Catalog) named(arg string, s Scope) ([]entry, error) {
 	es, err := c.scan(s, false)
 	if err != nil {
@@ -101,7 +138,7 @@ func (c *Catalog) named(arg string, s Scope) ([]entry, error) {
 	}
 	var out []entry
 	for _, e := range es {
-		if SameName(e.Name, arg) {
+		if SameName(e.Name, arg) || e.ID == arg {
 			out = append(out, e)
 		}
 	}

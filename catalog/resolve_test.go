@@ -129,3 +129,44 @@ func TestResolveProjectThenEverywhere(t *testing.T) {
 		t.Errorf("latest: %+v %v", in, err)
 	}
 }
+
+// TestResolvePathLikeIDs: ids and names come from files and may look like
+// paths. With no file at that path, the session whose id or name it is is
+// meant (it could not be named at all before); with a file there that is
+// also a session's id, the argument is ambiguous, never the file silently.
+func TestResolvePathLikeIDs(t *testing.T) {
+	dir := t.TempDir()
+	hostile := func(id, name string) string {
+		p := filepath.Join(dir, strings.NewReplacer("/", "_", ".", "_", `\`, "_").Replace(id)+".jsonl")
+		data := `{"type":"session","version":3,"id":` + jsonString(id) + `,"timestamp":"2026-03-01T12:00:00.000Z","cwd":"/p"}` + "\n" +
+			`{"type":"message","id":"aaaaaaa1","parentId":null,"timestamp":"2026-03-01T12:00:01.000Z","message":{"role":"user","content":"hi","timestamp":1}}` + "\n"
+		if name != "" {
+			data += `{"type":"session_info","id":"aaaaaaa2","parentId":"aaaaaaa1","timestamp":"2026-03-01T12:00:02.000Z","name":` + jsonString(name) + `}` + "\n"
+		}
+		os.WriteFile(p, []byte(data), 0o600)
+		return p
+	}
+	escape := hostile("../../escape", "")
+	winID := hostile(`..\x`, "")
+	named := hostile("0195ffff-2222-7000-8000-000000000002", "a/b")
+	work := filepath.Join(t.TempDir(), "work")
+	os.MkdirAll(work, 0o700)
+	t.Chdir(work)
+	cat := Open(t.TempDir())
+	defer cat.Close()
+	for arg, want := range map[string]string{"../../escape": escape, `..\x`: winID, "a/b": named} {
+		if got, err := cat.Resolve(arg, Scope{Dir: dir}); err != nil || got != want {
+			t.Errorf("Resolve(%q) = %q, %v; want the session %s", arg, got, err, want)
+		}
+	}
+	// A file at the path and a session whose id it is.
+	os.WriteFile(filepath.Join(filepath.Dir(filepath.Dir(work)), "escape"), []byte("not a session"), 0o600)
+	var amb *AmbiguousError
+	if _, err := cat.Resolve("../../escape", Scope{Dir: dir}); !errors.As(err, &amb) || len(amb.Candidates) != 1 || amb.Candidates[0].Path != escape {
+		t.Errorf("Resolve(../../escape) with a file there: %v; want the file and the session both named", err)
+	}
+	// No file and no session: the path, as before (a command may create it).
+	if got, err := cat.Resolve("../nothing", Scope{Dir: dir}); err != nil || got != filepath.Join(filepath.Dir(work), "nothing") {
+		t.Errorf("Resolve(../nothing) = %q, %v", got, err)
+	}
+}
