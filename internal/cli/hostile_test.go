@@ -88,6 +88,26 @@ func hostileDamaged() string {
 	return strings.Join([]string{hdr, msg("DUP"+hostile, "null"), msg("DUP"+hostile, "null"), msg("ORPHAN"+hostile, jstr("PARENT"+hostile)), "{\x1b[2J not json"}, "\n") + "\n"
 }
 
+// hostileExplain has what context --budget --explain names: ids and a role
+// that carry hostile (with its newline and tab), a call without its result,
+// a result without its call and a tool result long enough to be cut.
+func hostileExplain() string {
+	ts := func(n int) string { return fmt.Sprintf(`"2020-01-15T12:00:%02d.000Z"`, n) }
+	ms := func(n int) string { return fmt.Sprint(1579089600000 + n*1000) }
+	usage := `"usage":{"input":10,"output":10,"cacheRead":0,"cacheWrite":0,"totalTokens":20,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}}`
+	long := strings.Repeat("words to outline ", 60)
+	lines := []string{
+		`{"type":"session","version":3,"id":"0195f1c2-eeee-7eee-8eee-eeeeeeeeeeee","timestamp":` + ts(0) + `,"cwd":"/p"}`,
+		`{"type":"message","id":` + jstr("U1"+hostile) + `,"parentId":null,"timestamp":` + ts(1) + `,"message":{"role":"user","content":` + jstr("first "+long) + `,"timestamp":` + ms(1) + `}}`,
+		`{"type":"message","id":` + jstr("A1"+hostile) + `,"parentId":` + jstr("U1"+hostile) + `,"timestamp":` + ts(2) + `,"message":{"role":"assistant","content":[{"type":"text","text":` + jstr(long) + `},{"type":"toolCall","id":` + jstr("CALL"+hostile) + `,"name":"read","arguments":{"path":"a"}},{"type":"toolCall","id":"call2","name":"read","arguments":{"path":"b"}}],"api":"anthropic-messages","provider":"anthropic","model":"m",` + usage + `,"stopReason":"toolUse","timestamp":` + ms(2) + `}}`,
+		`{"type":"message","id":` + jstr("T2"+hostile) + `,"parentId":` + jstr("A1"+hostile) + `,"timestamp":` + ts(3) + `,"message":{"role":"toolResult","toolCallId":"call2","toolName":"read","content":[{"type":"text","text":` + jstr(strings.Repeat("output line\n", 400)) + `}],"isError":false,"timestamp":` + ms(3) + `}}`,
+		`{"type":"message","id":` + jstr("T3"+hostile) + `,"parentId":` + jstr("T2"+hostile) + `,"timestamp":` + ts(4) + `,"message":{"role":"toolResult","toolCallId":` + jstr("ORPHAN"+hostile) + `,"toolName":"read","content":[{"type":"text","text":"lost"}],"isError":false,"timestamp":` + ms(4) + `}}`,
+		`{"type":"message","id":"a2","parentId":` + jstr("T3"+hostile) + `,"timestamp":` + ts(5) + `,"message":{"role":"assistant","content":[{"type":"text","text":` + jstr(long) + `}],"api":"anthropic-messages","provider":"anthropic","model":"m",` + usage + `,"stopReason":"stop","timestamp":` + ms(5) + `}}`,
+		`{"type":"message","id":"u2","parentId":"a2","timestamp":` + ts(6) + `,"message":{"role":"user","content":"last","timestamp":` + ms(6) + `}}`,
+	}
+	return strings.Join(lines, "\n") + "\n"
+}
+
 // TestHostileText runs every command that prints text a session supplied on
 // sessions full of terminal escapes, checks that none of it reaches stdout or
 // stderr as it is and that each field is still there, escaped, and compares the
@@ -155,6 +175,36 @@ func TestHostileText(t *testing.T) {
 			golden(t, filepath.Join("hostile", tc.name+".golden"), hostileGolden(r, dir, home))
 		})
 	}
+}
+
+// context --explain names entries and tool calls by their ids, one line
+// each: an id's newline is escaped with the rest, so a session cannot add a
+// line that reads as the planner's.
+func TestHostileExplain(t *testing.T) {
+	home := catalogHome(t)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "explain.jsonl")
+	if err := os.WriteFile(file, []byte(hostileExplain()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := runArbor(t, "", "context", file, "--budget", "1000", "--explain")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.err)
+	}
+	assertPrintable(t, "stdout", r.out)
+	assertPrintable(t, "stderr", r.err)
+	own := regexp.MustCompile(`^(budget \d+ tokens|\d+ cut, |cut        |outlined   |summarized |left out   |closed     tool call |orphan     )`)
+	for _, line := range strings.Split(strings.TrimSuffix(r.err, "\n"), "\n") {
+		if !own.MatchString(line) {
+			t.Errorf("--explain printed a line that is not its own: %q", line)
+		}
+	}
+	for _, tag := range []string{"T2", "A1", "CALL", "T3"} {
+		if !strings.Contains(r.err, tag+hostileSeen) {
+			t.Errorf("%s%s is not in --explain, escaped:\n%s", tag, hostileSeen, r.err)
+		}
+	}
+	golden(t, filepath.Join("hostile", "context-explain.golden"), hostileGolden(r, dir, home))
 }
 
 // assertPrintable fails when text holds anything a terminal would act on:
