@@ -78,6 +78,76 @@ func hostileSession() string {
 	return strings.Join(lines, "\n") + "\n"
 }
 
+// hostileFields carries hostile in the fields hostileSession leaves out: the
+// parent session, a thinking level, an image's MIME type, a tool call's
+// id and argument keys, an assistant's api, stop reason and error message,
+// usage figures that are strings, a custom message, a custom_message entry,
+// a custom entry, context edits, a branch summary and an unknown entry type.
+func hostileFields() string {
+	h := func(tag string) string { return jstr(tag + hostile) }
+	ts := func(n int) string { return fmt.Sprintf(`"2020-01-15T12:01:%02d.000Z"`, n) }
+	ms := func(n int) string { return fmt.Sprint(1579089660000 + n*1000) }
+	img := `{"type":"image","data":"R0lGODlhAQABAAAAACw=","mimeType":`
+	lines := []string{
+		`{"type":"session","version":3,"id":"0195f1c2-ffff-7fff-8fff-ffffffffffff","timestamp":` + ts(0) + `,"cwd":"/p","parentSession":` + jstr("/p/PARENT"+pathHostile+".jsonl") + `}`,
+		`{"type":"thinking_level_change","id":"th","parentId":null,"timestamp":` + ts(0) + `,"thinkingLevel":` + h("LEVEL") + `}`,
+		`{"type":"message","id":"u1","parentId":"th","timestamp":` + ts(1) + `,"message":{"role":"user","content":[{"type":"text","text":"look"},` + img + h("MIME") + `}],"timestamp":` + ms(1) + `}}`,
+		`{"type":"message","id":"a1","parentId":"u1","timestamp":` + ts(2) + `,"message":{"role":"assistant","content":[{"type":"toolCall","id":` + h("CALLID") + `,"name":"read","arguments":{` + h("ARGKEY") + `:` + h("ARGVAL") + `}}],"api":` + h("API") + `,"provider":` + h("APROV") + `,"model":` + h("AMODEL") + `,"usage":{"input":` + h("UIN") + `,"output":10,"cacheRead":0,"cacheWrite":0,"totalTokens":` + h("UTOT") + `,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":` + h("UCOST") + `}},"stopReason":` + h("STOP") + `,"errorMessage":` + h("ERRMSG") + `,"timestamp":` + ms(2) + `}}`,
+		`{"type":"message","id":"t1","parentId":"a1","timestamp":` + ts(3) + `,"message":{"role":"toolResult","toolCallId":` + h("CALLID") + `,"toolName":"read","content":[{"type":"text","text":"seen"},` + img + h("TMIME") + `}],"isError":true,"timestamp":` + ms(3) + `}}`,
+		`{"type":"message","id":"c1","parentId":"t1","timestamp":` + ts(4) + `,"message":{"role":"custom","customType":` + h("CTYPE") + `,"content":` + h("CCONTENT") + `,"display":true,"timestamp":` + ms(4) + `}}`,
+		`{"type":"custom_message","customType":` + h("CMTYPE") + `,"content":[{"type":"text","text":` + h("CMTEXT") + `}],"display":true,"id":"cm1","parentId":"c1","timestamp":` + ts(5) + `}`,
+		`{"type":"custom","customType":` + h("CUSTOMTYPE") + `,"data":{"x":` + h("CDATA") + `},"id":"cu1","parentId":"cm1","timestamp":` + ts(6) + `}`,
+		`{"type":"context_edit","id":"ce1","parentId":"cu1","timestamp":` + ts(7) + `,"targetId":"t1","replacement":{"content":[{"type":"text","text":` + h("REPL") + `}]}}`,
+		`{"type":"context_edit","id":"ce2","parentId":"ce1","timestamp":` + ts(8) + `,"targetId":` + h("CETARGET") + `,"replacement":null}`,
+		`{"type":"branch_summary","id":"bs1","parentId":"ce2","timestamp":` + ts(9) + `,"fromId":` + h("FROM") + `,"summary":` + h("BSUM") + `,"details":{"readFiles":[` + h("BREAD") + `],"modifiedFiles":[]}}`,
+		`{"type":` + h("WEIRDTYPE") + `,"id":"w1","parentId":"bs1","timestamp":` + ts(10) + `}`,
+	}
+	return strings.Join(lines, "\n") + "\n"
+}
+
+// TestHostileFields runs the commands that print these fields on
+// hostileFields, piped and on a terminal: nothing a terminal would act on
+// gets through, and each field is there, escaped (tool arguments and the
+// entries show prints are JSON, which escapes ESC as \u001b).
+func TestHostileFields(t *testing.T) {
+	home := catalogHome(t)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "fields.jsonl")
+	if err := os.WriteFile(file, []byte(hostileFields()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"fields-info", []string{"info", file}, []string{"PARENT"}},
+		{"fields-context", []string{"context", file}, []string{"MIME", "CCONTENT", "CMTEXT", "REPL", "BSUM", "LEVEL", "AMODEL"}},
+		{"fields-tree", []string{"tree", file, "--filter", "all"}, []string{"LEVEL", "ERRMSG", "CMTYPE", "CUSTOMTYPE", "CETARGET", "BSUM", "WEIRDTYPE"}},
+		{"fields-show-assistant", []string{"show", file, "a1"}, nil}, // JSON: escaped as JSON
+		{"fields-show-branch-summary", []string{"show", file, "bs1"}, nil},
+		{"fields-stats", []string{"stats", file}, nil},
+		{"fields-export-md", []string{"export", file, "--format", "md", "-"}, []string{"MIME", "STOP", "ERRMSG", "CTYPE", "CMTEXT", "FROM", "BSUM"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := runTerminal(t, tc.args...)
+			assertPrintable(t, "stdout", ownColours.Replace(r.out))
+			assertPrintable(t, "stderr", r.err)
+			if p := runArbor(t, "", tc.args...); tc.args[0] != "export" {
+				assertPrintable(t, "stdout piped", p.out)
+				assertPrintable(t, "stderr piped", p.err)
+			}
+			for _, tag := range tc.want {
+				if !strings.Contains(r.out+r.err, tag+hostileSeen) {
+					t.Errorf("%s%s is not in the output, escaped:\n%s", tag, hostileSeen, r.out+r.err)
+				}
+			}
+			r.out = ownColours.Replace(r.out) // the golden without arbor's colours
+			golden(t, filepath.Join("hostile", tc.name+".golden"), hostileGolden(r, dir, home))
+		})
+	}
+}
+
 // hostileDamaged has damage whose report quotes ids: a duplicate id and an
 // entry whose parent is unknown.
 func hostileDamaged() string {
