@@ -13,6 +13,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/arborlog/arbor/agent/agenttest"
 	"github.com/arborlog/arbor/internal/termtext"
 	"github.com/arborlog/arbor/window/blob"
 )
@@ -467,5 +468,31 @@ func TestHostileTerminal(t *testing.T) {
 	}
 	if r := runArbor(t, "", "export", file, "--format", "md", "-"); !strings.Contains(r.out, "TEXT"+strings.TrimRight(hostileLoaded, "\n")) {
 		t.Errorf("arbor export --format md piped does not hold the text as recorded:\n%q", r.out)
+	}
+}
+
+// arbor -p prints the model's answer as it came when piped and escaped on a
+// terminal; a provider's error quoting hostile text is one escaped line.
+func TestHostileReply(t *testing.T) {
+	catalogHome(t)
+	t.Setenv("ARBOR_API_KEY", "k")
+	t.Chdir(t.TempDir())
+	reply := "REPLY" + hostileLoaded
+	s := agenttest.New(t, "openai", agenttest.Reply{Text: reply, Chunk: 1 << 10}, agenttest.Reply{Text: reply, Chunk: 1 << 10},
+		agenttest.Reply{Status: 400, Body: `{"error":{"message":` + jstr("ERR"+hostile) + `}}`})
+	args := []string{"--provider", "openai", "--base-url", s.BaseURL(), "--model", "m", "--no-session", "-p", "hi"}
+	tty := runTerminal(t, args...)
+	assertPrintable(t, "stdout", tty.out)
+	assertPrintable(t, "stderr", tty.err)
+	if want := termtext.Block(reply) + "\n"; tty.out != want {
+		t.Errorf("arbor -p on a terminal = %q, want %q", tty.out, want)
+	}
+	if piped := runArbor(t, "", args...); piped.out != reply+"\n" {
+		t.Errorf("arbor -p piped = %q, want the answer as it came", piped.out)
+	}
+	failed := runArbor(t, "", args...)
+	assertPrintable(t, "stderr", failed.err)
+	if failed.code != 1 || !strings.Contains(failed.err, "ERR"+hostileSeen) || strings.Count(failed.err, "\n") != 1 {
+		t.Errorf("a provider's error: exit %d, stderr %q", failed.code, failed.err)
 	}
 }
