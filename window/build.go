@@ -187,30 +187,44 @@ func (r *Result) ForModel() []json.RawMessage {
 // Explain writes, one line each, what was cut, downgraded and left out.
 func (r *Result) Explain() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "budget %d tokens, used %d (%d may not be touched)\n", r.Budget, r.Tokens, r.Protected)
+	for _, line := range r.ExplainLines() {
+		b.WriteString(line)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// ExplainLines is Explain as lines, without their newlines. The ids and roles
+// in them are as the session has them, so a line can hold a newline of its
+// own: a front end prints each as one line (termtext.Line), so that a session
+// cannot add a line that seems to be the planner's.
+func (r *Result) ExplainLines() []string {
+	lines := []string{
+		fmt.Sprintf("budget %d tokens, used %d (%d may not be touched)", r.Budget, r.Tokens, r.Protected),
+	}
 	byLevel := map[session.Level]int{}
 	for _, c := range r.Changes {
 		byLevel[c.To]++
 	}
-	fmt.Fprintf(&b, "%d cut, %d outlined, %d summarized, %s left out\n", len(r.Cuts), byLevel[session.Outlined], byLevel[session.Summarized], plural(r.LeftOut.Turns, "turn"))
+	lines = append(lines, fmt.Sprintf("%d cut, %d outlined, %d summarized, %s left out", len(r.Cuts), byLevel[session.Outlined], byLevel[session.Summarized], plural(r.LeftOut.Turns, "turn")))
 	for _, c := range r.Cuts {
 		where := "the session entry"
 		if c.Blob != "" {
 			where = c.Blob
 		}
-		fmt.Fprintf(&b, "cut        %s  tool result %s → %s, full output in %s\n", c.EntryID, size(c.Bytes), size(c.Kept), where)
+		lines = append(lines, fmt.Sprintf("cut        %s  tool result %s → %s, full output in %s", c.EntryID, size(c.Bytes), size(c.Kept), where))
 	}
 	for _, c := range r.Changes {
-		fmt.Fprintf(&b, "%-10s %s  %s %d → %d tokens\n", c.To, c.EntryID, c.Role, c.Before, c.After)
+		lines = append(lines, fmt.Sprintf("%-10s %s  %s %d → %d tokens", c.To, c.EntryID, c.Role, c.Before, c.After))
 	}
 	if r.LeftOut.Turns > 0 {
-		fmt.Fprintf(&b, "left out   %s (%s, %d tokens), oldest first\n", plural(r.LeftOut.Turns, "turn"), plural(r.LeftOut.Messages, "message"), r.LeftOut.Tokens)
+		lines = append(lines, fmt.Sprintf("left out   %s (%s, %d tokens), oldest first", plural(r.LeftOut.Turns, "turn"), plural(r.LeftOut.Messages, "message"), r.LeftOut.Tokens))
 	}
 	for _, id := range r.Closed {
-		fmt.Fprintf(&b, "closed     tool call %s had no result; sent an error result\n", id)
+		lines = append(lines, fmt.Sprintf("closed     tool call %s had no result; sent an error result", id))
 	}
 	for _, id := range r.Orphans {
-		fmt.Fprintf(&b, "orphan     %s  tool result without its call, sent as user text\n", id)
+		lines = append(lines, fmt.Sprintf("orphan     %s  tool result without its call, sent as user text", id))
 	}
-	return b.String()
+	return lines
 }

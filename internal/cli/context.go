@@ -207,7 +207,10 @@ func (o *contextOptions) fit(ctx session.Context, res map[string]session.Resolut
 		return ctx, nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if o.explain {
-		fmt.Fprint(o.io.ErrOut, termtext.Block(r.Explain()))
+		// Each line quotes ids and roles from the session: one line each, newlines escaped.
+		for _, line := range r.ExplainLines() {
+			fprintf(o.io.ErrOut, "%s\n", line)
+		}
 	}
 	marks := map[int]string{}
 	for i, m := range r.Messages {

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/arborlog/arbor/agent/agenttest"
 	"github.com/arborlog/arbor/internal/termtext"
 	"github.com/arborlog/arbor/window/blob"
 )
@@ -78,6 +79,76 @@ func hostileSession() string {
 	return strings.Join(lines, "\n") + "\n"
 }
 
+// hostileFields carries hostile in the fields hostileSession leaves out: the
+// parent session, a thinking level, an image's MIME type, a tool call's
+// id and argument keys, an assistant's api, stop reason and error message,
+// usage figures that are strings, a custom message, a custom_message entry,
+// a custom entry, context edits, a branch summary and an unknown entry type.
+func hostileFields() string {
+	h := func(tag string) string { return jstr(tag + hostile) }
+	ts := func(n int) string { return fmt.Sprintf(`"2020-01-15T12:01:%02d.000Z"`, n) }
+	ms := func(n int) string { return fmt.Sprint(1579089660000 + n*1000) }
+	img := `{"type":"image","data":"R0lGODlhAQABAAAAACw=","mimeType":`
+	lines := []string{
+		`{"type":"session","version":3,"id":"0195f1c2-ffff-7fff-8fff-ffffffffffff","timestamp":` + ts(0) + `,"cwd":"/p","parentSession":` + jstr("/p/PARENT"+pathHostile+".jsonl") + `}`,
+		`{"type":"thinking_level_change","id":"th","parentId":null,"timestamp":` + ts(0) + `,"thinkingLevel":` + h("LEVEL") + `}`,
+		`{"type":"message","id":"u1","parentId":"th","timestamp":` + ts(1) + `,"message":{"role":"user","content":[{"type":"text","text":"look"},` + img + h("MIME") + `}],"timestamp":` + ms(1) + `}}`,
+		`{"type":"message","id":"a1","parentId":"u1","timestamp":` + ts(2) + `,"message":{"role":"assistant","content":[{"type":"toolCall","id":` + h("CALLID") + `,"name":"read","arguments":{` + h("ARGKEY") + `:` + h("ARGVAL") + `}}],"api":` + h("API") + `,"provider":` + h("APROV") + `,"model":` + h("AMODEL") + `,"usage":{"input":` + h("UIN") + `,"output":10,"cacheRead":0,"cacheWrite":0,"totalTokens":` + h("UTOT") + `,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":` + h("UCOST") + `}},"stopReason":` + h("STOP") + `,"errorMessage":` + h("ERRMSG") + `,"timestamp":` + ms(2) + `}}`,
+		`{"type":"message","id":"t1","parentId":"a1","timestamp":` + ts(3) + `,"message":{"role":"toolResult","toolCallId":` + h("CALLID") + `,"toolName":"read","content":[{"type":"text","text":"seen"},` + img + h("TMIME") + `}],"isError":true,"timestamp":` + ms(3) + `}}`,
+		`{"type":"message","id":"c1","parentId":"t1","timestamp":` + ts(4) + `,"message":{"role":"custom","customType":` + h("CTYPE") + `,"content":` + h("CCONTENT") + `,"display":true,"timestamp":` + ms(4) + `}}`,
+		`{"type":"custom_message","customType":` + h("CMTYPE") + `,"content":[{"type":"text","text":` + h("CMTEXT") + `}],"display":true,"id":"cm1","parentId":"c1","timestamp":` + ts(5) + `}`,
+		`{"type":"custom","customType":` + h("CUSTOMTYPE") + `,"data":{"x":` + h("CDATA") + `},"id":"cu1","parentId":"cm1","timestamp":` + ts(6) + `}`,
+		`{"type":"context_edit","id":"ce1","parentId":"cu1","timestamp":` + ts(7) + `,"targetId":"t1","replacement":{"content":[{"type":"text","text":` + h("REPL") + `}]}}`,
+		`{"type":"context_edit","id":"ce2","parentId":"ce1","timestamp":` + ts(8) + `,"targetId":` + h("CETARGET") + `,"replacement":null}`,
+		`{"type":"branch_summary","id":"bs1","parentId":"ce2","timestamp":` + ts(9) + `,"fromId":` + h("FROM") + `,"summary":` + h("BSUM") + `,"details":{"readFiles":[` + h("BREAD") + `],"modifiedFiles":[]}}`,
+		`{"type":` + h("WEIRDTYPE") + `,"id":"w1","parentId":"bs1","timestamp":` + ts(10) + `}`,
+	}
+	return strings.Join(lines, "\n") + "\n"
+}
+
+// TestHostileFields runs the commands that print these fields on
+// hostileFields, piped and on a terminal: nothing a terminal would act on
+// gets through, and each field is there, escaped (tool arguments and the
+// entries show prints are JSON, which escapes ESC as \u001b).
+func TestHostileFields(t *testing.T) {
+	home := catalogHome(t)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "fields.jsonl")
+	if err := os.WriteFile(file, []byte(hostileFields()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"fields-info", []string{"info", file}, []string{"PARENT"}},
+		{"fields-context", []string{"context", file}, []string{"MIME", "CCONTENT", "CMTEXT", "REPL", "BSUM", "LEVEL", "AMODEL"}},
+		{"fields-tree", []string{"tree", file, "--filter", "all"}, []string{"LEVEL", "ERRMSG", "CMTYPE", "CUSTOMTYPE", "CETARGET", "BSUM", "WEIRDTYPE"}},
+		{"fields-show-assistant", []string{"show", file, "a1"}, nil}, // JSON: escaped as JSON
+		{"fields-show-branch-summary", []string{"show", file, "bs1"}, nil},
+		{"fields-stats", []string{"stats", file}, nil},
+		{"fields-export-md", []string{"export", file, "--format", "md", "-"}, []string{"MIME", "STOP", "ERRMSG", "CTYPE", "CMTEXT", "FROM", "BSUM"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := runTerminal(t, tc.args...)
+			assertPrintable(t, "stdout", ownColours.Replace(r.out))
+			assertPrintable(t, "stderr", r.err)
+			if p := runArbor(t, "", tc.args...); tc.args[0] != "export" {
+				assertPrintable(t, "stdout piped", p.out)
+				assertPrintable(t, "stderr piped", p.err)
+			}
+			for _, tag := range tc.want {
+				if !strings.Contains(r.out+r.err, tag+hostileSeen) {
+					t.Errorf("%s%s is not in the output, escaped:\n%s", tag, hostileSeen, r.out+r.err)
+				}
+			}
+			r.out = ownColours.Replace(r.out) // the golden without arbor's colours
+			golden(t, filepath.Join("hostile", tc.name+".golden"), hostileGolden(r, dir, home))
+		})
+	}
+}
+
 // hostileDamaged has damage whose report quotes ids: a duplicate id and an
 // entry whose parent is unknown.
 func hostileDamaged() string {
@@ -86,6 +157,26 @@ func hostileDamaged() string {
 		return `{"type":"message","id":` + jstr(id) + `,"parentId":` + parent + `,"timestamp":"2020-01-15T12:00:01.000Z","message":{"role":"user","content":"x","timestamp":1579089601000}}`
 	}
 	return strings.Join([]string{hdr, msg("DUP"+hostile, "null"), msg("DUP"+hostile, "null"), msg("ORPHAN"+hostile, jstr("PARENT"+hostile)), "{\x1b[2J not json"}, "\n") + "\n"
+}
+
+// hostileExplain has what context --budget --explain names: ids and a role
+// that carry hostile (with its newline and tab), a call without its result,
+// a result without its call and a tool result long enough to be cut.
+func hostileExplain() string {
+	ts := func(n int) string { return fmt.Sprintf(`"2020-01-15T12:00:%02d.000Z"`, n) }
+	ms := func(n int) string { return fmt.Sprint(1579089600000 + n*1000) }
+	usage := `"usage":{"input":10,"output":10,"cacheRead":0,"cacheWrite":0,"totalTokens":20,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}}`
+	long := strings.Repeat("words to outline ", 60)
+	lines := []string{
+		`{"type":"session","version":3,"id":"0195f1c2-eeee-7eee-8eee-eeeeeeeeeeee","timestamp":` + ts(0) + `,"cwd":"/p"}`,
+		`{"type":"message","id":` + jstr("U1"+hostile) + `,"parentId":null,"timestamp":` + ts(1) + `,"message":{"role":"user","content":` + jstr("first "+long) + `,"timestamp":` + ms(1) + `}}`,
+		`{"type":"message","id":` + jstr("A1"+hostile) + `,"parentId":` + jstr("U1"+hostile) + `,"timestamp":` + ts(2) + `,"message":{"role":"assistant","content":[{"type":"text","text":` + jstr(long) + `},{"type":"toolCall","id":` + jstr("CALL"+hostile) + `,"name":"read","arguments":{"path":"a"}},{"type":"toolCall","id":"call2","name":"read","arguments":{"path":"b"}}],"api":"anthropic-messages","provider":"anthropic","model":"m",` + usage + `,"stopReason":"toolUse","timestamp":` + ms(2) + `}}`,
+		`{"type":"message","id":` + jstr("T2"+hostile) + `,"parentId":` + jstr("A1"+hostile) + `,"timestamp":` + ts(3) + `,"message":{"role":"toolResult","toolCallId":"call2","toolName":"read","content":[{"type":"text","text":` + jstr(strings.Repeat("output line\n", 400)) + `}],"isError":false,"timestamp":` + ms(3) + `}}`,
+		`{"type":"message","id":` + jstr("T3"+hostile) + `,"parentId":` + jstr("T2"+hostile) + `,"timestamp":` + ts(4) + `,"message":{"role":"toolResult","toolCallId":` + jstr("ORPHAN"+hostile) + `,"toolName":"read","content":[{"type":"text","text":"lost"}],"isError":false,"timestamp":` + ms(4) + `}}`,
+		`{"type":"message","id":"a2","parentId":` + jstr("T3"+hostile) + `,"timestamp":` + ts(5) + `,"message":{"role":"assistant","content":[{"type":"text","text":` + jstr(long) + `}],"api":"anthropic-messages","provider":"anthropic","model":"m",` + usage + `,"stopReason":"stop","timestamp":` + ms(5) + `}}`,
+		`{"type":"message","id":"u2","parentId":"a2","timestamp":` + ts(6) + `,"message":{"role":"user","content":"last","timestamp":` + ms(6) + `}}`,
+	}
+	return strings.Join(lines, "\n") + "\n"
 }
 
 // TestHostileText runs every command that prints text a session supplied on
@@ -155,6 +246,36 @@ func TestHostileText(t *testing.T) {
 			golden(t, filepath.Join("hostile", tc.name+".golden"), hostileGolden(r, dir, home))
 		})
 	}
+}
+
+// context --explain names entries and tool calls by their ids, one line
+// each: an id's newline is escaped with the rest, so a session cannot add a
+// line that reads as the planner's.
+func TestHostileExplain(t *testing.T) {
+	home := catalogHome(t)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "explain.jsonl")
+	if err := os.WriteFile(file, []byte(hostileExplain()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := runArbor(t, "", "context", file, "--budget", "1000", "--explain")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.err)
+	}
+	assertPrintable(t, "stdout", r.out)
+	assertPrintable(t, "stderr", r.err)
+	own := regexp.MustCompile(`^(budget \d+ tokens|\d+ cut, |cut        |outlined   |summarized |left out   |closed     tool call |orphan     )`)
+	for _, line := range strings.Split(strings.TrimSuffix(r.err, "\n"), "\n") {
+		if !own.MatchString(line) {
+			t.Errorf("--explain printed a line that is not its own: %q", line)
+		}
+	}
+	for _, tag := range []string{"T2", "A1", "CALL", "T3"} {
+		if !strings.Contains(r.err, tag+hostileSeen) {
+			t.Errorf("%s%s is not in --explain, escaped:\n%s", tag, hostileSeen, r.err)
+		}
+	}
+	golden(t, filepath.Join("hostile", "context-explain.golden"), hostileGolden(r, dir, home))
 }
 
 // assertPrintable fails when text holds anything a terminal would act on:
@@ -347,5 +468,31 @@ func TestHostileTerminal(t *testing.T) {
 	}
 	if r := runArbor(t, "", "export", file, "--format", "md", "-"); !strings.Contains(r.out, "TEXT"+strings.TrimRight(hostileLoaded, "\n")) {
 		t.Errorf("arbor export --format md piped does not hold the text as recorded:\n%q", r.out)
+	}
+}
+
+// arbor -p prints the model's answer as it came when piped and escaped on a
+// terminal; a provider's error quoting hostile text is one escaped line.
+func TestHostileReply(t *testing.T) {
+	catalogHome(t)
+	t.Setenv("ARBOR_API_KEY", "k")
+	t.Chdir(t.TempDir())
+	reply := "REPLY" + hostileLoaded
+	s := agenttest.New(t, "openai", agenttest.Reply{Text: reply, Chunk: 1 << 10}, agenttest.Reply{Text: reply, Chunk: 1 << 10},
+		agenttest.Reply{Status: 400, Body: `{"error":{"message":` + jstr("ERR"+hostile) + `}}`})
+	args := []string{"--provider", "openai", "--base-url", s.BaseURL(), "--model", "m", "--no-session", "-p", "hi"}
+	tty := runTerminal(t, args...)
+	assertPrintable(t, "stdout", tty.out)
+	assertPrintable(t, "stderr", tty.err)
+	if want := termtext.Block(reply) + "\n"; tty.out != want {
+		t.Errorf("arbor -p on a terminal = %q, want %q", tty.out, want)
+	}
+	if piped := runArbor(t, "", args...); piped.out != reply+"\n" {
+		t.Errorf("arbor -p piped = %q, want the answer as it came", piped.out)
+	}
+	failed := runArbor(t, "", args...)
+	assertPrintable(t, "stderr", failed.err)
+	if failed.code != 1 || !strings.Contains(failed.err, "ERR"+hostileSeen) || strings.Count(failed.err, "\n") != 1 {
+		t.Errorf("a provider's error: exit %d, stderr %q", failed.code, failed.err)
 	}
 }

@@ -119,14 +119,17 @@ func lineArgs(a []any) []any {
 // lineArg formats as its termtext.Line form, keeping width and flags. %q
 // formats the text itself: strconv.Quote escapes every character
 // termtext.Forbidden names, and escaping twice would double the backslashes.
+// %#q can write the text raw between backquotes (strconv.CanBackquote lets
+// U+202E and U+009B through), so what %q writes goes through Line too: it
+// changes nothing Quote escaped.
 type lineArg string
 
 func (s lineArg) Format(st fmt.State, verb rune) {
-	text := string(s)
-	if verb != 'q' {
-		text = termtext.Line(text)
+	if verb == 'q' {
+		io.WriteString(st, termtext.Line(fmt.Sprintf(fmt.FormatString(st, verb), string(s))))
+		return
 	}
-	fmt.Fprintf(st, fmt.FormatString(st, verb), text)
+	fmt.Fprintf(st, fmt.FormatString(st, verb), termtext.Line(string(s)))
 }
 
 // usageError is bad usage: exit status 2.

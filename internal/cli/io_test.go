@@ -25,6 +25,7 @@ func TestFprintfEscapesArguments(t *testing.T) {
 		{"%v", []any{errors.New("bad \x9b id")}, `bad \x9b id`},
 		{"%s", []any{kind("type\n")}, `type\n`},
 		{"%q", []any{"say \x1b[2J"}, `"say \x1b[2J"`},
+		{"%#q", []any{"rtl\u202e \u009b"}, "`rtl\\u202e \\u009b`"},
 		{"%d entries in %s", []any{3, "plain"}, "3 entries in plain"},
 		{"ids %v", []any{[]string{"a\x1b", "b"}}, `ids [a\x1b b]`},
 	} {
@@ -43,7 +44,7 @@ func FuzzFprintf(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		for _, format := range []string{"%s", "%-16s", "%q", "%v", "%8v"} {
+		for _, format := range []string{"%s", "%-16s", "%q", "%#q", "%v", "%8v"} {
 			var b strings.Builder
 			fprintf(&b, format, s)
 			fprintf(&b, format, []string{s, s})

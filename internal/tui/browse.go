@@ -120,6 +120,7 @@ func (b *Browser) Init() tea.Cmd {
 
 // Update routes a message to the view on screen.
 func (b *Browser) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	msg = typed(msg)
 	switch msg := msg.(type) {
 	case tea.BackgroundColorMsg:
 		b.dark = msg.IsDark()

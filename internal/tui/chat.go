@@ -333,6 +333,7 @@ func (c *Chat) Init() tea.Cmd {
 
 // Update handles a message.
 func (c *Chat) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	msg = typed(msg)
 	switch msg := msg.(type) {
 	case tea.BackgroundColorMsg:
 		c.dark = msg.IsDark()

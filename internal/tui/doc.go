@@ -19,7 +19,10 @@
 //     the view shows a spinner (and the indexer's progress) meanwhile.
 //   - Text from a session (names, messages, paths, ids, labels) reaches the
 //     screen only through clean, which escapes control characters, ESC, C1,
-//     bidirectional controls and line separators.
+//     bidirectional controls and line separators. What the user types or
+//     pastes into a text field (the editor, a search, a label) goes in
+//     through typed, escaped the same way: the fields drop control characters
+//     themselves but would draw a pasted U+202E as it is.
 //   - Writes go through the same libraries as the commands: a rename appends a
 //     session_info (jsonl), delete and restore are the catalog's trash, a
 //     branch moves the active cursor through the jsonl store, with a branch

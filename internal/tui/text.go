@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
 	"github.com/arborlog/arbor/internal/termtext"
 	"github.com/charmbracelet/x/ansi"
 )
@@ -16,6 +17,24 @@ import (
 // that are not UTF-8 are shown escaped (\x1b, \u202e, \xff), so a file cannot
 // move the cursor, restyle, reorder or split a line.
 func clean(s string) string { return termtext.Line(s) }
+
+// typed is a key press or a paste made safe for a text field, as editable
+// makes a session's text: the fields drop control characters themselves but
+// draw bidirectional controls and line separators as they are, so a pasted
+// U+202E would reverse what the field shows. What a terminal would act on is
+// put in the field escaped (\u202e); a pasted carriage return still ends a
+// line. Browser and Chat pass every message through it first.
+func typed(msg tea.Msg) tea.Msg {
+	switch m := msg.(type) {
+	case tea.KeyPressMsg:
+		m.Text = editable(m.Text)
+		return m
+	case tea.PasteMsg:
+		m.Content = editable(strings.ReplaceAll(strings.ReplaceAll(m.Content, "\r\n", "\n"), "\r", "\n"))
+		return m
+	}
+	return msg
+}
 
 // oneLine puts a session's text on one line (runs of white space become one
 // space) and cleans it.

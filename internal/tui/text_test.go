@@ -5,6 +5,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/arborlog/arbor/internal/termtext"
 	"github.com/arborlog/arbor/session/jsonl"
 )
@@ -68,4 +69,48 @@ func TestHostileName(t *testing.T) {
 			t.Errorf("the screen does not show the name escaped:\n%s", sc)
 		}
 	}
+}
+
+// hostileTyped is what a user can type or paste that the text fields would
+// draw as it is: bidirectional controls and line separators (the fields drop
+// C0 and C1 themselves). Pasted, the ESC and the BEL are shown escaped too.
+const hostileTyped = "abc\u202eRTL\u2066iso\u200f\u061c\u2028sep"
+
+// assertDrawn fails when a screen, the styles (SGR) taken off, holds a
+// character a terminal would act on other than newline.
+func assertDrawn(t *testing.T, what, screen string) {
+	t.Helper()
+	for _, r := range sgr.ReplaceAllString(screen, "") {
+		if r != '\n' && termtext.Forbidden(r) {
+			t.Errorf("%s holds %U: %q", what, r, screen)
+			return
+		}
+	}
+}
+
+// TestHostileTyping: what the user types or pastes into the chat's editor,
+// the picker's search or the tree's label field is shown escaped, as a
+// session's text is (the editor keeps the escaped text: a prompt the user
+// recalls from the history is put there escaped the same way).
+func TestHostileTyping(t *testing.T) {
+	const seen = `abc\u202eRTL\u2066iso\u200f\u061c\u2028sep`
+	h := newChat(t)
+	h.typeText(hostileTyped)
+	h.send(tea.PasteMsg{Content: " pasted\x1b]52;c;ZXZpbA==\x07" + hostileTyped + "\r\nnext\rlast"})
+	want := seen + ` pasted\x1b]52;c;ZXZpbA==\a` + seen + "\nnext\nlast"
+	if got := h.c.editor.Value(); got != want {
+		t.Errorf("the editor holds %q, want %q", got, want)
+	}
+	assertDrawn(t, "the chat", h.c.View().Content)
+	golden(t, "chat-typed-hostile", h.screen())
+
+	f := newFixture(t)
+	b := newHarness(t, BrowseOptions{}, 100, 30)
+	b.typeText(hostileTyped)
+	b.send(tea.PasteMsg{Content: hostileTyped})
+	if got := b.b.picker.query.Value(); got != seen+seen {
+		t.Errorf("the picker's search holds %q, want %q", got, seen+seen)
+	}
+	assertDrawn(t, "the picker", b.b.View().Content)
+	golden(t, "picker-typed-hostile", b.screen(f))
 }
