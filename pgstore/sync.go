@@ -59,6 +59,9 @@ func (s *Store) Push(data []byte) (SyncResult, error) {
 	}
 	entries := l.Entries()
 	res := SyncResult{ID: h.ID}
+	if err := storable(h.ID, entries); err != nil {
+		return res, err
+	}
 	ctx, cancel := s.ctx()
 	defer cancel()
 	err := s.withConn(ctx, func(c *pgx.Conn) error {

@@ -170,6 +170,9 @@ func (w *writer) Write(e *session.Entry) error {
 	if w.broken != nil {
 		return w.broken
 	}
+	if err := storable(w.id, []*session.Entry{e}); err != nil {
+		return err
+	}
 	if !w.created {
 		w.pending = append(w.pending, e)
 		if w.defer_ && !jsonl.HasConversation(w.pending) {
@@ -455,6 +458,9 @@ func (w *writer) close() error {
 // flush or assistant message, as for Create. l itself stays in memory.
 func (s *Store) Adopt(l *session.Log, o store.Options) (*Session, error) {
 	h := l.Header()
+	if err := storable(h.ID, l.Entries()); err != nil {
+		return nil, err
+	}
 	w := &writer{st: s, id: h.ID, policy: o.Durability, defer_: !o.Immediate}
 	ctx, cancel := s.ctx()
 	defer cancel()
