@@ -358,6 +358,61 @@ func TestReplacedFile(t *testing.T) {
 	})
 }
 
+// TestRewriteCarriesWhatOthersAppendedSinceOpen: a file that the first append
+// rewrites (an old version, no header) keeps what others appended to it
+// between Open and that append, and the line another writer was still
+// writing when it was opened: all carried over whole, and indexed once.
+func TestRewriteCarriesWhatOthersAppendedSinceOpen(t *testing.T) {
+	half := foreignLine(2)[:40]
+	for name, start := range map[string]string{
+		"version 2":           lines(hdrV2, user1, hookV2),
+		"no header":           lines(user1, asst1),
+		"version 2, torn end": lines(hdrV2, user1, hookV2) + half,
+	} {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "s.jsonl")
+			if err := os.WriteFile(path, []byte(start), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			s, err := Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			want := []string{foreignLine(1)}
+			if strings.HasSuffix(start, half) {
+				appendRaw(t, path, foreignLine(2)[len(half):]+"\n") // the line in flight is finished
+				want = append(want, foreignLine(2))
+			}
+			appendRaw(t, path, foreignLine(1)+"\n")
+			e, err := s.AppendMessage(assistant(t, "mine"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.AppendMessage(user(t, "again")); err != nil {
+				t.Fatal(err)
+			}
+			data := readString(t, path)
+			for _, w := range append(want, string(e.Raw())) {
+				if !strings.Contains(data, "\n"+w+"\n") {
+					t.Errorf("the rewritten file lacks %.70s…", w)
+				}
+			}
+			for _, id := range []string{"f0000001", "f0000002"} {
+				if s.Entry(id) == nil && strings.Contains(data, id) {
+					t.Errorf("the other writer's entry %s is not indexed", id)
+				}
+			}
+			if r := s.Report(); len(r.DuplicateIDs) > 0 {
+				t.Errorf("lines carried over were indexed twice: %v", r.DuplicateIDs)
+			}
+			if n, _ := Read(path); !n.Report().Clean() {
+				t.Errorf("rewritten file damaged: %+v", n.Report())
+			}
+		})
+	}
+}
+
 // fileHasRenamed reports whether path is now a file whose first line is a version 3 header.
 func fileHasRenamed(t *testing.T, path string) bool {
 	line, err := FirstLine(path)

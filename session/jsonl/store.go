@@ -85,8 +85,14 @@ type store struct {
 	repairs  []string         // what the repairs did, in order, for fsck and the caller
 	buf      []byte           // reused line buffer: one write(2) per line
 	tornAt   int64            // where a torn last line starts, when repairTerminate is for one
-	broken   error            // the path no longer names the open file: every write fails with this
-	closed   bool
+	// whole is where the lines readOthers indexed end: size, or the start of
+	// a torn last line it left for later.
+	whole int64
+	// snapEnd is where the bytes the snapshot was read from end, in the file a
+	// rewrite replaces: what follows them is others' and is carried over.
+	snapEnd int64
+	broken  error // the path no longer names the open file: every write fails with this
+	closed  bool
 }
 
 var _ session.Store = (*store)(nil)
@@ -105,8 +111,17 @@ func (s *store) Refresh() ([]*session.Entry, error) {
 	if s.broken != nil {
 		return nil, s.broken
 	}
-	if !s.created || s.repair == repairRewrite || s.f == nil {
+	if !s.created || s.f == nil {
 		return nil, nil
+	}
+	if s.repair == repairRewrite {
+		// The rewrite has not happened yet: index what others appended to the
+		// original since it was read (the rewrite carries those bytes over),
+		// and leave the fragment, if any, to the rewrite.
+		tornAt := s.tornAt
+		out, err := s.readOthers()
+		s.repair, s.tornAt = repairRewrite, tornAt
+		return out, err
 	}
 	return s.readOthers()
 }
@@ -146,6 +161,7 @@ func (s *store) readOthers() ([]*session.Entry, error) {
 		}
 		last := buf[at:]
 		complete := bytes.LastIndexByte(last, '\n') + 1
+		s.whole = end
 		switch {
 		case buf[len(buf)-1] == '\n':
 			s.repair = repairNone
@@ -162,6 +178,7 @@ func (s *store) readOthers() ([]*session.Entry, error) {
 			// A torn line (its writer died, or writes lines in pieces): leave it,
 			// as an unreadable line that fsck reports, ended by the next append.
 			s.repair, s.tornAt = repairTerminate, end-int64(len(last)-complete)
+			s.whole = s.tornAt
 		}
 		s.own, s.size = nil, end
 		return append(out, session.ParseEntries(last[:complete])...), nil
@@ -515,7 +532,10 @@ func (s *store) rewrite() error {
 	if _, err := nf.Write(b.Bytes()); err != nil {
 		return failLocked(err)
 	}
-	carried := int64(len(orig))
+	// Everything past what the snapshot was read from is others': carried over
+	// as it is, and what of it was indexed already is not read again.
+	carried := s.snapEnd
+	indexed := s.whole - s.snapEnd
 	carry := func(dst File) error {
 		more, err := readFrom(s.f, carried)
 		if err != nil || len(more) == 0 {
@@ -549,7 +569,9 @@ func (s *store) rewrite() error {
 	s.f.Close()
 	s.lock.release()
 	s.f, s.lock, s.own, s.snapshot, s.pathChecked = nf, nl, nil, nil, time.Time{}
-	s.size = int64(b.Len()) // what was carried over is read as others' lines
+	// What was carried over and not indexed yet is read as others' lines.
+	s.size = int64(b.Len()) + max(indexed, 0)
+	s.whole = s.size
 	s.repairs = append(s.repairs, fmt.Sprintf("kept the original of %s as %s and rewrote it with a version %d header", s.path, bak, session.CurrentVersion))
 	return nil
 }
