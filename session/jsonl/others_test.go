@@ -102,6 +102,62 @@ func TestForeignAppender(t *testing.T) {
 	}
 }
 
+// TestGluedOntoAFragment: another writer begins a line after the store last
+// looked and before its write(2) lands, so the entry goes onto the end of
+// that fragment, where it cannot be read. The entry is acknowledged only once
+// it is in the file on a line of its own: written again after a look, and,
+// when the other writer keeps beginning lines in the way, after a newline of
+// its own.
+func TestGluedOntoAFragment(t *testing.T) {
+	for _, times := range []int{1, 100} {
+		t.Run(strconv.Itoa(times), func(t *testing.T) {
+			path, _ := seed(t)
+			ffs := newFaultFS()
+			s, err := Open(path, WithFS(ffs))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			begun := 0
+			ffs.write = func(name string, p []byte) (int, error) {
+				if name == path && begun < times && bytes.Contains(p, []byte("mine")) {
+					// The other writer's line i begins (and, before the next one
+					// begins, ends) right before this write lands.
+					if begun > 0 {
+						appendRaw(t, path, foreignLine(begun - 1)[20:]+"\n")
+					}
+					appendRaw(t, path, foreignLine(begun)[:20])
+					begun++
+				}
+				return len(p), nil
+			}
+			e, err := s.AppendMessage(assistant(t, "mine"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			ffs.write = nil
+			appendRaw(t, path, foreignLine(begun - 1)[20:]+"\n")
+			data := readString(t, path)
+			if !strings.Contains(data, "\n"+string(e.Raw())+"\n") {
+				t.Fatalf("acknowledged entry %s is not on a line of its own:\n%s", e.ID, data)
+			}
+			l, err := Read(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if l.Entry(e.ID) == nil {
+				t.Fatalf("acknowledged entry %s does not load", e.ID)
+			}
+			if r := l.Report(); len(r.DuplicateIDs) > 0 {
+				t.Errorf("the entry is in the file twice: %v", r.DuplicateIDs)
+			}
+			if times == 1 && strings.Count(data, string(e.Raw())) != 2 {
+				t.Errorf("want the glued copy and one copy on its own line")
+			}
+		})
+	}
+}
+
 // TestLockBelongsToTheFile: a second writer through a symlink, a hard link or
 // a path with ".." meets the lock of the first, named; nothing is created
 // beside the session.

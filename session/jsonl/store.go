@@ -91,7 +91,8 @@ type store struct {
 	// snapEnd is where the bytes the snapshot was read from end, in the file a
 	// rewrite replaces: what follows them is others' and is carried over.
 	snapEnd int64
-	broken  error // the path no longer names the open file: every write fails with this
+	others  []*session.Entry // others' entries read while writing, for the next Refresh
+	broken  error            // the path no longer names the open file: every write fails with this
 	closed  bool
 }
 
@@ -114,6 +115,8 @@ func (s *store) Refresh() ([]*session.Entry, error) {
 	if !s.created || s.f == nil {
 		return nil, nil
 	}
+	stash := s.others
+	s.others = nil
 	if s.repair == repairRewrite {
 		// The rewrite has not happened yet: index what others appended to the
 		// original since it was read (the rewrite carries those bytes over),
@@ -121,9 +124,10 @@ func (s *store) Refresh() ([]*session.Entry, error) {
 		tornAt := s.tornAt
 		out, err := s.readOthers()
 		s.repair, s.tornAt = repairRewrite, tornAt
-		return out, err
+		return append(stash, out...), err
 	}
-	return s.readOthers()
+	out, err := s.readOthers()
+	return append(stash, out...), err
 }
 
 // readOthers parses the complete lines others appended past s.size (skipping
@@ -206,10 +210,88 @@ func (s *store) Write(e *session.Entry) error {
 		}
 		return err
 	}
-	if err := s.fix(); err != nil {
+	sync := s.policy.SyncsAfter(e)
+	for try := 0; ; try++ {
+		if err := s.fix(); err != nil {
+			return err
+		}
+		for look := 0; look < looks && s.grew(); look++ {
+			// Others appended since the last look (while the entry was being
+			// made): look again right before the write, so a line they have
+			// begun is finished (or ended) first.
+			if err := s.lookAgain(); err != nil {
+				return err
+			}
+		}
+		n := len(s.own)
+		line := e.Raw()
+		forced := try == gluedTries
+		if forced {
+			// On a line of its own whatever else is in flight: the newline is in the same write(2).
+			line = append([]byte{'\n'}, line...)
+		}
+		if err := s.appendLines([][]byte{line}, sync); err != nil {
+			return err
+		}
+		if forced || len(s.own) == n || !s.glued(s.own[n].start) {
+			return nil
+		}
+		// Another writer began a line after this store last looked and before
+		// its write(2) landed: the entry went onto the end of that fragment and
+		// is unreadable there. It is not acknowledged until it is in the file on
+		// a line of its own: look again (let the fragment finish, or end it),
+		// and write it again.
+		if err := s.lookAgain(); err != nil {
+			return err
+		}
+	}
+}
+
+// looks bounds how often one append looks again at a file that grew since
+// the last look; gluedTries how often an entry that landed on another
+// writer's unfinished line is written again before it is written after a
+// newline of its own, which no unfinished line can precede.
+const looks, gluedTries = 3, 8
+
+// lookAgain reads what others appended, for the next Refresh to index, and
+// ends a fragment that stays.
+func (s *store) lookAgain() error {
+	more, err := s.readOthers()
+	if err != nil {
 		return err
 	}
-	return s.appendLines([][]byte{e.Raw()}, s.policy.SyncsAfter(e))
+	s.others = append(s.others, more...)
+	return s.fix()
+}
+
+// grew reports whether the file is longer than this store knows it to be.
+func (s *store) grew() bool {
+	end := s.size
+	if len(s.own) > 0 {
+		end = s.own[len(s.own)-1].end
+	}
+	st, err := s.f.Stat()
+	return err == nil && st.Size() != end
+}
+
+// glued reports whether the line this store wrote at start went onto the end
+// of another writer's unfinished line: what precedes it back to the last
+// newline is not JSON white space.
+func (s *store) glued(start int64) bool {
+	if start == 0 {
+		return false
+	}
+	const back = 64
+	from := max(start-back, 0)
+	buf := make([]byte, start-from)
+	if n, err := s.f.ReadAt(buf, from); n < len(buf) && err != nil {
+		return true
+	}
+	i := bytes.LastIndexByte(buf, '\n')
+	if i < 0 && from > 0 {
+		return true
+	}
+	return len(bytes.Trim(buf[i+1:], " \t\r")) > 0
 }
 
 // appendLines writes each line with one write(2) and records where it landed.
