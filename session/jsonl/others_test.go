@@ -335,6 +335,30 @@ func TestReplacedFile(t *testing.T) {
 			t.Errorf("the append after reopening is not in the file")
 		}
 	})
+	t.Run("hard link, then renamed over", func(t *testing.T) {
+		// The file keeps a link at the other name, so it is not unlinked; but
+		// the session's path names the new file from the rename on.
+		path, _ := seed(t)
+		if err := os.Link(path, filepath.Join(filepath.Dir(path), "hard.jsonl")); err != nil {
+			t.Fatal(err)
+		}
+		s, err := Open(path, WithDurability(Never))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		if _, err := s.AppendMessage(user(t, "before")); err != nil {
+			t.Fatal(err)
+		}
+		replace(t, path) // at once: within the millisecond the path is trusted for a file of one link
+		e, err := s.AppendMessage(user(t, "after"))
+		if err == nil {
+			t.Fatalf("entry %s acknowledged though %s names another file", e.ID, path)
+		}
+		if !strings.Contains(err.Error(), "replaced") || !strings.Contains(err.Error(), path) {
+			t.Errorf("error %q does not say %s was replaced", err, path)
+		}
+	})
 	t.Run("during a write", func(t *testing.T) {
 		path, _ := seed(t)
 		ffs := newFaultFS()

@@ -70,8 +70,10 @@ type store struct {
 	lock   *writerLock
 
 	f File
-	// pathChecked is when the path last named f (checkPath).
+	// pathChecked is when the path last named f (checkPath), and links f's
+	// link count then.
 	pathChecked time.Time
+	links       int
 	size        int64  // [0, size) of the file is accounted for: read, or written by this store
 	own         []span // this store's lines past size, in file order, with others' bytes before them
 	created     bool   // the file exists with a header
@@ -420,12 +422,15 @@ const pathEvery = time.Millisecond
 // renamed over or removed): what was written went to a file nobody will read.
 // It runs after every write, before the entry is acknowledged.
 func (s *store) checkPath(mine fs.FileInfo) error {
-	if links(mine) == 1 && time.Since(s.pathChecked) < pathEvery {
+	// A file that had other links and lost one (renamed over at this path,
+	// kept at another) is looked at at once, like one with several links.
+	n := links(mine)
+	if n == 1 && s.links == 1 && time.Since(s.pathChecked) < pathEvery {
 		return nil
 	}
 	now, err := s.fs.Stat(s.path)
 	if err == nil && os.SameFile(mine, now) {
-		s.pathChecked = time.Now()
+		s.pathChecked, s.links = time.Now(), n
 		return nil
 	}
 	how := "was replaced by another file (an editor, sed -i or a sync tool renamed a new file over it)"
@@ -650,7 +655,7 @@ func (s *store) rewrite() error {
 	}
 	s.f.Close()
 	s.lock.release()
-	s.f, s.lock, s.own, s.snapshot, s.pathChecked = nf, nl, nil, nil, time.Time{}
+	s.f, s.lock, s.own, s.snapshot, s.pathChecked, s.links = nf, nl, nil, nil, time.Time{}, 0
 	// What was carried over and not indexed yet is read as others' lines.
 	s.size = int64(b.Len()) + max(indexed, 0)
 	s.whole = s.size
