@@ -240,8 +240,8 @@ func removeStale(key string) {
 // is re-recording itself) before it is called not arbor.
 func findHolder(key, own string) (h Holder, arbor, held bool) {
 	for wait := time.Millisecond; ; wait *= 2 {
-		pid := lockHolderPID(key)
-		if pid == 0 && lockTableReadable() {
+		pid, listed := lockHolderPID(key)
+		if !listed && lockTableReadable() {
 			return Holder{}, false, false
 		}
 		if h, ok := readRecord(key, pid, own); ok {

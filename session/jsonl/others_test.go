@@ -235,6 +235,34 @@ func TestLockHolderNotArbor(t *testing.T) {
 	}
 }
 
+// TestLockHolderGone: the process that took the lock has exited and left it
+// to one that inherited the descriptor; the refusal names that live one,
+// never the pid that is gone.
+func TestLockHolderGone(t *testing.T) {
+	if _, err := os.Stat("/proc/locks"); err != nil {
+		t.Skip("no kernel lock table here")
+	}
+	path, _ := seed(t)
+	cmd := child(t, "lockfork", path, "-")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	heir, err := strconv.Atoi(strings.TrimSpace(string(out)))
+	if err != nil {
+		t.Fatalf("child printed %q", out)
+	}
+	defer syscall.Kill(heir, syscall.SIGKILL)
+	_, err = Open(path)
+	var le *LockError
+	if !errors.As(err, &le) {
+		t.Fatalf("Open: %v, want a LockError", err)
+	}
+	if le.Holder.PID != heir || le.Arbor || !strings.Contains(le.Holder.Command, "sleep") {
+		t.Fatalf("refusal %q (%+v), want the live holder %d (sleep), not the exited pid %d", err, le.Holder, heir, cmd.Process.Pid)
+	}
+}
+
 // TestNoLockFileFollowed: a symlink planted at the old lock path, at a
 // sidecar's name or at a temporary file's name is never followed.
 func TestNoLockFileFollowed(t *testing.T) {
