@@ -263,6 +263,31 @@ func TestLockHolderGone(t *testing.T) {
 	}
 }
 
+// TestLockHolderOtherArborDir: an arbor that keeps its writer records under
+// another ARBOR_DIR leaves none here; the refusal names it as an arbor with
+// its records elsewhere, not as a program that is not arbor.
+func TestLockHolderOtherArborDir(t *testing.T) {
+	if _, err := os.Stat("/proc/locks"); err != nil {
+		t.Skip("no kernel lock table here")
+	}
+	path, _ := seed(t)
+	cmd := child(t, "hold", path, "-")
+	cmd.Env = append(cmd.Env, "ARBOR_DIR="+t.TempDir())
+	in, out := startPiped(t, cmd)
+	defer func() { in.Close(); cmd.Wait() }()
+	if _, err := bufio.NewReader(out).ReadString('\n'); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Open(path)
+	var le *LockError
+	if !errors.As(err, &le) || le.Holder.PID != cmd.Process.Pid || le.Holder.Command == "" {
+		t.Fatalf("Open: %v (%+v), want a LockError naming the holder %d as this program", err, le, cmd.Process.Pid)
+	}
+	if msg := err.Error(); strings.Contains(msg, "not arbor") || !strings.Contains(msg, "ARBOR_DIR") {
+		t.Errorf("error %q: want it to say the holder is an arbor with another ARBOR_DIR", msg)
+	}
+}
+
 // TestNoLockFileFollowed: a symlink planted at the old lock path, at a
 // sidecar's name or at a temporary file's name is never followed.
 func TestNoLockFileFollowed(t *testing.T) {

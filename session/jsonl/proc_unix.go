@@ -177,3 +177,17 @@ func processStart(pid int) (time.Time, bool) {
 	}
 	return time.Time{}, false
 }
+
+// sameProgram reports whether pid runs this process's own executable.
+func sameProgram(pid int) bool {
+	self, err := os.Executable()
+	if err != nil {
+		return false
+	}
+	a, err := os.Stat(self)
+	if err != nil {
+		return false
+	}
+	b, err := os.Stat(fmt.Sprintf("/proc/%d/exe", pid))
+	return err == nil && os.SameFile(a, b)
+}
