@@ -107,7 +107,8 @@ func TestForeignAppender(t *testing.T) {
 // that fragment, where it cannot be read. The entry is acknowledged only once
 // it is in the file on a line of its own: written again after a look, and,
 // when the other writer keeps beginning lines in the way, after a newline of
-// its own.
+// its own. The other writer's line, split in two by the entry, is put back
+// together once its rest is there and written again whole.
 func TestGluedOntoAFragment(t *testing.T) {
 	for _, times := range []int{1, 100} {
 		t.Run(strconv.Itoa(times), func(t *testing.T) {
@@ -137,6 +138,9 @@ func TestGluedOntoAFragment(t *testing.T) {
 			}
 			ffs.write = nil
 			appendRaw(t, path, foreignLine(begun - 1)[20:]+"\n")
+			if err := s.Close(); err != nil {
+				t.Fatal(err)
+			}
 			data := readString(t, path)
 			if !strings.Contains(data, "\n"+string(e.Raw())+"\n") {
 				t.Fatalf("acknowledged entry %s is not on a line of its own:\n%s", e.ID, data)
@@ -153,6 +157,61 @@ func TestGluedOntoAFragment(t *testing.T) {
 			}
 			if times == 1 && strings.Count(data, string(e.Raw())) != 2 {
 				t.Errorf("want the glued copy and one copy on its own line")
+			}
+			// The other writer's lines that the entry split are put back
+			// together from their pieces and written again whole.
+			for i := range begun {
+				if !strings.Contains(data, "\n"+foreignLine(i)+"\n") || l.Entry(fmt.Sprintf("f%07d", i)) == nil {
+					t.Errorf("the other writer's line %d, split by the entry, does not load", i)
+				}
+			}
+		})
+	}
+}
+
+// TestSlowWriterMended: another writer's line stays unfinished longer than
+// the store waits, so the next append ends it with a newline in place; its
+// rest, when it comes, makes an unreadable line of its own. The line is put
+// back together from the two and written again whole, once: nothing is cut
+// or moved.
+func TestSlowWriterMended(t *testing.T) {
+	for _, when := range []string{"next append", "close"} {
+		t.Run(when, func(t *testing.T) {
+			path, _ := seed(t)
+			s, err := Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			line := foreignLine(3) // bigger than a page
+			appendRaw(t, path, line[:100])
+			if _, err := s.AppendMessage(user(t, "while it waits")); err != nil {
+				t.Fatal(err)
+			}
+			appendRaw(t, path, line[100:]+"\n")
+			if when == "next append" {
+				if _, err := s.AppendMessage(user(t, "after the rest")); err != nil {
+					t.Fatal(err)
+				}
+				if s.Entry("f0000003") == nil {
+					t.Error("the session did not index the line put back together")
+				}
+			}
+			if err := s.Close(); err != nil {
+				t.Fatal(err)
+			}
+			data := readString(t, path)
+			if !strings.Contains(data, line[:100]+"\n") {
+				t.Error("the unfinished line was not ended in place")
+			}
+			if strings.Count(data, "\n"+line+"\n") != 1 {
+				t.Errorf("the other writer's line is in the file whole %d times, want once", strings.Count(data, "\n"+line+"\n"))
+			}
+			l, err := Read(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if l.Entry("f0000003") == nil || len(l.Report().DuplicateIDs) > 0 {
+				t.Errorf("the other writer's line does not load once: %+v", l.Report())
 			}
 		})
 	}

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -94,6 +95,8 @@ type store struct {
 	// rewrite replaces: what follows them is others' and is carried over.
 	snapEnd int64
 	others  []*session.Entry // others' entries read while writing, for the next Refresh
+	cuts    [][]byte         // beginnings of others' lines that a line of this store split
+	mended  [][]byte         // others' lines put back together, to write again
 	broken  error            // the path no longer names the open file: every write fails with this
 	closed  bool
 }
@@ -129,7 +132,12 @@ func (s *store) Refresh() ([]*session.Entry, error) {
 		return append(stash, out...), err
 	}
 	out, err := s.readOthers()
-	return append(stash, out...), err
+	if err == nil {
+		err = s.writeMended()
+	}
+	out = append(append(stash, out...), s.others...)
+	s.others = nil
+	return out, err
 }
 
 // readOthers parses the complete lines others appended past s.size (skipping
@@ -162,7 +170,7 @@ func (s *store) readOthers() ([]*session.Entry, error) {
 		at := int64(0)
 		for _, o := range s.own {
 			piece := buf[at : o.start-s.size]
-			out = append(out, session.ParseEntries(piece[:bytes.LastIndexByte(piece, '\n')+1])...)
+			out = append(out, s.parseOthers(piece[:bytes.LastIndexByte(piece, '\n')+1])...)
 			at = o.end - s.size
 		}
 		last := buf[at:]
@@ -187,7 +195,7 @@ func (s *store) readOthers() ([]*session.Entry, error) {
 			s.whole = s.tornAt
 		}
 		s.own, s.size = nil, end
-		return append(out, session.ParseEntries(last[:complete])...), nil
+		return append(out, s.parseOthers(last[:complete])...), nil
 	}
 }
 
@@ -212,7 +220,18 @@ func (s *store) Write(e *session.Entry) error {
 		}
 		return err
 	}
-	sync := s.policy.SyncsAfter(e)
+	if err := s.put(e.Raw(), s.policy.SyncsAfter(e)); err != nil {
+		return err
+	}
+	// The entry is in the file on a line of its own: acknowledged. Another
+	// writer's line it split, once whole again, is written after it; what
+	// keeps that from working now fails the next append.
+	_ = s.writeMended()
+	return nil
+}
+
+// put appends one line on a line of its own (SPEC §7, other writers).
+func (s *store) put(raw []byte, sync bool) error {
 	for try := 0; ; try++ {
 		if err := s.fix(); err != nil {
 			return err
@@ -226,7 +245,7 @@ func (s *store) Write(e *session.Entry) error {
 			}
 		}
 		n := len(s.own)
-		line := e.Raw()
+		line := raw
 		forced := try == gluedTries
 		if forced {
 			// On a line of its own whatever else is in flight: the newline is in the same write(2).
@@ -235,18 +254,130 @@ func (s *store) Write(e *session.Entry) error {
 		if err := s.appendLines([][]byte{line}, sync); err != nil {
 			return err
 		}
-		if forced || len(s.own) == n || !s.glued(s.own[n].start) {
+		if len(s.own) == n {
+			return nil
+		}
+		cut, glued := s.unfinishedBefore(s.own[n].start)
+		if forced || !glued {
+			if glued && cut != nil && len(s.cuts) < maxCuts {
+				// The newline ended another writer's unfinished line: keep its
+				// beginning for its rest.
+				s.cuts = append(s.cuts, cut)
+			}
 			return nil
 		}
 		// Another writer began a line after this store last looked and before
-		// its write(2) landed: the entry went onto the end of that fragment and
+		// its write(2) landed: the line went onto the end of that fragment and
 		// is unreadable there. It is not acknowledged until it is in the file on
 		// a line of its own: look again (let the fragment finish, or end it),
-		// and write it again.
+		// and write it again. The other writer's line is split by this one;
+		// its beginning is kept, to be put back together with its rest.
+		waiting := 0
+		if cut != nil && len(s.cuts) < maxCuts {
+			s.cuts = append(s.cuts, cut)
+			waiting = len(s.cuts)
+		}
 		if err := s.lookAgain(); err != nil {
 			return err
 		}
+		for _, d := range settle {
+			if len(s.cuts) < waiting || waiting == 0 {
+				break
+			}
+			// The rest of the other writer's line is usually a moment away.
+			time.Sleep(d)
+			if s.grew() {
+				if err := s.lookAgain(); err != nil {
+					return err
+				}
+			}
+		}
 	}
+}
+
+// maxCuts bounds the other writers' line beginnings kept at once, and
+// maxCut the length of one.
+const maxCuts, maxCut = 16, 1 << 20
+
+// unfinishedBefore reads back from start, where this store's line landed, to
+// the newline before it: glued is true when what is there is another
+// writer's unfinished line (not JSON white space), returned when it is not
+// longer than maxCut.
+func (s *store) unfinishedBefore(start int64) (cut []byte, glued bool) {
+	var back []byte
+	for at := start; at > 0; {
+		from := max(at-64<<10, 0)
+		if at == start {
+			from = max(at-64, 0) // most often a newline is right there
+		}
+		buf := make([]byte, at-from)
+		if n, err := s.f.ReadAt(buf, from); n < len(buf) && err != nil {
+			return nil, true
+		}
+		if i := bytes.LastIndexByte(buf, '\n'); i >= 0 {
+			back = append(buf[i+1:], back...)
+			break
+		}
+		back = append(buf, back...)
+		if len(back) > maxCut {
+			return nil, true
+		}
+		at = from
+	}
+	if len(bytes.Trim(back, " \t\r")) == 0 {
+		return nil, false
+	}
+	return back, true
+}
+
+// writeMended appends the other writers' lines that were put back together
+// (mend), each on a line of its own, as this store's lines: their first
+// copy, split by a line of this store, is unreadable.
+func (s *store) writeMended() error {
+	for len(s.mended) > 0 {
+		m := s.mended[0]
+		s.mended = s.mended[1:]
+		if err := s.put(m, false); err != nil {
+			s.mended = append([][]byte{m}, s.mended...)
+			return err
+		}
+		s.repairs = append(s.repairs, fmt.Sprintf("wrote again a line another program was writing to %s when arbor's line split it (%d bytes; both pieces stay as unreadable lines)", s.path, len(m)))
+	}
+	return nil
+}
+
+// parseOthers parses complete lines others appended. A line that is not an
+// entry may be the rest of another writer's line that one of this store's
+// lines split (cuts): put back together with its beginning, the line is
+// indexed, and written again whole (writeMended).
+func (s *store) parseOthers(data []byte) []*session.Entry {
+	if len(s.cuts) == 0 {
+		return session.ParseEntries(data)
+	}
+	var out []*session.Entry
+	for ln := range bytes.Lines(data) {
+		t := bytes.TrimRight(ln, "\r\n")
+		if len(bytes.TrimSpace(t)) == 0 {
+			continue
+		}
+		if e, ok := session.ParseLine(t); ok {
+			out = append(out, e)
+			continue
+		}
+		for i, c := range s.cuts {
+			whole := append(slices.Clip(c), t...)
+			if !session.IsCompleteJSON(whole) {
+				continue
+			}
+			if e, ok := session.ParseLine(whole); ok {
+				out = append(out, e)
+				s.mended = append(s.mended, whole)
+				s.cuts = slices.Delete(s.cuts, i, i+1)
+				break
+			}
+		}
+	}
+	return out
 }
 
 // looks bounds how often one append looks again at a file that grew since
@@ -274,26 +405,6 @@ func (s *store) grew() bool {
 	}
 	st, err := s.f.Stat()
 	return err == nil && st.Size() != end
-}
-
-// glued reports whether the line this store wrote at start went onto the end
-// of another writer's unfinished line: what precedes it back to the last
-// newline is not JSON white space.
-func (s *store) glued(start int64) bool {
-	if start == 0 {
-		return false
-	}
-	const back = 64
-	from := max(start-back, 0)
-	buf := make([]byte, start-from)
-	if n, err := s.f.ReadAt(buf, from); n < len(buf) && err != nil {
-		return true
-	}
-	i := bytes.LastIndexByte(buf, '\n')
-	if i < 0 && from > 0 {
-		return true
-	}
-	return len(bytes.Trim(buf[i+1:], " \t\r")) > 0
 }
 
 // appendLines writes each line with one write(2) and records where it landed.
@@ -530,8 +641,18 @@ func (s *store) fix() error {
 	case repairNone:
 		return nil
 	case repairTerminate:
+		n := len(s.own)
 		if err := s.appendLines([][]byte{nil}, false); err != nil {
 			return err
+		}
+		at := s.size - 1
+		if len(s.own) > n {
+			at = s.own[n].start
+		}
+		if cut, split := s.unfinishedBefore(at); split && cut != nil && len(s.cuts) < maxCuts && !session.IsCompleteJSON(cut) {
+			// Another writer's unfinished line, ended here: should its rest
+			// come, the line is put back together and written again whole.
+			s.cuts = append(s.cuts, cut)
 		}
 		s.repairs = append(s.repairs, fmt.Sprintf("ended the last line of %s, which lacked its newline (an unreadable fragment stays in place as a line of its own)", s.path))
 	case repairRewrite:
@@ -701,6 +822,24 @@ func (s *store) close() error {
 	var errs []error
 	if !s.created && len(s.pending) > 0 {
 		errs = append(errs, fmt.Errorf("%w: %d for %s (Flush writes them)", ErrUnwritten, len(s.pending), s.path))
+	}
+	if len(s.cuts)+len(s.mended) > 0 && s.f != nil && s.created && s.broken == nil && s.repair != repairRewrite {
+		// Another writer's line that a line of this store split: a last
+		// moment for its rest, to write it again whole.
+		for _, d := range settle {
+			if len(s.cuts) == 0 {
+				break
+			}
+			time.Sleep(d)
+			if s.grew() {
+				if _, err := s.readOthers(); err != nil {
+					break
+				}
+			}
+		}
+		if err := s.writeMended(); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	if s.f != nil {
 		if s.policy != Never {
