@@ -327,12 +327,23 @@ func (c *Catalog) Restore(arg string) (Trashed, error) {
 	return t, nil
 }
 
+// rename and copied are the file system calls moveFile makes; tests replace
+// them (a rename across file systems, another writer appending mid-copy).
+var (
+	rename = os.Rename
+	copied = func(src string) {}
+)
+
 // moveFile renames src to dst, copying across file systems. It never replaces dst.
+//
+// A copy keeps src open: what another program (pi, without arbor's lock)
+// appends to it while it is copied, or through a descriptor it opened before
+// src was removed, is copied after it, up to a last look after the removal.
 func moveFile(src, dst string) error {
 	if _, err := os.Lstat(dst); err == nil {
 		return fmt.Errorf("%s exists", dst)
 	}
-	err := os.Rename(src, dst)
+	err := rename(src, dst)
 	if err == nil || !errors.Is(err, syscall.EXDEV) {
 		return err
 	}
@@ -356,17 +367,36 @@ func moveFile(src, dst string) error {
 		os.Remove(dst)
 		return err
 	}
+	copied(src)
+	// What was appended meanwhile (io.Copy goes on from where it stopped).
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		os.Remove(dst)
+		return err
+	}
 	if err := out.Sync(); err != nil {
 		out.Close()
 		os.Remove(dst)
 		return err
 	}
-	if err := out.Close(); err != nil {
+	if err := os.Remove(src); err != nil {
+		out.Close()
 		os.Remove(dst)
 		return err
 	}
+	// The last look: bytes that landed between the copy and the removal.
+	_, cerr := io.Copy(out, in)
+	if err := out.Sync(); cerr == nil {
+		cerr = err
+	}
+	if err := out.Close(); cerr == nil {
+		cerr = err
+	}
+	if cerr != nil {
+		return fmt.Errorf("%s was copied to %s and removed, but what was appended to it meanwhile may be missing: %w", src, dst, cerr)
+	}
 	os.Chtimes(dst, info.ModTime(), info.ModTime())
-	return os.Remove(src)
+	return nil
 }
 
 // fileKind names what a path that is not a regular file is, for an error.

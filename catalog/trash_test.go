@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/arborlog/arbor/session/jsonl"
@@ -394,5 +395,46 @@ func TestPurgeRemovesEverySidecar(t *testing.T) {
 		if len(got) != 1 || got[filepath.Base(keep)] != "mine" {
 			t.Errorf("purge=%v: the folder holds %v, want only %s", purge, keys(got), filepath.Base(keep))
 		}
+	}
+}
+
+// TestRemoveAcrossFileSystems: a session moved to a trash on another file
+// system is copied; what another program (pi, which takes no lock) appends to
+// it during the copy is in the trashed copy, not lost with the original.
+func TestRemoveAcrossFileSystems(t *testing.T) {
+	dir, home := t.TempDir(), t.TempDir()
+	w := newSession(t, dir, "0195dddd-0000-7000-8000-000000000009", "/p")
+	w.user("keep me")
+	rename = func(oldpath, newpath string) error {
+		return &os.LinkError{Op: "rename", Old: oldpath, New: newpath, Err: syscall.EXDEV}
+	}
+	late := `{"type":"custom","id":"f0000001","parentId":null,"timestamp":"2026-03-01T12:00:09.000Z","customType":"pi","data":{}}`
+	copied = func(src string) {
+		if src != w.path {
+			return
+		}
+		f, err := os.OpenFile(src, os.O_WRONLY|os.O_APPEND, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.WriteString(late + "\n")
+		f.Close()
+	}
+	defer func() { rename, copied = os.Rename, func(string) {} }()
+	c := Open(home)
+	defer c.Close()
+	tr, err := c.Remove(w.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(w.path); !os.IsNotExist(err) {
+		t.Fatalf("the original is still there: %v", err)
+	}
+	b, err := os.ReadFile(filepath.Join(tr.dir, filepath.Base(w.path)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), "keep me") || !strings.HasSuffix(string(b), late+"\n") {
+		t.Fatalf("the trashed copy lacks what was appended during the copy:\n%s", b)
 	}
 }

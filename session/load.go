@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"fmt"
 	"runtime"
+	"slices"
 	"sync"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/google/uuid"
 )
 
@@ -96,6 +98,16 @@ func Load(data []byte, opts ...Option) *Log {
 	}
 	if len(data) > 0 && !complete && !rep.TornTail {
 		rep.MissingNewline = true
+	}
+	if h == nil && len(entries) > 0 && !slices.ContainsFunc(entries, sessionShaped) {
+		// No header, and no object shaped like a session entry: a log of other
+		// objects that happen to have a "type" (SPEC §7), not a session. Its
+		// lines are unreadable ones, and every write refuses the file.
+		for _, e := range entries {
+			rep.BadLines = append(rep.BadLines, e.Line)
+		}
+		slices.Sort(rep.BadLines)
+		entries, pos = nil, nil
 	}
 	made := h == nil
 	if made {
@@ -225,4 +237,34 @@ func ParseHeader(line []byte) (Header, bool) {
 func ParseLine(b []byte) (*Entry, bool) {
 	_, e, err := parseLine(b)
 	return e, err == nil && e != nil
+}
+
+// sessionShaped reports whether an object read from a file without a header
+// is a session entry (SPEC §3), not any object with a "type": it has the
+// envelope pi writes (a string id, a parentId, a string timestamp), or it is
+// of a type sessions have, with a timestamp (version 1 entries have no ids),
+// and a message has a role.
+func sessionShaped(e *Entry) bool {
+	var env struct {
+		ID        jsontext.Value `json:"id"`
+		ParentID  jsontext.Value `json:"parentId"`
+		Timestamp jsontext.Value `json:"timestamp"`
+	}
+	if unmarshal(e.raw, &env) != nil {
+		return false
+	}
+	if _, ok := jsonString(env.Timestamp); !ok {
+		return false
+	}
+	if _, ok := jsonString(env.ID); ok && (env.ParentID.Kind() == '"' || env.ParentID.Kind() == 'n') {
+		return true
+	}
+	switch e.Type {
+	case TypeMessage:
+		return e.sub != ""
+	case TypeThinkingLevelChange, TypeModelChange, TypeCompaction, TypeBranchSummary, TypeCustom,
+		TypeCustomMessage, TypeLabel, TypeSessionInfo, TypeUsage, TypeContextEdit:
+		return true
+	}
+	return false
 }

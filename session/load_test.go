@@ -186,6 +186,25 @@ func TestExtraHeaders(t *testing.T) {
 	}
 }
 
+// TestNoHeaderOtherObjects: without a header, only objects shaped like
+// session entries make a file a session; other objects with a "type" are
+// unreadable lines of a file that is not one.
+func TestNoHeaderOtherObjects(t *testing.T) {
+	log := `{"type":"http","time":"2026-01-01T00:00:00Z","status":200}` + "\n" + `{"type":"message","msg":"x","timestamp":"2026-01-01T00:00:00Z"}` + "\n"
+	l := session.Load([]byte(log))
+	if rep := l.Report(); !rep.NoHeader || l.Len() != 0 || !slices.Equal(rep.BadLines, []int{1, 2}) {
+		t.Errorf("a log of other objects: report %+v, %d entries; want no entries, lines 1 and 2 unreadable", rep, l.Len())
+	}
+	// A version 1 entry (no id) and an entry of an unknown type with pi's envelope still count.
+	v1 := `{"type":"message","timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":"hi"}}` + "\n"
+	ext := `{"type":"ext_thing","id":"0123abcd","parentId":null,"timestamp":"2026-01-01T00:00:00Z"}` + "\n"
+	for _, data := range []string{v1, ext, log + v1} {
+		if l := session.Load([]byte(data)); l.Len() == 0 {
+			t.Errorf("%q: no entries, want a header-less session", data)
+		}
+	}
+}
+
 func TestNoHeaderKeepsEntries(t *testing.T) {
 	// SPEC §8 "first line not a header but entries parse": pi loses them; arbor keeps them under a new header.
 	l := session.Load([]byte(msgLine("a", "", "user", "A") + "\n" + msgLine("b", "a", "assistant", "B") + "\n"))

@@ -25,6 +25,10 @@ type LockError struct {
 	// Arbor is false when the holder left no arbor holder record: another
 	// program locked the file (or an arbor that could not write its record).
 	Arbor bool
+	// SameProgram is true when a holder without a record is another process
+	// running this very executable: an arbor that keeps its records under
+	// another ARBOR_DIR. (This process's own locks always have records.)
+	SameProgram bool
 }
 
 // Holder is what a writer records about itself under $ARBOR_DIR/locks.
@@ -40,6 +44,8 @@ func (e *LockError) Error() string {
 	switch {
 	case h.PID == 0:
 		return fmt.Sprintf("%s is locked for writing by another process that could not be identified; close it there first", e.Path)
+	case !e.Arbor && e.SameProgram:
+		return fmt.Sprintf("%s is open for writing by pid %d (%s), an arbor that keeps its writer records outside %s (another ARBOR_DIR); close it there first", e.Path, h.PID, describe(h), LockDir())
 	case !e.Arbor:
 		return fmt.Sprintf("%s is locked by pid %d (%s), which is not arbor; close it there first", e.Path, h.PID, describe(h))
 	}
@@ -120,7 +126,7 @@ func lockFile(path string) (*writerLock, error) {
 		h, arbor, held := findHolder(fileKey(info), record)
 		if held || time.Now().After(deadline) {
 			removeRecord(record)
-			return nil, &LockError{Path: path, Holder: h, Arbor: arbor}
+			return nil, &LockError{Path: path, Holder: h, Arbor: arbor, SameProgram: !arbor && h.PID != 0 && h.PID != os.Getpid() && sameProgram(h.PID)}
 		}
 	}
 	info, serr := fl.Stat()
@@ -240,8 +246,8 @@ func removeStale(key string) {
 // is re-recording itself) before it is called not arbor.
 func findHolder(key, own string) (h Holder, arbor, held bool) {
 	for wait := time.Millisecond; ; wait *= 2 {
-		pid := lockHolderPID(key)
-		if pid == 0 && lockTableReadable() {
+		pid, listed := lockHolderPID(key)
+		if !listed && lockTableReadable() {
 			return Holder{}, false, false
 		}
 		if h, ok := readRecord(key, pid, own); ok {

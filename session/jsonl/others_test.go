@@ -102,6 +102,121 @@ func TestForeignAppender(t *testing.T) {
 	}
 }
 
+// TestGluedOntoAFragment: another writer begins a line after the store last
+// looked and before its write(2) lands, so the entry goes onto the end of
+// that fragment, where it cannot be read. The entry is acknowledged only once
+// it is in the file on a line of its own: written again after a look, and,
+// when the other writer keeps beginning lines in the way, after a newline of
+// its own. The other writer's line, split in two by the entry, is put back
+// together once its rest is there and written again whole.
+func TestGluedOntoAFragment(t *testing.T) {
+	for _, times := range []int{1, 100} {
+		t.Run(strconv.Itoa(times), func(t *testing.T) {
+			path, _ := seed(t)
+			ffs := newFaultFS()
+			s, err := Open(path, WithFS(ffs))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			begun := 0
+			ffs.write = func(name string, p []byte) (int, error) {
+				if name == path && begun < times && bytes.Contains(p, []byte("mine")) {
+					// The other writer's line i begins (and, before the next one
+					// begins, ends) right before this write lands.
+					if begun > 0 {
+						appendRaw(t, path, foreignLine(begun - 1)[20:]+"\n")
+					}
+					appendRaw(t, path, foreignLine(begun)[:20])
+					begun++
+				}
+				return len(p), nil
+			}
+			e, err := s.AppendMessage(assistant(t, "mine"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			ffs.write = nil
+			appendRaw(t, path, foreignLine(begun - 1)[20:]+"\n")
+			if err := s.Close(); err != nil {
+				t.Fatal(err)
+			}
+			data := readString(t, path)
+			if !strings.Contains(data, "\n"+string(e.Raw())+"\n") {
+				t.Fatalf("acknowledged entry %s is not on a line of its own:\n%s", e.ID, data)
+			}
+			l, err := Read(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if l.Entry(e.ID) == nil {
+				t.Fatalf("acknowledged entry %s does not load", e.ID)
+			}
+			if r := l.Report(); len(r.DuplicateIDs) > 0 {
+				t.Errorf("the entry is in the file twice: %v", r.DuplicateIDs)
+			}
+			if times == 1 && strings.Count(data, string(e.Raw())) != 2 {
+				t.Errorf("want the glued copy and one copy on its own line")
+			}
+			// The other writer's lines that the entry split are put back
+			// together from their pieces and written again whole.
+			for i := range begun {
+				if !strings.Contains(data, "\n"+foreignLine(i)+"\n") || l.Entry(fmt.Sprintf("f%07d", i)) == nil {
+					t.Errorf("the other writer's line %d, split by the entry, does not load", i)
+				}
+			}
+		})
+	}
+}
+
+// TestSlowWriterMended: another writer's line stays unfinished longer than
+// the store waits, so the next append ends it with a newline in place; its
+// rest, when it comes, makes an unreadable line of its own. The line is put
+// back together from the two and written again whole, once: nothing is cut
+// or moved.
+func TestSlowWriterMended(t *testing.T) {
+	for _, when := range []string{"next append", "close"} {
+		t.Run(when, func(t *testing.T) {
+			path, _ := seed(t)
+			s, err := Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			line := foreignLine(3) // bigger than a page
+			appendRaw(t, path, line[:100])
+			if _, err := s.AppendMessage(user(t, "while it waits")); err != nil {
+				t.Fatal(err)
+			}
+			appendRaw(t, path, line[100:]+"\n")
+			if when == "next append" {
+				if _, err := s.AppendMessage(user(t, "after the rest")); err != nil {
+					t.Fatal(err)
+				}
+				if s.Entry("f0000003") == nil {
+					t.Error("the session did not index the line put back together")
+				}
+			}
+			if err := s.Close(); err != nil {
+				t.Fatal(err)
+			}
+			data := readString(t, path)
+			if !strings.Contains(data, line[:100]+"\n") {
+				t.Error("the unfinished line was not ended in place")
+			}
+			if strings.Count(data, "\n"+line+"\n") != 1 {
+				t.Errorf("the other writer's line is in the file whole %d times, want once", strings.Count(data, "\n"+line+"\n"))
+			}
+			l, err := Read(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if l.Entry("f0000003") == nil || len(l.Report().DuplicateIDs) > 0 {
+				t.Errorf("the other writer's line does not load once: %+v", l.Report())
+			}
+		})
+	}
+}
+
 // TestLockBelongsToTheFile: a second writer through a symlink, a hard link or
 // a path with ".." meets the lock of the first, named; nothing is created
 // beside the session.
@@ -176,6 +291,59 @@ func TestLockHolderNotArbor(t *testing.T) {
 	}
 	if !strings.Contains(err.Error(), "not arbor") {
 		t.Errorf("error %q does not say the holder is not arbor", err)
+	}
+}
+
+// TestLockHolderGone: the process that took the lock has exited and left it
+// to one that inherited the descriptor; the refusal names that live one,
+// never the pid that is gone.
+func TestLockHolderGone(t *testing.T) {
+	if _, err := os.Stat("/proc/locks"); err != nil {
+		t.Skip("no kernel lock table here")
+	}
+	path, _ := seed(t)
+	cmd := child(t, "lockfork", path, "-")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	heir, err := strconv.Atoi(strings.TrimSpace(string(out)))
+	if err != nil {
+		t.Fatalf("child printed %q", out)
+	}
+	defer syscall.Kill(heir, syscall.SIGKILL)
+	_, err = Open(path)
+	var le *LockError
+	if !errors.As(err, &le) {
+		t.Fatalf("Open: %v, want a LockError", err)
+	}
+	if le.Holder.PID != heir || le.Arbor || !strings.Contains(le.Holder.Command, "sleep") {
+		t.Fatalf("refusal %q (%+v), want the live holder %d (sleep), not the exited pid %d", err, le.Holder, heir, cmd.Process.Pid)
+	}
+}
+
+// TestLockHolderOtherArborDir: an arbor that keeps its writer records under
+// another ARBOR_DIR leaves none here; the refusal names it as an arbor with
+// its records elsewhere, not as a program that is not arbor.
+func TestLockHolderOtherArborDir(t *testing.T) {
+	if _, err := os.Stat("/proc/locks"); err != nil {
+		t.Skip("no kernel lock table here")
+	}
+	path, _ := seed(t)
+	cmd := child(t, "hold", path, "-")
+	cmd.Env = append(cmd.Env, "ARBOR_DIR="+t.TempDir())
+	in, out := startPiped(t, cmd)
+	defer func() { in.Close(); cmd.Wait() }()
+	if _, err := bufio.NewReader(out).ReadString('\n'); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Open(path)
+	var le *LockError
+	if !errors.As(err, &le) || le.Holder.PID != cmd.Process.Pid || le.Holder.Command == "" {
+		t.Fatalf("Open: %v (%+v), want a LockError naming the holder %d as this program", err, le, cmd.Process.Pid)
+	}
+	if msg := err.Error(); strings.Contains(msg, "not arbor") || !strings.Contains(msg, "ARBOR_DIR") {
+		t.Errorf("error %q: want it to say the holder is an arbor with another ARBOR_DIR", msg)
 	}
 }
 
@@ -279,6 +447,30 @@ func TestReplacedFile(t *testing.T) {
 			t.Errorf("the append after reopening is not in the file")
 		}
 	})
+	t.Run("hard link, then renamed over", func(t *testing.T) {
+		// The file keeps a link at the other name, so it is not unlinked; but
+		// the session's path names the new file from the rename on.
+		path, _ := seed(t)
+		if err := os.Link(path, filepath.Join(filepath.Dir(path), "hard.jsonl")); err != nil {
+			t.Fatal(err)
+		}
+		s, err := Open(path, WithDurability(Never))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		if _, err := s.AppendMessage(user(t, "before")); err != nil {
+			t.Fatal(err)
+		}
+		replace(t, path) // at once: within the millisecond the path is trusted for a file of one link
+		e, err := s.AppendMessage(user(t, "after"))
+		if err == nil {
+			t.Fatalf("entry %s acknowledged though %s names another file", e.ID, path)
+		}
+		if !strings.Contains(err.Error(), "replaced") || !strings.Contains(err.Error(), path) {
+			t.Errorf("error %q does not say %s was replaced", err, path)
+		}
+	})
 	t.Run("during a write", func(t *testing.T) {
 		path, _ := seed(t)
 		ffs := newFaultFS()
@@ -356,6 +548,61 @@ func TestReplacedFile(t *testing.T) {
 			t.Errorf("rewritten file damaged: %+v", n.Report())
 		}
 	})
+}
+
+// TestRewriteCarriesWhatOthersAppendedSinceOpen: a file that the first append
+// rewrites (an old version, no header) keeps what others appended to it
+// between Open and that append, and the line another writer was still
+// writing when it was opened: all carried over whole, and indexed once.
+func TestRewriteCarriesWhatOthersAppendedSinceOpen(t *testing.T) {
+	half := foreignLine(2)[:40]
+	for name, start := range map[string]string{
+		"version 2":           lines(hdrV2, user1, hookV2),
+		"no header":           lines(user1, asst1),
+		"version 2, torn end": lines(hdrV2, user1, hookV2) + half,
+	} {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "s.jsonl")
+			if err := os.WriteFile(path, []byte(start), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			s, err := Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			want := []string{foreignLine(1)}
+			if strings.HasSuffix(start, half) {
+				appendRaw(t, path, foreignLine(2)[len(half):]+"\n") // the line in flight is finished
+				want = append(want, foreignLine(2))
+			}
+			appendRaw(t, path, foreignLine(1)+"\n")
+			e, err := s.AppendMessage(assistant(t, "mine"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.AppendMessage(user(t, "again")); err != nil {
+				t.Fatal(err)
+			}
+			data := readString(t, path)
+			for _, w := range append(want, string(e.Raw())) {
+				if !strings.Contains(data, "\n"+w+"\n") {
+					t.Errorf("the rewritten file lacks %.70s…", w)
+				}
+			}
+			for _, id := range []string{"f0000001", "f0000002"} {
+				if s.Entry(id) == nil && strings.Contains(data, id) {
+					t.Errorf("the other writer's entry %s is not indexed", id)
+				}
+			}
+			if r := s.Report(); len(r.DuplicateIDs) > 0 {
+				t.Errorf("lines carried over were indexed twice: %v", r.DuplicateIDs)
+			}
+			if n, _ := Read(path); !n.Report().Clean() {
+				t.Errorf("rewritten file damaged: %+v", n.Report())
+			}
+		})
+	}
 }
 
 // fileHasRenamed reports whether path is now a file whose first line is a version 3 header.

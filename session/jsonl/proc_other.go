@@ -28,9 +28,12 @@ func alive(pid int) bool {
 func commandLine() string { return strings.Join(os.Args, " ") }
 
 // lockHolderPID is unknown without a kernel lock table: records name the holder.
-func lockHolderPID(string) int { return 0 }
+func lockHolderPID(string) (int, bool) { return 0, false }
 
 func processHolder(pid int) Holder { return Holder{PID: pid} }
 
 // lockTableReadable: there is no kernel lock table to read here.
 func lockTableReadable() bool { return false }
+
+// sameProgram is not known here.
+func sameProgram(int) bool { return false }

@@ -45,30 +45,76 @@ func alive(pid int) bool {
 func commandLine() string { return strings.Join(os.Args, " ") }
 
 // lockHolderPID finds, in the kernel's table of file locks (/proc/locks on
-// Linux), the process holding a flock on the file with key; 0 when the table
-// cannot be read or does not list it.
-func lockHolderPID(key string) int {
+// Linux), the process holding a flock on the file with key. listed is false
+// when the table cannot be read or does not list the lock. The table names
+// the process that took the lock; when that one has exited and the lock lives
+// on in a descriptor a child inherited, the holder is a live process whose
+// descriptor holds it (its /proc/<pid>/fdinfo lists the lock), or 0 when none
+// can be seen: never a process that is gone.
+func lockHolderPID(key string) (pid int, listed bool) {
 	var dev, ino uint64
 	if _, err := fmt.Sscanf(key, "%x-%d", &dev, &ino); err != nil {
-		return 0
+		return 0, false
 	}
 	b, err := os.ReadFile("/proc/locks")
 	if err != nil {
-		return 0
+		return 0, false
 	}
 	want := fmt.Sprintf("%02x:%02x:%d", unix.Major(dev), unix.Minor(dev), ino)
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	for sc.Scan() {
-		// "1: FLOCK  ADVISORY  WRITE 19478 fe:00:9977938 0 EOF"; a waiter's line has "->" after the number.
-		f := strings.Fields(sc.Text())
-		if len(f) >= 6 && f[1] == "->" {
+		if pid, ok := flockLine(sc.Text(), want); ok {
+			if pid > 0 && alive(pid) {
+				return pid, true
+			}
+			return inheritedHolder(dev, ino, want), true
+		}
+	}
+	return 0, false
+}
+
+// flockLine reads a line of the lock table ("1: FLOCK  ADVISORY  WRITE 19478
+// fe:00:9977938 0 EOF"; a waiter's line has "->" after the number, and
+// fdinfo's lines start with "lock:"): the pid of a write flock on want.
+func flockLine(line, want string) (int, bool) {
+	f := strings.Fields(strings.TrimPrefix(line, "lock:"))
+	if len(f) < 6 || f[1] != "FLOCK" || f[3] != "WRITE" || f[5] != want {
+		return 0, false
+	}
+	pid, err := strconv.Atoi(f[4])
+	return pid, err == nil
+}
+
+// inheritedHolder looks through the processes' open descriptors for one on
+// the file (dev, ino) that holds its flock, and returns that process.
+func inheritedHolder(dev, ino uint64, want string) int {
+	procs, err := os.ReadDir("/proc")
+	if err != nil {
+		return 0
+	}
+	for _, p := range procs {
+		pid, err := strconv.Atoi(p.Name())
+		if err != nil || pid <= 0 {
 			continue
 		}
-		if len(f) < 6 || f[1] != "FLOCK" || f[3] != "WRITE" || f[5] != want {
+		fds, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
+		if err != nil {
 			continue
 		}
-		if pid, err := strconv.Atoi(f[4]); err == nil && pid > 0 {
-			return pid
+		for _, fd := range fds {
+			var st unix.Stat_t
+			if unix.Stat(fmt.Sprintf("/proc/%d/fd/%s", pid, fd.Name()), &st) != nil || uint64(st.Dev) != dev || uint64(st.Ino) != ino {
+				continue
+			}
+			info, err := os.ReadFile(fmt.Sprintf("/proc/%d/fdinfo/%s", pid, fd.Name()))
+			if err != nil {
+				continue
+			}
+			for ln := range strings.Lines(string(info)) {
+				if _, ok := flockLine(strings.TrimSpace(ln), want); ok && alive(pid) {
+					return pid
+				}
+			}
 		}
 	}
 	return 0
@@ -130,4 +176,18 @@ func processStart(pid int) (time.Time, bool) {
 		}
 	}
 	return time.Time{}, false
+}
+
+// sameProgram reports whether pid runs this process's own executable.
+func sameProgram(pid int) bool {
+	self, err := os.Executable()
+	if err != nil {
+		return false
+	}
+	a, err := os.Stat(self)
+	if err != nil {
+		return false
+	}
+	b, err := os.Stat(fmt.Sprintf("/proc/%d/exe", pid))
+	return err == nil && os.SameFile(a, b)
 }

@@ -111,6 +111,26 @@ func childMain(mode string, args []string) int {
 			}
 			s.Close()
 		}
+	case "lockfork":
+		// Another program takes the lock, leaves it to a process it starts with
+		// the descriptor, and exits: the kernel's lock table names the one gone.
+		f, err := os.Open(path)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 3
+		}
+		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 3
+		}
+		heir := exec.Command("sleep", "60")
+		heir.ExtraFiles = []*os.File{f}
+		if err := heir.Start(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 3
+		}
+		fmt.Println(heir.Process.Pid)
+		return 0
 	case "hold":
 		s, err := Open(path, Immediate())
 		if err != nil {

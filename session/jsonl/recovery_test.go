@@ -183,6 +183,14 @@ func TestRecovery(t *testing.T) {
 			refused: true,
 		},
 		{
+			// Objects with a "type" are not entries by that alone: an
+			// application's log is not a header-less session (SPEC §7).
+			name: "a log of other objects with a type: refused",
+			files: map[string]string{"s.jsonl": lines(`{"type":"http","time":"2026-01-01T00:00:00Z","status":200}`,
+				`{"type":"message","msg":"x"}`, `{"type":"custom","id":"abc"}`)},
+			refused: true,
+		},
+		{
 			name:    "valid JSON but no entries: refused too",
 			files:   map[string]string{"s.jsonl": lines(`{"a":1}`, `[1,2]`), "s.jsonl.corrupt": "older"},
 			refused: true,

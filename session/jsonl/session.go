@@ -273,12 +273,13 @@ func load(path string, c config, lock *writerLock, f File) (*Session, error) {
 		return nil, fmt.Errorf("%w: no line of %s is a session header or entry; arbor left it unchanged ('arbor fsck %s' shows what it holds)", ErrNotSession, path, path)
 	}
 	size := int64(len(data))
-	if rep.TornTail && !rep.Migrated && !rep.NoHeader {
+	if rep.TornTail {
 		// The last line is unfinished: it may be a write still in flight (loading
-		// skipped it). The first append reads it again (store.readOthers).
+		// skipped it). The first append reads it again (store.readOthers), and a
+		// rewrite carries it over.
 		size = int64(bytes.LastIndexByte(data, '\n') + 1)
 	}
-	st2.size = size
+	st2.size, st2.whole, st2.snapEnd = size, size, size
 	s := &Session{Log: l, path: path, store: st2}
 	switch {
 	case l.ReadOnly() != nil:

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -70,8 +71,10 @@ type store struct {
 	lock   *writerLock
 
 	f File
-	// pathChecked is when the path last named f (checkPath).
+	// pathChecked is when the path last named f (checkPath), and links f's
+	// link count then.
 	pathChecked time.Time
+	links       int
 	size        int64  // [0, size) of the file is accounted for: read, or written by this store
 	own         []span // this store's lines past size, in file order, with others' bytes before them
 	created     bool   // the file exists with a header
@@ -85,8 +88,17 @@ type store struct {
 	repairs  []string         // what the repairs did, in order, for fsck and the caller
 	buf      []byte           // reused line buffer: one write(2) per line
 	tornAt   int64            // where a torn last line starts, when repairTerminate is for one
-	broken   error            // the path no longer names the open file: every write fails with this
-	closed   bool
+	// whole is where the lines readOthers indexed end: size, or the start of
+	// a torn last line it left for later.
+	whole int64
+	// snapEnd is where the bytes the snapshot was read from end, in the file a
+	// rewrite replaces: what follows them is others' and is carried over.
+	snapEnd int64
+	others  []*session.Entry // others' entries read while writing, for the next Refresh
+	cuts    [][]byte         // beginnings of others' lines that a line of this store split
+	mended  [][]byte         // others' lines put back together, to write again
+	broken  error            // the path no longer names the open file: every write fails with this
+	closed  bool
 }
 
 var _ session.Store = (*store)(nil)
@@ -105,10 +117,27 @@ func (s *store) Refresh() ([]*session.Entry, error) {
 	if s.broken != nil {
 		return nil, s.broken
 	}
-	if !s.created || s.repair == repairRewrite || s.f == nil {
+	if !s.created || s.f == nil {
 		return nil, nil
 	}
-	return s.readOthers()
+	stash := s.others
+	s.others = nil
+	if s.repair == repairRewrite {
+		// The rewrite has not happened yet: index what others appended to the
+		// original since it was read (the rewrite carries those bytes over),
+		// and leave the fragment, if any, to the rewrite.
+		tornAt := s.tornAt
+		out, err := s.readOthers()
+		s.repair, s.tornAt = repairRewrite, tornAt
+		return append(stash, out...), err
+	}
+	out, err := s.readOthers()
+	if err == nil {
+		err = s.writeMended()
+	}
+	out = append(append(stash, out...), s.others...)
+	s.others = nil
+	return out, err
 }
 
 // readOthers parses the complete lines others appended past s.size (skipping
@@ -141,11 +170,12 @@ func (s *store) readOthers() ([]*session.Entry, error) {
 		at := int64(0)
 		for _, o := range s.own {
 			piece := buf[at : o.start-s.size]
-			out = append(out, session.ParseEntries(piece[:bytes.LastIndexByte(piece, '\n')+1])...)
+			out = append(out, s.parseOthers(piece[:bytes.LastIndexByte(piece, '\n')+1])...)
 			at = o.end - s.size
 		}
 		last := buf[at:]
 		complete := bytes.LastIndexByte(last, '\n') + 1
+		s.whole = end
 		switch {
 		case buf[len(buf)-1] == '\n':
 			s.repair = repairNone
@@ -162,9 +192,10 @@ func (s *store) readOthers() ([]*session.Entry, error) {
 			// A torn line (its writer died, or writes lines in pieces): leave it,
 			// as an unreadable line that fsck reports, ended by the next append.
 			s.repair, s.tornAt = repairTerminate, end-int64(len(last)-complete)
+			s.whole = s.tornAt
 		}
 		s.own, s.size = nil, end
-		return append(out, session.ParseEntries(last[:complete])...), nil
+		return append(out, s.parseOthers(last[:complete])...), nil
 	}
 }
 
@@ -189,10 +220,191 @@ func (s *store) Write(e *session.Entry) error {
 		}
 		return err
 	}
-	if err := s.fix(); err != nil {
+	if err := s.put(e.Raw(), s.policy.SyncsAfter(e)); err != nil {
 		return err
 	}
-	return s.appendLines([][]byte{e.Raw()}, s.policy.SyncsAfter(e))
+	// The entry is in the file on a line of its own: acknowledged. Another
+	// writer's line it split, once whole again, is written after it; what
+	// keeps that from working now fails the next append.
+	_ = s.writeMended()
+	return nil
+}
+
+// put appends one line on a line of its own (SPEC §7, other writers).
+func (s *store) put(raw []byte, sync bool) error {
+	for try := 0; ; try++ {
+		if err := s.fix(); err != nil {
+			return err
+		}
+		for look := 0; look < looks && s.grew(); look++ {
+			// Others appended since the last look (while the entry was being
+			// made): look again right before the write, so a line they have
+			// begun is finished (or ended) first.
+			if err := s.lookAgain(); err != nil {
+				return err
+			}
+		}
+		n := len(s.own)
+		line := raw
+		forced := try == gluedTries
+		if forced {
+			// On a line of its own whatever else is in flight: the newline is in the same write(2).
+			line = append([]byte{'\n'}, line...)
+		}
+		if err := s.appendLines([][]byte{line}, sync); err != nil {
+			return err
+		}
+		if len(s.own) == n {
+			return nil
+		}
+		cut, glued := s.unfinishedBefore(s.own[n].start)
+		if forced || !glued {
+			if glued && cut != nil && len(s.cuts) < maxCuts {
+				// The newline ended another writer's unfinished line: keep its
+				// beginning for its rest.
+				s.cuts = append(s.cuts, cut)
+			}
+			return nil
+		}
+		// Another writer began a line after this store last looked and before
+		// its write(2) landed: the line went onto the end of that fragment and
+		// is unreadable there. It is not acknowledged until it is in the file on
+		// a line of its own: look again (let the fragment finish, or end it),
+		// and write it again. The other writer's line is split by this one;
+		// its beginning is kept, to be put back together with its rest.
+		waiting := 0
+		if cut != nil && len(s.cuts) < maxCuts {
+			s.cuts = append(s.cuts, cut)
+			waiting = len(s.cuts)
+		}
+		if err := s.lookAgain(); err != nil {
+			return err
+		}
+		for _, d := range settle {
+			if len(s.cuts) < waiting || waiting == 0 {
+				break
+			}
+			// The rest of the other writer's line is usually a moment away.
+			time.Sleep(d)
+			if s.grew() {
+				if err := s.lookAgain(); err != nil {
+					return err
+				}
+			}
+		}
+	}
+}
+
+// maxCuts bounds the other writers' line beginnings kept at once, and
+// maxCut the length of one.
+const maxCuts, maxCut = 16, 1 << 20
+
+// unfinishedBefore reads back from start, where this store's line landed, to
+// the newline before it: glued is true when what is there is another
+// writer's unfinished line (not JSON white space), returned when it is not
+// longer than maxCut.
+func (s *store) unfinishedBefore(start int64) (cut []byte, glued bool) {
+	var back []byte
+	for at := start; at > 0; {
+		from := max(at-64<<10, 0)
+		if at == start {
+			from = max(at-64, 0) // most often a newline is right there
+		}
+		buf := make([]byte, at-from)
+		if n, err := s.f.ReadAt(buf, from); n < len(buf) && err != nil {
+			return nil, true
+		}
+		if i := bytes.LastIndexByte(buf, '\n'); i >= 0 {
+			back = append(buf[i+1:], back...)
+			break
+		}
+		back = append(buf, back...)
+		if len(back) > maxCut {
+			return nil, true
+		}
+		at = from
+	}
+	if len(bytes.Trim(back, " \t\r")) == 0 {
+		return nil, false
+	}
+	return back, true
+}
+
+// writeMended appends the other writers' lines that were put back together
+// (mend), each on a line of its own, as this store's lines: their first
+// copy, split by a line of this store, is unreadable.
+func (s *store) writeMended() error {
+	for len(s.mended) > 0 {
+		m := s.mended[0]
+		s.mended = s.mended[1:]
+		if err := s.put(m, false); err != nil {
+			s.mended = append([][]byte{m}, s.mended...)
+			return err
+		}
+		s.repairs = append(s.repairs, fmt.Sprintf("wrote again a line another program was writing to %s when arbor's line split it (%d bytes; both pieces stay as unreadable lines)", s.path, len(m)))
+	}
+	return nil
+}
+
+// parseOthers parses complete lines others appended. A line that is not an
+// entry may be the rest of another writer's line that one of this store's
+// lines split (cuts): put back together with its beginning, the line is
+// indexed, and written again whole (writeMended).
+func (s *store) parseOthers(data []byte) []*session.Entry {
+	if len(s.cuts) == 0 {
+		return session.ParseEntries(data)
+	}
+	var out []*session.Entry
+	for ln := range bytes.Lines(data) {
+		t := bytes.TrimRight(ln, "\r\n")
+		if len(bytes.TrimSpace(t)) == 0 {
+			continue
+		}
+		if e, ok := session.ParseLine(t); ok {
+			out = append(out, e)
+			continue
+		}
+		for i, c := range s.cuts {
+			whole := append(slices.Clip(c), t...)
+			if !session.IsCompleteJSON(whole) {
+				continue
+			}
+			if e, ok := session.ParseLine(whole); ok {
+				out = append(out, e)
+				s.mended = append(s.mended, whole)
+				s.cuts = slices.Delete(s.cuts, i, i+1)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// looks bounds how often one append looks again at a file that grew since
+// the last look; gluedTries how often an entry that landed on another
+// writer's unfinished line is written again before it is written after a
+// newline of its own, which no unfinished line can precede.
+const looks, gluedTries = 3, 8
+
+// lookAgain reads what others appended, for the next Refresh to index, and
+// ends a fragment that stays.
+func (s *store) lookAgain() error {
+	more, err := s.readOthers()
+	if err != nil {
+		return err
+	}
+	s.others = append(s.others, more...)
+	return s.fix()
+}
+
+// grew reports whether the file is longer than this store knows it to be.
+func (s *store) grew() bool {
+	end := s.size
+	if len(s.own) > 0 {
+		end = s.own[len(s.own)-1].end
+	}
+	st, err := s.f.Stat()
+	return err == nil && st.Size() != end
 }
 
 // appendLines writes each line with one write(2) and records where it landed.
@@ -321,12 +533,15 @@ const pathEvery = time.Millisecond
 // renamed over or removed): what was written went to a file nobody will read.
 // It runs after every write, before the entry is acknowledged.
 func (s *store) checkPath(mine fs.FileInfo) error {
-	if links(mine) == 1 && time.Since(s.pathChecked) < pathEvery {
+	// A file that had other links and lost one (renamed over at this path,
+	// kept at another) is looked at at once, like one with several links.
+	n := links(mine)
+	if n == 1 && s.links == 1 && time.Since(s.pathChecked) < pathEvery {
 		return nil
 	}
 	now, err := s.fs.Stat(s.path)
 	if err == nil && os.SameFile(mine, now) {
-		s.pathChecked = time.Now()
+		s.pathChecked, s.links = time.Now(), n
 		return nil
 	}
 	how := "was replaced by another file (an editor, sed -i or a sync tool renamed a new file over it)"
@@ -426,8 +641,18 @@ func (s *store) fix() error {
 	case repairNone:
 		return nil
 	case repairTerminate:
+		n := len(s.own)
 		if err := s.appendLines([][]byte{nil}, false); err != nil {
 			return err
+		}
+		at := s.size - 1
+		if len(s.own) > n {
+			at = s.own[n].start
+		}
+		if cut, split := s.unfinishedBefore(at); split && cut != nil && len(s.cuts) < maxCuts && !session.IsCompleteJSON(cut) {
+			// Another writer's unfinished line, ended here: should its rest
+			// come, the line is put back together and written again whole.
+			s.cuts = append(s.cuts, cut)
 		}
 		s.repairs = append(s.repairs, fmt.Sprintf("ended the last line of %s, which lacked its newline (an unreadable fragment stays in place as a line of its own)", s.path))
 	case repairRewrite:
@@ -515,7 +740,10 @@ func (s *store) rewrite() error {
 	if _, err := nf.Write(b.Bytes()); err != nil {
 		return failLocked(err)
 	}
-	carried := int64(len(orig))
+	// Everything past what the snapshot was read from is others': carried over
+	// as it is, and what of it was indexed already is not read again.
+	carried := s.snapEnd
+	indexed := s.whole - s.snapEnd
 	carry := func(dst File) error {
 		more, err := readFrom(s.f, carried)
 		if err != nil || len(more) == 0 {
@@ -548,8 +776,10 @@ func (s *store) rewrite() error {
 	}
 	s.f.Close()
 	s.lock.release()
-	s.f, s.lock, s.own, s.snapshot, s.pathChecked = nf, nl, nil, nil, time.Time{}
-	s.size = int64(b.Len()) // what was carried over is read as others' lines
+	s.f, s.lock, s.own, s.snapshot, s.pathChecked, s.links = nf, nl, nil, nil, time.Time{}, 0
+	// What was carried over and not indexed yet is read as others' lines.
+	s.size = int64(b.Len()) + max(indexed, 0)
+	s.whole = s.size
 	s.repairs = append(s.repairs, fmt.Sprintf("kept the original of %s as %s and rewrote it with a version %d header", s.path, bak, session.CurrentVersion))
 	return nil
 }
@@ -592,6 +822,24 @@ func (s *store) close() error {
 	var errs []error
 	if !s.created && len(s.pending) > 0 {
 		errs = append(errs, fmt.Errorf("%w: %d for %s (Flush writes them)", ErrUnwritten, len(s.pending), s.path))
+	}
+	if len(s.cuts)+len(s.mended) > 0 && s.f != nil && s.created && s.broken == nil && s.repair != repairRewrite {
+		// Another writer's line that a line of this store split: a last
+		// moment for its rest, to write it again whole.
+		for _, d := range settle {
+			if len(s.cuts) == 0 {
+				break
+			}
+			time.Sleep(d)
+			if s.grew() {
+				if _, err := s.readOthers(); err != nil {
+					break
+				}
+			}
+		}
+		if err := s.writeMended(); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	if s.f != nil {
 		if s.policy != Never {
