@@ -59,7 +59,7 @@ func sessionFile(path string) error {
 		target, _ := os.Readlink(path)
 		return fmt.Errorf("%w: %s is a symlink (to %s); arbor trashes and deletes only a session file itself: give the session's own path, or remove the link with rm(1)", ErrNotSessionFile, path, target)
 	} else if err == nil && !info.Mode().IsRegular() {
-		return fmt.Errorf("%w: %s is %s (arbor only trashes and deletes session files; check the path)", ErrNotSessionFile, path, fileKind(info.Mode()))
+		return fmt.Errorf("%w: %s is %s (arbor only trashes and deletes session files; check the path)", ErrNotSessionFile, path, jsonl.Kind(info.Mode()))
 	}
 	ok, err := jsonl.IsSession(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -397,19 +397,4 @@ func moveFile(src, dst string) error {
 	}
 	os.Chtimes(dst, info.ModTime(), info.ModTime())
 	return nil
-}
-
-// fileKind names what a path that is not a regular file is, for an error.
-func fileKind(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a folder"
-	case m&fs.ModeNamedPipe != 0:
-		return "a FIFO"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	}
-	return "not a regular file"
 }

@@ -156,7 +156,7 @@ func OpenRegular(path string) (*os.File, error) {
 	if info, err := os.Lstat(path); err != nil {
 		return nil, err
 	} else if !info.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is %s, not a regular file", path, kind(info.Mode()))
+		return nil, fmt.Errorf("%s is %s, not a regular file", path, Kind(info.Mode()))
 	}
 	f, err := os.OpenFile(path, os.O_RDONLY|noFollow, 0)
 	if err != nil {
@@ -164,7 +164,7 @@ func OpenRegular(path string) (*os.File, error) {
 	}
 	info, err := f.Stat()
 	if err == nil && !info.Mode().IsRegular() {
-		err = fmt.Errorf("%s is %s, not a regular file", path, kind(info.Mode()))
+		err = fmt.Errorf("%s is %s, not a regular file", path, Kind(info.Mode()))
 	}
 	if err != nil {
 		f.Close()
@@ -173,8 +173,8 @@ func OpenRegular(path string) (*os.File, error) {
 	return f, nil
 }
 
-// kind names a file's type for an error.
-func kind(m fs.FileMode) string {
+// Kind names a file's type for an error ("a symlink", "a FIFO", ...).
+func Kind(m fs.FileMode) string {
 	switch {
 	case m&fs.ModeSymlink != 0:
 		return "a symlink"
@@ -212,7 +212,7 @@ func OwnDir(dir string) error {
 		return err
 	}
 	if !info.IsDir() {
-		return fmt.Errorf("%s is %s, not a folder: arbor keeps its files only in a real folder; move it away", dir, kind(info.Mode()))
+		return fmt.Errorf("%s is %s, not a folder: arbor keeps its files only in a real folder; move it away", dir, Kind(info.Mode()))
 	}
 	return nil
 }
