@@ -468,9 +468,10 @@ func (a *Agent) history(ctx context.Context) ([]session.MessageData, error) {
 	if err != nil {
 		return nil, err
 	}
-	var raws [][]byte
-	for _, m := range res.ForModel() {
-		raws = append(raws, m)
+	ms := res.ForModel()
+	raws := make([][]byte, len(ms))
+	for i, m := range ms {
+		raws[i] = m
 	}
 	return messagesForRequest(raws), nil
 }

@@ -8,7 +8,9 @@ import (
 // refuse, as pi does: assistant messages that ended in an error or were aborted
 // (with their tool calls), and tool results whose call is not in the request.
 func messagesForRequest(raw [][]byte) []session.MessageData {
-	var out []session.MessageData
+	// Sized once: a MessageData is ~300 bytes, and a million grown by
+	// doubling would be twice that allocated.
+	out := make([]session.MessageData, 0, len(raw))
 	calls := map[string]bool{}
 	for _, r := range raw {
 		msg, err := session.ParseMessage(r)
@@ -38,6 +40,9 @@ func messagesForRequest(raw [][]byte) []session.MessageData {
 			continue
 		}
 		out = append(out, m)
+	}
+	if len(out) == 0 {
+		return nil
 	}
 	return out
 }

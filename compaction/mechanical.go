@@ -47,6 +47,14 @@ const (
 	phaseOther        = "other"
 )
 
+// trimSegments and trimFindings are how many segments and findings Summarize
+// holds before it lets the older ones go (a test sets them to 1 and to the
+// largest int: the summaries are the same).
+var (
+	trimSegments = 4 * MaxSegments
+	trimFindings = 4 * MaxFindings
+)
+
 type segment struct {
 	phase string
 	items []string
@@ -67,12 +75,49 @@ func (Mechanical) Summarize(_ context.Context, r Request) (string, error) {
 		phase                        string
 		edited                       bool
 	)
+	// Only the newest MaxSegments segments with items and the newest
+	// MaxFindings findings are shown: older ones are let go as the messages
+	// are read (a million messages are hundreds of thousands of each), and
+	// the segments counted.
+	dropped := 0
 	newSegment := func(p string) {
 		phase = p
+		if len(segs) >= trimSegments {
+			// Every segment is complete: the next is about to start.
+			kept := segs[:0]
+			shown := 0
+			for _, sg := range segs {
+				if len(sg.items) > 0 {
+					shown++
+				}
+			}
+			for _, sg := range segs {
+				if len(sg.items) == 0 {
+					continue
+				}
+				if shown > MaxSegments {
+					shown--
+					dropped++
+					continue
+				}
+				kept = append(kept, sg)
+			}
+			clear(segs[len(kept):])
+			segs = kept
+		}
 		segs = append(segs, segment{phase: p})
 	}
+	finding := func(f string) {
+		if len(findings) >= trimFindings && len(findings) > MaxFindings {
+			n := copy(findings, findings[len(findings)-MaxFindings:])
+			clear(findings[n:])
+			findings = findings[:n]
+		}
+		findings = append(findings, f)
+	}
+	var sc session.MessageScanner
 	for _, raw := range r.Messages {
-		f := decode(raw.Raw)
+		f := decodeWith(&sc, raw)
 		switch f.Role {
 		case session.RoleUser, session.RoleBashExecution, session.RoleCustom:
 			text := userText(f)
@@ -88,7 +133,7 @@ func (Mechanical) Summarize(_ context.Context, r Request) (string, error) {
 				newSegment(p)
 				segs[len(segs)-1].items = append(segs[len(segs)-1].items, "user ran "+quoteCmd(f.Command))
 				if out := clip(oneLine(f.Output), maxFindingChars); out != "" {
-					findings = append(findings, "- "+quoteCmd(f.Command)+": "+out)
+					finding("- " + quoteCmd(f.Command) + ": " + out)
 				}
 			}
 		case session.RoleAssistant:
@@ -127,7 +172,7 @@ func (Mechanical) Summarize(_ context.Context, r Request) (string, error) {
 			if f.IsError {
 				label += " (error)"
 			}
-			findings = append(findings, "- "+label+": "+clip(oneLine(f.Content.Text(" ")), maxFindingChars))
+			finding("- " + label + ": " + clip(oneLine(f.Content.Text(" ")), maxFindingChars))
 		case session.RoleBranchSummary, session.RoleCompactionSummary:
 			earlier = append(earlier, strings.TrimPrefix(stripFileLists(f.Summary), BranchSummaryPreamble))
 		}
@@ -155,6 +200,7 @@ func (Mechanical) Summarize(_ context.Context, r Request) (string, error) {
 		lines = append(lines, "- ["+s.phase+"] "+strings.Join(items, "; "))
 	}
 	lines = append(prev.activity, lines...)
+	truncated += dropped
 	if over := len(lines) - MaxSegments; over > 0 {
 		truncated += over
 		lines = lines[over:]

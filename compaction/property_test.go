@@ -3,6 +3,7 @@ package compaction
 import (
 	"context"
 	"errors"
+	"math"
 	"strings"
 	"testing"
 
@@ -165,6 +166,55 @@ func TestPropertySecondCompactionResummarizesKept(t *testing.T) {
 			}
 			if !summarized[e.ID] {
 				t.Fatalf("entry %s kept by the first compaction is not summarized by the second", e.ID)
+			}
+		}
+	})
+}
+
+// The mechanical summary of a long history is the same whether Summarize lets
+// older segments and findings go as it reads (at once, or every 160 and 80)
+// or holds them all until the end.
+func TestPropertyMechanicalTrims(t *testing.T) {
+	defer func(s, f int) { trimSegments, trimFindings = s, f }(trimSegments, trimFindings)
+	rapid.Check(t, func(t *rapid.T) {
+		b := newBuilder(t)
+		words := rapid.SampledFrom([]string{"fix", "go test ./...", "make", "parser", "漢字", "done", "ok"})
+		for range rapid.IntRange(1, 400).Draw(t, "turns") {
+			switch rapid.IntRange(0, 5).Draw(t, "op") {
+			case 0:
+				b.user(words.Draw(t, "user"))
+			case 1:
+				b.assistant(words.Draw(t, "reply"))
+			case 2:
+				b.msg(map[string]any{"role": "bashExecution", "command": words.Draw(t, "cmd"), "output": "out", "exitCode": 0})
+			default:
+				var calls []map[string]any
+				for range rapid.IntRange(1, 3).Draw(t, "calls") {
+					calls = append(calls, b.toolCall(rapid.SampledFrom([]string{"read", "edit", "write", "bash", "grep"}).Draw(t, "tool"), words.Draw(t, "path")))
+				}
+				b.assistant("", calls...)
+				for _, c := range calls {
+					b.result(c, words.Draw(t, "result"))
+				}
+			}
+		}
+		req := Request{Kind: History, Messages: b.l.Context().Messages}
+		if rapid.Bool().Draw(t, "previous") {
+			prev := "## Original request\nfirst\n\n## Activity\n- (3 older phase segments truncated)\n- [exploration] read a\n- [execution] edit b\n\n## Key findings\n- read a: x"
+			req.PreviousSummary = &prev
+		}
+		summary := func(s, f int) string {
+			trimSegments, trimFindings = s, f
+			out, err := Mechanical{}.Summarize(context.Background(), req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return out
+		}
+		want := summary(math.MaxInt, math.MaxInt)
+		for _, n := range [][2]int{{1, 1}, {4 * MaxSegments, 4 * MaxFindings}, {MaxSegments + 1, MaxFindings + 1}} {
+			if got := summary(n[0], n[1]); got != want {
+				t.Fatalf("trimming at %v:\n%s\nwant\n%s", n, got, want)
 			}
 		}
 	})

@@ -7,12 +7,12 @@ import (
 	_ "embed"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"html/template"
 	"io"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"unsafe"
 
 	"github.com/arborlog/arbor/redact"
 	"github.com/arborlog/arbor/session"
@@ -66,7 +66,6 @@ func writeHTML(w io.Writer, l *session.Log, o Options, policy string) error {
 	}
 	usage := make(chan window.APIUsage, 1)
 	go func() { usage <- window.FileUsage(l) }()
-	data := pageData(l, e, o, usage)
 	title := l.SessionName()
 	if title == "" {
 		title = "Session " + l.Header().ID
@@ -74,28 +73,43 @@ func writeHTML(w io.Writer, l *session.Log, o Options, policy string) error {
 	if o.Redact != nil {
 		title, _ = o.Redact.Redact(title)
 	}
-	bw := bufio.NewWriterSize(w, 1<<20)
-	err = page.Execute(bw, pageFields{
+	// The page is made with a mark where the data goes, and the data, as
+	// large as the session file, is written there as it is made: it is
+	// never held whole. The mark holds a NUL and a '<', which no other field
+	// can put in the page as they are (escaped in HTML, constant elsewhere).
+	var frame bytes.Buffer
+	err = page.Execute(&frame, pageFields{
 		Title: title + " · arbor",
 		CSP:   policy,
 		CSS:   template.CSS(pageCSS),
 		JS:    template.JS(pageJS),
-		// The buffer is not touched again: no copy of a 100 MB string.
-		Data: template.JS(unsafe.String(unsafe.SliceData(data), len(data))),
+		Data:  template.JS(dataMark),
 	})
 	if err != nil {
 		return err
 	}
+	before, after, ok := bytes.Cut(frame.Bytes(), []byte(dataMark))
+	if !ok || bytes.Contains(after, []byte(dataMark)) {
+		return errors.New("export: the page template does not hold its data once")
+	}
+	bw := bufio.NewWriterSize(w, 1<<20)
+	bw.Write(before)
+	writePageData(bw, l, e, o, usage)
+	bw.Write(after)
 	return bw.Flush()
 }
 
-// pageData is the JSON the page reads: the header, the entries in tree
+// dataMark is where pageFields' Data goes in the page.
+const dataMark = "<\x00arbor page data\x00>"
+
+// writePageData writes the JSON the page reads: the header, the entries in tree
 // preorder (so a parent always comes before its children) with the index of
 // each one's parent as arbor's tree has it (loops cut, unknown parents made
 // roots), labels, cursors, the leaf, compaction coverage and the usage 'arbor
 // stats' sums. It is escaped for a script element (escapeScript) as it is
-// written, and redacted first if o.Redact.
-func pageData(l *session.Log, leafEntry *session.Entry, o Options, usage <-chan window.APIUsage) []byte {
+// written, and redacted first if o.Redact. A write error is the writer's (a
+// bufio.Writer keeps it).
+func writePageData(b *bufio.Writer, l *session.Log, leafEntry *session.Entry, o Options, usage <-chan window.APIUsage) {
 	var onPath map[string]bool
 	if o.BranchOnly && leafEntry != nil {
 		onPath = map[string]bool{}
@@ -141,9 +155,7 @@ func pageData(l *session.Log, leafEntry *session.Entry, o Options, usage <-chan 
 		}
 	}
 
-	var b bytes.Buffer
-	b.Grow(len(order)*16 + escapedSize(order) + 1<<16)
-	w := dataWriter{b: &b, redact: o.Redact}
+	w := dataWriter{b: b, redact: o.Redact}
 	writeRaw, writeJSON := w.raw, w.json
 	h := l.Header()
 	b.WriteString(`{"version":1,"header":`)
@@ -208,23 +220,6 @@ func pageData(l *session.Log, leafEntry *session.Entry, o Options, usage <-chan 
 	b.WriteString(`],"stats":`)
 	writeJSON(map[string]any{"apiUsage": <-usage})
 	b.WriteString("}")
-	return b.Bytes()
-}
-
-// escapedSize is the size of the entries once escaped for a script element
-// (appendEscaped), so the page's buffer is allocated once.
-func escapedSize(ns []*session.TreeNode) int {
-	n := 0
-	for _, x := range ns {
-		raw := x.Entry.Raw()
-		n += len(raw)
-		for _, c := range raw {
-			if special[c] {
-				n += 5
-			}
-		}
-	}
-	return n
 }
 
 // replaced returns the first and the last entry a compaction replaced, and
@@ -284,7 +279,7 @@ func itoa(i int) string { return strconv.Itoa(i) }
 // dataWriter writes the page's JSON: every piece redacted if asked (redact
 // keeps JSON valid) and escaped for a script element.
 type dataWriter struct {
-	b      *bytes.Buffer
+	b      *bufio.Writer
 	redact *redact.Redactor
 }
 
@@ -343,10 +338,15 @@ func escapeScript(b []byte) []byte {
 	return out.Bytes()
 }
 
+// writer is where appendEscaped writes: a bytes.Buffer or a bufio.Writer.
+type writer interface {
+	Write([]byte) (int, error)
+}
+
 // special marks the bytes escapeScript looks at.
 var special = [256]bool{'<': true, '>': true, '&': true, 0xE2: true}
 
-func appendEscaped(out *bytes.Buffer, b []byte) {
+func appendEscaped(out writer, b []byte) {
 	const hex = "0123456789abcdef"
 	last := 0
 	for i := 0; i < len(b); i++ {

@@ -501,8 +501,12 @@ func (e *Engine) change(f func(l *session.Log) error) error {
 func (e *Engine) Messages() ([]json.RawMessage, error) {
 	var out []json.RawMessage
 	err := e.view(func(l *session.Log) error {
-		for _, m := range l.Context().Messages {
-			out = append(out, json.RawMessage(m.Raw))
+		ms := l.Context().Messages
+		if len(ms) > 0 {
+			out = make([]json.RawMessage, len(ms))
+		}
+		for i, m := range ms {
+			out[i] = json.RawMessage(m.Raw)
 		}
 		return nil
 	})

@@ -73,14 +73,15 @@ type piServer struct {
 }
 
 func (p *piServer) write(v any) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		b, _ = json.Marshal(piResponse{Type: "response", Command: "internal", Error: err.Error()})
-	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.out.Write(b)
-	p.out.WriteByte('\n')
+	// Encoded straight to the output (what Marshal gives, and a newline):
+	// get_messages of a million messages is not copied once more. An
+	// encoding that fails writes nothing.
+	enc := json.NewEncoder(p.out)
+	if err := enc.Encode(v); err != nil {
+		enc.Encode(piResponse{Type: "response", Command: "internal", Error: err.Error()})
+	}
 	p.out.Flush()
 }
 

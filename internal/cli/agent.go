@@ -212,6 +212,7 @@ func runAgent(c *cobra.Command, o *agentOptions) error {
 			}
 			cfg.Start = latest.Path
 		}
+		boundHeap(fileSize(cfg.Start)) // as any command opening a session file (a path; 0 otherwise)
 		return rpc.Pi(cfg, o.io.In, o.io.Out)
 	}
 	if !o.print {
@@ -469,6 +470,7 @@ func (o *agentOptions) openSession(cwd string) (*agentSession, error) {
 			o.io.Warnf("no earlier session in %s; starting a new one", dir)
 			return o.create(cwd, dir, blobs)
 		}
+		boundHeap(fileSize(path))
 		f, err = jsonl.Open(path)
 		if err != nil {
 			return nil, err
@@ -481,6 +483,7 @@ func (o *agentOptions) openSession(cwd string) (*agentSession, error) {
 				return nil, err
 			}
 		}
+		boundHeap(fileSize(path))
 		if f, err = jsonl.Open(path); err != nil {
 			return nil, err
 		}

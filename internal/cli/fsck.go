@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"runtime"
 	"strings"
 
 	"github.com/arborlog/arbor/session"
@@ -115,6 +116,10 @@ func runFsck(ios *IO, g *Global, arg string, repair bool) error {
 		if err := refuseForeign(path); err != nil {
 			return err
 		}
+		// The session is loaded twice, to repair it and to check it after;
+		// the collector must not let the heap grow to twice what is live (as
+		// a read, boundHeap).
+		boundHeap(fileSize(path))
 		s, err := jsonl.Open(path)
 		if errors.Is(err, jsonl.ErrNotSession) {
 			// Not a session: nothing to repair, and arbor writes nothing to it. Report it as it is.
@@ -134,6 +139,12 @@ func runFsck(ios *IO, g *Global, arg string, repair bool) error {
 	}
 	if ok, err := fsckForeign(ios, g, path); ok {
 		return err
+	}
+	if repair {
+		// The repair's load is garbage now. The check's read allocates the
+		// file's bytes at once, before the collector could free it: on a
+		// million entries the two would be over 1 GB together.
+		runtime.GC()
 	}
 	l, err := jsonl.Read(path)
 	if err != nil {

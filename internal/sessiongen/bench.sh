@@ -1,6 +1,7 @@
 #!/bin/bash
-# Runs every read command (and outline, on a copy) on one session once under
-# /usr/bin/time, as BENCHMARKS.md's "1,000,000-entry sessions" section reports.
+# Runs every read command, then every write command (on copies) and the agent
+# opening the session, on one session once under /usr/bin/time, as
+# BENCHMARKS.md's "1,000,000-entry sessions" section reports.
 # usage: internal/sessiongen/bench.sh ARBOR FILE [RUNS]
 #   FILE from: go run ./internal/sessiongen/gensession ... > FILE
 #   ls and search run on a folder holding only FILE.
@@ -11,9 +12,10 @@ export ARBOR_DIR=$T/arbor
 mkdir -p "$T/dir" && ln "$F" "$T/dir/" 2>/dev/null || cp "$F" "$T/dir/"
 D=$T/dir
 MID=$(sed -n 500000p "$F" | sed 's/.*"id":"\([0-9a-f]*\)".*/\1/' | head -c 8)
-run() { name=$1; shift
+run() { name=$1; shift; runin "$name" /dev/null "$@"; }
+runin() { name=$1; in=$2; shift 2
   for _ in $(seq "$R"); do
-    /usr/bin/time -f "%e s wall, %U+%S s cpu, %M KB" -o "$T/time" "$@" > "$T/out" 2> "$T/err"; rc=$?
+    /usr/bin/time -f "%e s wall, %U+%S s cpu, %M KB" -o "$T/time" "$@" < "$in" > "$T/out" 2> "$T/err"; rc=$?
     echo "$name | rc=$rc | $(tail -1 "$T/time") | $(stat -c %s "$T/out") B"
   done; }
 run "context --json" "$A" context "$F" --json
@@ -34,3 +36,48 @@ run "search (first: builds the index)" "$A" search --session-dir "$D" scanner
 run "search" "$A" search --session-dir "$D" zanzibar
 cp "$F" "$T/copy.jsonl"
 run "outline (a write, on a copy)" "$A" outline "$T/copy.jsonl" "$MID"
+
+# Writes, each on a copy (C; the copy grows by a line or two a command).
+mkdir -p "$T/x" "$T/w"; C=$T/w/copy.jsonl; cp "$F" "$C"
+run "export (html, to a file)" "$A" export "$F" "$T/x/out.html" --force
+run "export --format md" "$A" export "$F" "$T/x/out.md" --format md --force
+run "export --format jsonl" "$A" export "$F" "$T/x/out.jsonl" --format jsonl --force
+rm -f "$T/x/"*
+run "fork (the leaf)" "$A" fork "$C"; rm -f "$(cat "$T/out")"
+run "fork --leaf (the 500,000th line's entry)" "$A" fork "$C" --leaf "$MID"; rm -f "$(cat "$T/out")"
+echo '{"role":"user","content":"one more","timestamp":1764442800000}' > "$T/msg"
+runin "append (one message)" "$T/msg" "$A" append "$C"
+run "name" "$A" name "$C"
+run "name NAME" "$A" name "$C" "a million"
+run "rename" "$A" rename "$C" "a million entries"
+run "label" "$A" label "$C" "$MID" here
+run "pin" "$A" pin "$C" "$MID"
+run "unpin" "$A" unpin "$C" "$MID"
+run "summarize" "$A" summarize "$C" "$MID"
+run "edit --omit" "$A" edit "$C" "$MID" --omit
+run "cursor ls" "$A" cursor ls "$C"
+run "cursor new" "$A" cursor new "$C" review
+LEAF=$("$A" info "$C" --json | sed -n 's/.*"leaf": *"\([0-9a-f]*\)".*/\1/p' | head -1)
+run "branch (the 500,000th line's entry)" "$A" branch "$C" "$MID"
+run "branch (back to the leaf)" "$A" branch "$C" "$LEAF"
+run "compact (mechanical summary)" "$A" compact "$C"
+run "compact --undo" "$A" compact "$C" --undo
+cp "$F" "$C"; printf '{"type":"message","id":"torn' >> "$C"; touch -d '1 minute ago' "$C"
+run "fsck --repair (a torn last line)" "$A" fsck "$C" --repair
+rm -f "$C".torn
+run "index --rebuild" "$A" index --rebuild --session-dir "$T/w"
+run "latest" "$A" latest --session-dir "$T/w"
+run "archive" "$A" archive "$C"
+run "unarchive" "$A" unarchive "$C"
+run "rm" "$A" rm "$C"
+run "restore" "$A" restore "$C"
+# The agent opening the session; the provider is unreachable (port 9), so -p
+# fails once its request is made.
+P="--provider openai --base-url http://127.0.0.1:9/v1 --model m"
+printf '%s\n' '{"id":"1","type":"get_state"}' '{"id":"2","type":"get_messages"}' > "$T/rpc"
+runin "--mode rpc --session (get_state, get_messages)" "$T/rpc" "$A" --mode rpc --session "$C" $P
+printf '%s\n' "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"resumeSession\",\"params\":{\"path\":\"$C\"}}" \
+  '{"jsonrpc":"2.0","id":2,"method":"getState"}' '{"jsonrpc":"2.0","id":3,"method":"getMessages"}' > "$T/serve"
+runin "serve (resumeSession, getState, getMessages)" "$T/serve" "$A" serve $P
+echo hello > "$T/prompt"
+ARBOR_API_KEY=x runin "-p --session (the request made, the provider unreachable)" "$T/prompt" "$A" -p --session "$C" $P
