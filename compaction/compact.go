@@ -245,7 +245,7 @@ func Covers(l *session.Log, id string) (Coverage, error) {
 // (session.ProjectPathFrom).
 func start(path []*session.Entry, keepFrom string) (*Plan, int) {
 	proj := session.ProjectPathFrom(path, keepFrom)
-	p := &Plan{Projected: proj.Entries, Path: make([]*session.Entry, len(proj.Entries)), TurnStartIndex: -1}
+	p := &Plan{Projected: proj.Entries, proj: proj, Path: make([]*session.Entry, len(proj.Entries)), TurnStartIndex: -1}
 	prev := -1
 	for i, e := range proj.Entries {
 		p.Path[i] = e.Entry

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/arborlog/arbor/session"
 )
@@ -132,7 +133,7 @@ func (Mechanical) Summarize(_ context.Context, r Request) (string, error) {
 				p := bashPhase(f.Command, edited)
 				newSegment(p)
 				segs[len(segs)-1].items = append(segs[len(segs)-1].items, "user ran "+quoteCmd(f.Command))
-				if out := clip(oneLine(f.Output), maxFindingChars); out != "" {
+				if out := clipLine(f.Output, maxFindingChars); out != "" {
 					finding("- " + quoteCmd(f.Command) + ": " + out)
 				}
 			}
@@ -161,7 +162,7 @@ func (Mechanical) Summarize(_ context.Context, r Request) (string, error) {
 				lastReply = t
 				if !called && phase != phaseConclusion {
 					newSegment(phaseConclusion)
-					segs[len(segs)-1].items = append(segs[len(segs)-1].items, "replied: "+clip(oneLine(t), maxFindingChars))
+					segs[len(segs)-1].items = append(segs[len(segs)-1].items, "replied: "+clipLine(t, maxFindingChars))
 				}
 			}
 		case session.RoleToolResult:
@@ -172,7 +173,7 @@ func (Mechanical) Summarize(_ context.Context, r Request) (string, error) {
 			if f.IsError {
 				label += " (error)"
 			}
-			finding("- " + label + ": " + clip(oneLine(f.Content.Text(" ")), maxFindingChars))
+			finding("- " + label + ": " + clipLine(f.Content.Text(" "), maxFindingChars))
 		case session.RoleBranchSummary, session.RoleCompactionSummary:
 			earlier = append(earlier, strings.TrimPrefix(stripFileLists(f.Summary), BranchSummaryPreamble))
 		}
@@ -395,16 +396,48 @@ func callSummary(name string, args []byte) string {
 	return name + " " + clip(s, 80)
 }
 
-func quoteCmd(cmd string) string { return "`" + clip(oneLine(cmd), 80) + "`" }
+func quoteCmd(cmd string) string { return "`" + clipLine(cmd, 80) + "`" }
 
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-// clip cuts s to n characters (runes), marking the cut.
+// clip cuts s, trimmed, to n characters (runes), marking the cut. Only the
+// part kept is converted: a message of megabytes costs no copy of itself.
 func clip(s string, n int) string {
 	s = strings.TrimSpace(s)
-	r := []rune(s)
-	if len(r) <= n {
+	if utf8.RuneCountInString(s) <= n {
 		return s
 	}
-	return string(r[:n]) + "…"
+	end, runes := 0, 0
+	for end < len(s) && runes < n {
+		_, size := utf8.DecodeRuneInString(s[end:])
+		end += size
+		runes++
+	}
+	// Through []rune, as a whole-string cut writes it: a byte that is not
+	// UTF-8 becomes U+FFFD in the part kept.
+	return string([]rune(s[:end])) + "…"
+}
+
+// clipLine is clip(strings.Join(strings.Fields(s), " "), n) without building
+// the whole line: runs of white space become one space, and only the first n
+// characters are kept.
+func clipLine(s string, n int) string {
+	var b strings.Builder
+	runes := 0
+	for f := range strings.FieldsSeq(s) {
+		if runes > 0 {
+			if runes == n {
+				return string([]rune(b.String())) + "…"
+			}
+			b.WriteByte(' ')
+			runes++
+		}
+		for i := 0; i < len(f); runes++ {
+			if runes == n {
+				return string([]rune(b.String())) + "…"
+			}
+			_, size := utf8.DecodeRuneInString(f[i:])
+			b.WriteString(f[i : i+size])
+			i += size
+		}
+	}
+	return b.String()
 }

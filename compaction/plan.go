@@ -56,6 +56,8 @@ type Plan struct {
 	BoundaryStart  int // first entry after the previous compaction
 	FirstKeptIndex int
 	TurnStartIndex int // -1 unless IsSplitTurn
+
+	proj session.Projection // whose Entries are Projected
 }
 
 // planJSON is the shape of SPEC §10 (`arbor compact --dry-run --json`), which
@@ -190,9 +192,9 @@ func (p *Plan) fill(cut cutPoint, prev int) error {
 		p.TurnStartIndex = cut.turnStart
 		historyEnd = cut.turnStart
 	}
-	p.MessagesToSummarize = messagesOf(p.Projected, p.BoundaryStart, historyEnd)
+	p.MessagesToSummarize = p.messagesOf(p.BoundaryStart, historyEnd)
 	if cut.splitTurn {
-		p.TurnPrefixMessages = messagesOf(p.Projected, cut.turnStart, cut.firstKept)
+		p.TurnPrefixMessages = p.messagesOf(cut.turnStart, cut.firstKept)
 	}
 	ops := newFileOps()
 	if prev >= 0 {
@@ -221,12 +223,14 @@ func indexOf(path []*session.Entry, id string) int {
 	return slices.IndexFunc(path, func(e *session.Entry) bool { return e.ID == id })
 }
 
-// messagesOf returns the messages of es[from:to] as a summarizer reads them:
-// compactions are left out (their summary arrives as PreviousSummary), and so
-// are system messages (prompt state, which the compaction's checkpoint carries).
-func messagesOf(es []session.Projected, from, to int) []session.ContextMessage {
+// messagesOf returns the messages of Projected[from:to] as a summarizer reads
+// them: compactions are left out (their summary arrives as PreviousSummary),
+// and so are system messages (prompt state, which the compaction's checkpoint
+// carries). When nothing is left out they are the projection's own (Span).
+func (p *Plan) messagesOf(from, to int) []session.ContextMessage {
+	es := p.Projected[from:to]
 	keep := func(yield func(session.ContextMessage) bool) {
-		for _, e := range es[from:to] {
+		for _, e := range es {
 			if e.Entry.Type == session.TypeCompaction {
 				continue
 			}
@@ -237,12 +241,20 @@ func messagesOf(es []session.Projected, from, to int) []session.ContextMessage {
 			}
 		}
 	}
-	n := 0
+	n, all := 0, 0
 	for range keep {
 		n++
 	}
+	for _, e := range es {
+		all += len(e.Messages)
+	}
 	if n == 0 {
 		return nil
+	}
+	if n == all {
+		if span, ok := p.proj.Span(from, to); ok {
+			return span
+		}
 	}
 	// Counted first: a plan of a million messages is one allocation, not doublings.
 	out := make([]session.ContextMessage, 0, n)

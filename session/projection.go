@@ -59,6 +59,25 @@ func (p Projection) Context() Context {
 	return ctx
 }
 
+// Span returns the messages of Entries[from:to] in order as one slice that
+// shares the projection's memory, when no context edit changed any message
+// (else nil, false): a compaction plan of a million messages copies none. The
+// slice's capacity ends at its length, so appending to it copies.
+func (p Projection) Span(from, to int) ([]ContextMessage, bool) {
+	if !p.whole {
+		return nil, false
+	}
+	start := 0
+	for _, e := range p.Entries[:from] {
+		start += len(e.Messages)
+	}
+	end := start
+	for _, e := range p.Entries[from:to] {
+		end += len(e.Messages)
+	}
+	return p.all[start:end:end], true
+}
+
 // Projection builds the active cursor's projection.
 func (l *Log) Projection() Projection { return l.Cursor("").Projection() }
 
@@ -92,33 +111,26 @@ func (l *Log) ProjectionAt(leaf *string) Projection {
 // buildSessionProjection over a path, as its compaction planner calls it).
 func ProjectPath(path []*Entry) Projection { return ProjectPathFrom(path, "") }
 
-// ProjectPathFrom is ProjectPath with the latest compaction on the path keeping
-// from the entry firstKept instead of its own firstKeptEntryId ("": its own).
-// A compaction planner uses it to take back into the context what an older
-// compaction cut off wrongly (a tool call whose result it kept).
-func ProjectPathFrom(path []*Entry, firstKept string) Projection {
-	ns := make([]*node, len(path))
-	for i, e := range path {
-		ns[i] = &node{e: e}
-	}
-	return projectPath(ns, firstKept)
-}
-
 func (l *Log) project(leaf *node) Projection {
 	if leaf == nil {
 		return Projection{ThinkingLevel: emptyContext().ThinkingLevel}
 	}
-	return projectPath(l.path(leaf), "")
+	return ProjectPathFrom(entriesOf(l.path(leaf)), "")
 }
 
-func projectPath(path []*node, keepFrom string) Projection {
+// ProjectPathFrom is ProjectPath with the latest compaction on the path keeping
+// from the entry keepFrom instead of its own firstKeptEntryId ("": its own).
+// A compaction planner uses it to take back into the context what an older
+// compaction cut off wrongly (a tool call whose result it kept).
+// It reads path and never changes it.
+func ProjectPathFrom(path []*Entry, keepFrom string) Projection {
 	p := Projection{ThinkingLevel: emptyContext().ThinkingLevel}
 	// Settings come from the last entry of each kind on the path: scan backwards
 	// and decode only those, never every assistant message.
 	var haveLevel, haveModel bool
 	compaction := -1
 	for i := len(path) - 1; i >= 0 && (!haveLevel || !haveModel || compaction < 0); i-- {
-		e := path[i].e
+		e := path[i]
 		switch {
 		case e.Type == TypeThinkingLevelChange && !haveLevel:
 			haveLevel = true
@@ -141,24 +153,24 @@ func projectPath(path []*node, keepFrom string) Projection {
 	// pi's buildContextEntries.
 	var entries []*Entry
 	if compaction < 0 {
-		entries = entriesOf(path)
+		entries = path
 	} else {
-		ce := path[compaction].e
+		ce := path[compaction]
 		firstKept, _ := jsonString(ce.rawValue("firstKeptEntryId"))
 		if keepFrom != "" {
 			firstKept = keepFrom
 		}
 		entries = append(entries, ce)
 		kept := false
-		for _, n := range path[:compaction] {
-			if n.e.ID == firstKept {
+		for _, e := range path[:compaction] {
+			if e.ID == firstKept {
 				kept = true
 			}
-			if kept && !(n.e.Type == TypeMessage && n.e.msgRole() == RoleSystem) {
-				entries = append(entries, n.e)
+			if kept && !(e.Type == TypeMessage && e.msgRole() == RoleSystem) {
+				entries = append(entries, e)
 			}
 		}
-		entries = append(entries, entriesOf(path[compaction+1:])...)
+		entries = append(entries, path[compaction+1:]...)
 	}
 	edits := map[string]*Entry{}
 	for _, e := range entries {

@@ -308,6 +308,10 @@ func runCompact(ctx context.Context, o *compactOptions) error {
 		if err != nil {
 			return fmt.Errorf("compact %s: %w; nothing was appended", s.Path(), err)
 		}
+		res = compactResult{FirstKeptEntryID: plan.FirstKeptEntryID, TokensBefore: plan.TokensBefore,
+			Summarized: len(plan.MessagesToSummarize) + len(plan.TurnPrefixMessages), Summarizer: which, MovedFrom: plan.MovedFrom}
+		// From here the plan is not used, so its messages (a million on a
+		// large session) are not live while Append projects the branch again.
 		e, err := compaction.Append(c, r)
 		if err != nil && !strings.HasPrefix(err.Error(), s.Path()+": ") { // the store's errors name the file
 			return fmt.Errorf("compact %s: %w", s.Path(), err)
@@ -315,8 +319,7 @@ func runCompact(ctx context.Context, o *compactOptions) error {
 		if err != nil {
 			return err
 		}
-		res = compactResult{ID: e.ID, FirstKeptEntryID: plan.FirstKeptEntryID, TokensBefore: plan.TokensBefore,
-			Summarized: len(plan.MessagesToSummarize) + len(plan.TurnPrefixMessages), Summarizer: which, MovedFrom: plan.MovedFrom}
+		res.ID = e.ID
 		return nil
 	})
 	if err != nil || skipped {
