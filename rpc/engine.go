@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/arborlog/arbor/agent"
 	"github.com/arborlog/arbor/catalog"
@@ -1058,6 +1059,18 @@ func (e *Engine) Fsck(arg string) (FsckResult, error) {
 	}
 	r := l.Report()
 	return FsckResult{OK: r.Clean(), Path: ref, Report: r}, nil
+}
+
+// validJSON makes an encoded message valid UTF-8, as JSON text must be: the
+// raw entries and messages both protocols pass on are the session file's
+// bytes, and a file (or a client's id) may hold bytes that are not UTF-8.
+// Outside its strings JSON is ASCII, so each such byte is in a string and
+// becomes U+FFFD there, as a UTF-8 decoder reading the line would make it.
+func validJSON(b []byte) []byte {
+	if utf8.Valid(b) {
+		return b
+	}
+	return bytes.ToValidUTF8(b, []byte("\uFFFD"))
 }
 
 // missing makes a session that does not exist a BadParams error naming it.

@@ -77,6 +77,7 @@ func (p *piServer) write(v any) {
 	if err != nil {
 		b, _ = json.Marshal(piResponse{Type: "response", Command: "internal", Error: err.Error()})
 	}
+	b = validJSON(b)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.out.Write(b)
