@@ -3,6 +3,7 @@ package rpc
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -272,5 +273,56 @@ func TestPiRetryEvents(t *testing.T) {
 		`{"attempt":1,"success":true,"type":"auto_retry_end"}`
 	if strings.Join(got, "\n") != want {
 		t.Errorf("retry events\n%s\nwant\n%s", strings.Join(got, "\n"), want)
+	}
+}
+
+// TestPiReplacedSessionFileIsReported: the session file renamed over while a
+// prompt runs (sed -i): the reply is not kept, and the client is told so
+// with the path, not left with an agent_end that looks like a quiet end.
+func TestPiReplacedSessionFileIsReported(t *testing.T) {
+	gate := make(chan struct{})
+	fake := agenttest.New(t, "openai", agenttest.Reply{Text: "kept nowhere", Hold: gate})
+	c := startPi(t, testConfig(t, fake, t.TempDir()))
+	c.ok("prompt", map[string]any{"message": "go"})
+	for len(fake.Requests()) < 1 {
+		time.Sleep(5 * time.Millisecond)
+	}
+	path := c.ok("get_state", nil)["sessionFile"].(string)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path+".new", data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(path+".new", path); err != nil {
+		t.Fatal(err)
+	}
+	close(gate)
+	var failure map[string]any
+	events := c.waitEvent("agent_settled")
+	for _, e := range events {
+		if e["type"] == "error" {
+			failure = e
+		}
+	}
+	if failure == nil || !strings.Contains(fmt.Sprint(failure["errorMessage"]), path) || failure["aborted"] != false {
+		t.Errorf("no error event naming %s before agent_settled: %v", path, types(events))
+	}
+	if events[len(events)-1]["aborted"] != false {
+		t.Errorf("agent_settled %v", events[len(events)-1])
+	}
+	if now, _ := os.ReadFile(path); strings.Contains(string(now), "kept nowhere") {
+		t.Errorf("the reply is in the file that replaced the session:\n%s", now)
+	}
+	// A provider's error is the run's last message, as pi reports it: no
+	// second report.
+	fake.Add(agenttest.Reply{Status: 400, Body: `{"error":{"message":"no such model"}}`})
+	c.ok("new_session", nil)
+	c.ok("prompt", map[string]any{"message": "again"})
+	for _, e := range c.waitEvent("agent_settled") {
+		if e["type"] == "error" {
+			t.Errorf("a provider's error reported twice: %v", e)
+		}
 	}
 }
