@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -284,11 +285,38 @@ func (e *Engine) Resume(ref string, readOnly bool) error {
 		e.messages = len(l.Context().Messages)
 		return nil
 	}
+	if e.follow == "" && e.sess != nil && sameSession(r, e.sess.Ref()) {
+		// The session served: read it again (as pi's switch_session does)
+		// under a lock taken anew, which this engine's own would refuse.
+		if err := e.closeSession(); err != nil {
+			return err
+		}
+		s, err := e.cfg.Store.Open(r, store.Options{})
+		if err != nil {
+			// Not reopened: a new session keeps the engine serving.
+			if ns, cerr := e.cfg.Store.Create(e.cfg.Cwd, e.cfg.Where, store.Options{}); cerr == nil {
+				_ = e.attach(ns)
+			}
+			return missing(err)
+		}
+		return e.attach(s)
+	}
 	s, err := e.cfg.Store.Open(r, store.Options{})
 	if err != nil {
 		return missing(err)
 	}
 	return e.attach(s)
+}
+
+// sameSession says whether two refs name one session: the same file (by
+// device and inode, whatever path names it), or the same id in a database.
+func sameSession(a, b string) bool {
+	if a == b {
+		return true
+	}
+	sa, err1 := os.Stat(a)
+	sb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
 }
 
 // Prompt runs message on the session and returns the last reply. It blocks

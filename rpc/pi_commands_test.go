@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -324,5 +325,43 @@ func TestPiReplacedSessionFileIsReported(t *testing.T) {
 		if e["type"] == "error" {
 			t.Errorf("a provider's error reported twice: %v", e)
 		}
+	}
+}
+
+// TestPiSwitchToTheSessionServed: switch_session to the session already open
+// reads it again (what another program appended included), as pi's does; it
+// was refused as held by the server itself ("close it there first").
+func TestPiSwitchToTheSessionServed(t *testing.T) {
+	fake := agenttest.New(t, "openai", agenttest.Reply{Text: "one"}, agenttest.Reply{Text: "two"})
+	c := startPi(t, testConfig(t, fake, t.TempDir()))
+	c.ok("prompt", map[string]any{"message": "hi"})
+	c.waitEvent("agent_settled")
+	path := c.ok("get_state", nil)["sessionFile"].(string)
+	es := c.ok("get_entries", nil)["entries"].([]any)
+	leaf := es[len(es)-1].(map[string]any)["id"].(string)
+	foreign := `{"type":"message","id":"f0000001","parentId":"` + leaf + `","timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"user","content":"from pi","timestamp":1}}` + "\n"
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(foreign); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	dir, base := filepath.Split(path)
+	for _, p := range []string{path, filepath.Join(dir, ".", base)} {
+		r, _ := c.cmd("switch_session", map[string]any{"sessionPath": p})
+		if r["success"] != true {
+			t.Fatalf("switch_session to the session served (%s): %v", p, r)
+		}
+	}
+	if n := len(c.ok("get_messages", nil)["messages"].([]any)); n != 3 {
+		t.Errorf("%d messages after switching, want 3 (the foreign one read)", n)
+	}
+	c.ok("prompt", map[string]any{"message": "more"})
+	c.waitEvent("agent_settled")
+	data, _ := os.ReadFile(path)
+	if !strings.Contains(string(data), `"two"`) || strings.Count(string(data), "f0000001") != 2 {
+		t.Errorf("the next reply is not in the file after the foreign line:\n%s", data)
 	}
 }
