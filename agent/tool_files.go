@@ -5,12 +5,15 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"github.com/arborlog/arbor/session"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"unicode/utf8"
 )
 
@@ -45,6 +48,69 @@ func isBinary(data []byte) bool {
 	return false
 }
 
+// notRegular says why a path the model gave is not read or written: only
+// regular files are. A named pipe would hold the call (and the run, deaf to
+// abort and Ctrl-C) until another program opened its other end, and a device
+// such as /dev/zero never ends.
+func notRegular(fi os.FileInfo) error {
+	what := "not a regular file"
+	switch t := fi.Mode().Type(); {
+	case t&os.ModeNamedPipe != 0:
+		what = "a named pipe (FIFO), not a regular file"
+	case t&os.ModeDevice != 0:
+		what = "a device, not a regular file"
+	case t&os.ModeSocket != 0:
+		what = "a socket, not a regular file"
+	}
+	return errors.New(what)
+}
+
+// readRegular reads the regular file p. It opens p without waiting (a FIFO
+// opens at once with O_NONBLOCK) and refuses what the descriptor is not a
+// regular file, so nothing the path names blocks or floods the read.
+func readRegular(p string) ([]byte, error) {
+	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, notRegular(fi)
+	}
+	return io.ReadAll(f)
+}
+
+// writeRegular replaces the content of p (created with perm when it does
+// not exist), only when it is a regular file: opening a FIFO to write would
+// wait for a reader.
+func writeRegular(p string, data []byte, perm os.FileMode) error {
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|syscall.O_NONBLOCK, perm)
+	if err != nil {
+		if fi, serr := os.Stat(p); serr == nil && !fi.Mode().IsRegular() && !fi.IsDir() {
+			return notRegular(fi) // a FIFO without a reader: ENXIO
+		}
+		return err
+	}
+	fi, err := f.Stat()
+	if err == nil && !fi.Mode().IsRegular() {
+		err = notRegular(fi)
+	}
+	if err == nil {
+		err = f.Truncate(0)
+	}
+	if err == nil {
+		_, err = f.Write(data)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
 func runRead(_ context.Context, env *ToolEnv, raw json.RawMessage) ToolOutput {
 	var a struct {
 		Path   string   `json:"path"`
@@ -65,7 +131,7 @@ func runRead(_ context.Context, env *ToolEnv, raw json.RawMessage) ToolOutput {
 	if fi.IsDir() {
 		return errorOutput("read %s: is a directory (use ls)", a.Path)
 	}
-	data, err := os.ReadFile(p)
+	data, err := readRegular(p)
 	if err != nil {
 		return errorOutput("read %s: %v", a.Path, pathErr(err))
 	}
@@ -141,7 +207,7 @@ func runWrite(_ context.Context, env *ToolEnv, raw json.RawMessage) ToolOutput {
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return errorOutput("write %s: %v", a.Path, pathErr(err))
 	}
-	if err := os.WriteFile(p, []byte(a.Content), 0o644); err != nil {
+	if err := writeRegular(p, []byte(a.Content), 0o644); err != nil {
 		return errorOutput("write %s: %v", a.Path, pathErr(err))
 	}
 	return ToolOutput{Text: fmt.Sprintf("Successfully wrote %d bytes to %s", len(a.Content), a.Path)}
@@ -178,7 +244,7 @@ func runEdit(_ context.Context, env *ToolEnv, raw json.RawMessage) ToolOutput {
 		return errorOutput("edit: path and at least one edit (oldText, newText) are required")
 	}
 	p := env.resolve(a.Path)
-	data, err := os.ReadFile(p)
+	data, err := readRegular(p)
 	if err != nil {
 		return errorOutput("edit %s: %v", a.Path, pathErr(err))
 	}
@@ -221,7 +287,7 @@ func runEdit(_ context.Context, env *ToolEnv, raw json.RawMessage) ToolOutput {
 	if fi != nil {
 		mode = fi.Mode().Perm()
 	}
-	if err := os.WriteFile(p, []byte(b.String()), mode); err != nil {
+	if err := writeRegular(p, []byte(b.String()), mode); err != nil {
 		return errorOutput("edit %s: %v", a.Path, pathErr(err))
 	}
 	return ToolOutput{Text: fmt.Sprintf("Successfully replaced %d block(s) in %s.", len(spans), a.Path)}

@@ -258,7 +258,7 @@ func runGrep(ctx context.Context, env *ToolEnv, raw json.RawMessage) ToolOutput 
 	var out []string
 	matches := 0
 	search := func(p, rel string) {
-		data, err := os.ReadFile(p)
+		data, err := readRegular(p) // a FIFO, a device or a link to one is passed over
 		if err != nil || isBinary(data) {
 			return
 		}
@@ -278,6 +278,9 @@ func runGrep(ctx context.Context, env *ToolEnv, raw json.RawMessage) ToolOutput 
 				last = j
 			}
 		}
+	}
+	if !fi.IsDir() && !fi.Mode().IsRegular() {
+		return errorOutput("grep %s: %v", cmpOr(a.Path, "."), notRegular(fi))
 	}
 	if !fi.IsDir() {
 		search(root, filepath.Base(root))

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -205,5 +206,72 @@ func TestSearchTools(t *testing.T) {
 	}
 	if _, err := Tools([]string{"read", "rm"}); err == nil || !strings.Contains(err.Error(), `unknown tool "rm"`) {
 		t.Errorf("unknown tool: %v", err)
+	}
+}
+
+// A named pipe in the project (or a link to one) never holds a tool: read,
+// edit and write refuse it, grep passes over it. Opening one waits for the
+// other end, and no abort reaches a goroutine blocked there.
+func TestToolsNeverWaitOnAPipe(t *testing.T) {
+	dir := t.TempDir()
+	env := &ToolEnv{Cwd: dir}
+	write(t, filepath.Join(dir, "a.txt"), "needle\n")
+	write(t, filepath.Join(dir, "b.txt"), "old\n")
+	if err := syscall.Mkfifo(filepath.Join(dir, "pipe"), 0o644); err != nil {
+		t.Skip("no FIFOs here:", err)
+	}
+	if err := os.Symlink("pipe", filepath.Join(dir, "link")); err != nil {
+		t.Fatal(err)
+	}
+	within := func(name string, args any) ToolOutput {
+		t.Helper()
+		done := make(chan ToolOutput, 1)
+		go func() { done <- call(t, env, name, args) }()
+		select {
+		case out := <-done:
+			return out
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%s %v still waits on the pipe after 5s", name, args)
+		}
+		return ToolOutput{}
+	}
+	for _, p := range []string{"pipe", "link"} {
+		if out := within("read", map[string]any{"path": p}); !out.IsError || !strings.Contains(out.Text, "named pipe") {
+			t.Errorf("read %s: %+v", p, out)
+		}
+		if out := within("edit", map[string]any{"path": p, "edits": []any{map[string]any{"oldText": "a", "newText": "b"}}}); !out.IsError || !strings.Contains(out.Text, "named pipe") {
+			t.Errorf("edit %s: %+v", p, out)
+		}
+		if out := within("write", map[string]any{"path": p, "content": "x"}); !out.IsError || !strings.Contains(out.Text, "named pipe") {
+			t.Errorf("write %s: %+v", p, out)
+		}
+		if out := within("grep", map[string]any{"pattern": "x", "path": p}); !out.IsError || !strings.Contains(out.Text, "named pipe") {
+			t.Errorf("grep %s: %+v", p, out)
+		}
+	}
+	if out := within("grep", map[string]any{"pattern": "needle"}); out.Text != "a.txt:1: needle" {
+		t.Errorf("grep over a folder with a pipe: %+v", out)
+	}
+	// A device never ends: /dev/zero would fill memory.
+	if _, err := os.Stat("/dev/zero"); err == nil {
+		if out := within("read", map[string]any{"path": "/dev/zero"}); !out.IsError || !strings.Contains(out.Text, "a device") {
+			t.Errorf("read /dev/zero: %+v", out)
+		}
+	}
+	// Regular files are read, edited and written as before, mode kept.
+	if err := os.Chmod(filepath.Join(dir, "b.txt"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out := within("edit", map[string]any{"path": "b.txt", "edits": []any{map[string]any{"oldText": "old", "newText": "new, longer"}}}); out.IsError {
+		t.Errorf("edit: %+v", out)
+	}
+	if out := within("write", map[string]any{"path": "a.txt", "content": "short"}); out.IsError {
+		t.Errorf("write: %+v", out)
+	}
+	a, _ := os.ReadFile(filepath.Join(dir, "a.txt"))
+	b, _ := os.ReadFile(filepath.Join(dir, "b.txt"))
+	fi, _ := os.Stat(filepath.Join(dir, "b.txt"))
+	if string(a) != "short" || string(b) != "new, longer\n" || fi.Mode().Perm() != 0o600 {
+		t.Errorf("a.txt %q, b.txt %q (mode %v)", a, b, fi.Mode().Perm())
 	}
 }

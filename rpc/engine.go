@@ -6,11 +6,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"os"
 	"slices"
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/arborlog/arbor/agent"
 	"github.com/arborlog/arbor/catalog"
@@ -283,11 +286,38 @@ func (e *Engine) Resume(ref string, readOnly bool) error {
 		e.messages = len(l.Context().Messages)
 		return nil
 	}
+	if e.follow == "" && e.sess != nil && sameSession(r, e.sess.Ref()) {
+		// The session served: read it again (as pi's switch_session does)
+		// under a lock taken anew, which this engine's own would refuse.
+		if err := e.closeSession(); err != nil {
+			return err
+		}
+		s, err := e.cfg.Store.Open(r, store.Options{})
+		if err != nil {
+			// Not reopened: a new session keeps the engine serving.
+			if ns, cerr := e.cfg.Store.Create(e.cfg.Cwd, e.cfg.Where, store.Options{}); cerr == nil {
+				_ = e.attach(ns)
+			}
+			return missing(err)
+		}
+		return e.attach(s)
+	}
 	s, err := e.cfg.Store.Open(r, store.Options{})
 	if err != nil {
 		return missing(err)
 	}
 	return e.attach(s)
+}
+
+// sameSession says whether two refs name one session: the same file (by
+// device and inode, whatever path names it), or the same id in a database.
+func sameSession(a, b string) bool {
+	if a == b {
+		return true
+	}
+	sa, err1 := os.Stat(a)
+	sb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
 }
 
 // Prompt runs message on the session and returns the last reply. It blocks
@@ -1062,6 +1092,50 @@ func (e *Engine) Fsck(arg string) (FsckResult, error) {
 	}
 	r := l.Report()
 	return FsckResult{OK: r.Clean(), Path: ref, Report: r}, nil
+}
+
+// validJSON makes an encoded message valid UTF-8, as JSON text must be: the
+// raw entries and messages both protocols pass on are the session file's
+// bytes, and a file (or a client's id) may hold bytes that are not UTF-8.
+// Outside its strings JSON is ASCII, so each such byte is in a string and
+// becomes U+FFFD there, as a UTF-8 decoder reading the line would make it.
+func validJSON(b []byte) []byte {
+	if utf8.Valid(b) {
+		return b
+	}
+	return bytes.ToValidUTF8(b, []byte("\uFFFD"))
+}
+
+// validUTF8 is validJSON for a stream: it passes writes on to w with each run
+// of bytes that are not UTF-8 made U+FFFD, holding back a character a write
+// cut short until the next write completes it.
+type validUTF8 struct {
+	w    io.Writer
+	held []byte
+}
+
+func (v *validUTF8) Write(b []byte) (int, error) {
+	n := len(b)
+	if len(v.held) > 0 {
+		b = append(v.held, b...)
+		v.held = nil
+	}
+	cut := len(b)
+	for i := len(b) - 1; i >= 0 && i >= len(b)-utf8.UTFMax+1; i-- {
+		if utf8.RuneStart(b[i]) {
+			if !utf8.FullRune(b[i:]) {
+				cut = i
+			}
+			break
+		}
+	}
+	if cut < len(b) {
+		v.held = append([]byte(nil), b[cut:]...)
+	}
+	if _, err := v.w.Write(validJSON(b[:cut])); err != nil {
+		return 0, err
+	}
+	return n, nil
 }
 
 // missing makes a session that does not exist a BadParams error naming it.

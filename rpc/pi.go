@@ -70,6 +70,7 @@ type piServer struct {
 	// agentRuns counts the prompts and compactions running: abort answers
 	// once they have ended, as pi's awaits session.abort().
 	agentRuns sync.WaitGroup
+	lastEnd   []json.RawMessage // the messages of the last agent_end; mu guards it
 }
 
 func (p *piServer) write(v any) {
@@ -78,7 +79,9 @@ func (p *piServer) write(v any) {
 	// Encoded straight to the output (what Marshal gives, and a newline):
 	// get_messages of a million messages is not copied once more. An
 	// encoding that fails writes nothing.
-	enc := json.NewEncoder(p.out)
+	// Raw entries and messages pass on what a session file holds, which may be
+	// bytes that are not UTF-8: each run of them becomes U+FFFD, as validJSON.
+	enc := json.NewEncoder(&validUTF8{w: p.out})
 	if err := enc.Encode(v); err != nil {
 		enc.Encode(piResponse{Type: "response", Command: "internal", Error: err.Error()})
 	}
@@ -97,7 +100,14 @@ func fail(id json.RawMessage, command string, err error) piResponse {
 // events a line out, until r ends (a running prompt is then aborted).
 func Pi(cfg Config, r io.Reader, w io.Writer) error {
 	p := &piServer{out: bufio.NewWriter(w)}
-	e, err := New(cfg, func(ev agent.Event) { p.write(ev) })
+	e, err := New(cfg, func(ev agent.Event) {
+		if ev.Type == "agent_end" {
+			p.mu.Lock()
+			p.lastEnd = ev.Messages
+			p.mu.Unlock()
+		}
+		p.write(ev)
+	})
 	if err != nil {
 		return err
 	}
@@ -173,6 +183,22 @@ func (p *piServer) handle(line string) {
 	p.write(ok(c.ID, c.Type, data))
 }
 
+// endSaid says whether the last agent_end's last message reports the run's
+// failure (a reply that ended with stopReason "error", as pi reports a
+// provider's error).
+func (p *piServer) endSaid() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.lastEnd) == 0 {
+		return false
+	}
+	var m struct {
+		StopReason string `json:"stopReason"`
+	}
+	_ = json.Unmarshal(p.lastEnd[len(p.lastEnd)-1], &m)
+	return m.StopReason == session.StopError
+}
+
 // prompt answers once the prompt is accepted; its events follow.
 func (p *piServer) prompt(c piCommand) {
 	if p.e.State().IsCompacting {
@@ -203,6 +229,12 @@ func (p *piServer) prompt(c piCommand) {
 		})
 		select {
 		case <-accepted:
+			if err != nil && !errors.Is(err, agent.ErrAborted) && !p.endSaid() {
+				// A failure no message of the run shows (the session file
+				// replaced, a write that failed): the reply was not kept,
+				// and the client is told why, as arbor -p --mode json does.
+				p.write(agent.Event{Type: "error", ErrorMessage: err.Error(), Aborted: new(bool)})
+			}
 			// pi 1.6.0's agent_settled: the session is idle again (its
 			// RpcClient's waitForIdle and promptAndWait wait for it).
 			p.write(map[string]any{"type": "agent_settled", "aborted": errors.Is(err, agent.ErrAborted)})

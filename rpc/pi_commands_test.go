@@ -3,6 +3,8 @@ package rpc
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -272,5 +274,94 @@ func TestPiRetryEvents(t *testing.T) {
 		`{"attempt":1,"success":true,"type":"auto_retry_end"}`
 	if strings.Join(got, "\n") != want {
 		t.Errorf("retry events\n%s\nwant\n%s", strings.Join(got, "\n"), want)
+	}
+}
+
+// TestPiReplacedSessionFileIsReported: the session file renamed over while a
+// prompt runs (sed -i): the reply is not kept, and the client is told so
+// with the path, not left with an agent_end that looks like a quiet end.
+func TestPiReplacedSessionFileIsReported(t *testing.T) {
+	gate := make(chan struct{})
+	fake := agenttest.New(t, "openai", agenttest.Reply{Text: "kept nowhere", Hold: gate})
+	c := startPi(t, testConfig(t, fake, t.TempDir()))
+	c.ok("prompt", map[string]any{"message": "go"})
+	for len(fake.Requests()) < 1 {
+		time.Sleep(5 * time.Millisecond)
+	}
+	path := c.ok("get_state", nil)["sessionFile"].(string)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path+".new", data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(path+".new", path); err != nil {
+		t.Fatal(err)
+	}
+	close(gate)
+	var failure map[string]any
+	events := c.waitEvent("agent_settled")
+	for _, e := range events {
+		if e["type"] == "error" {
+			failure = e
+		}
+	}
+	if failure == nil || !strings.Contains(fmt.Sprint(failure["errorMessage"]), path) || failure["aborted"] != false {
+		t.Errorf("no error event naming %s before agent_settled: %v", path, types(events))
+	}
+	if events[len(events)-1]["aborted"] != false {
+		t.Errorf("agent_settled %v", events[len(events)-1])
+	}
+	if now, _ := os.ReadFile(path); strings.Contains(string(now), "kept nowhere") {
+		t.Errorf("the reply is in the file that replaced the session:\n%s", now)
+	}
+	// A provider's error is the run's last message, as pi reports it: no
+	// second report.
+	fake.Add(agenttest.Reply{Status: 400, Body: `{"error":{"message":"no such model"}}`})
+	c.ok("new_session", nil)
+	c.ok("prompt", map[string]any{"message": "again"})
+	for _, e := range c.waitEvent("agent_settled") {
+		if e["type"] == "error" {
+			t.Errorf("a provider's error reported twice: %v", e)
+		}
+	}
+}
+
+// TestPiSwitchToTheSessionServed: switch_session to the session already open
+// reads it again (what another program appended included), as pi's does; it
+// was refused as held by the server itself ("close it there first").
+func TestPiSwitchToTheSessionServed(t *testing.T) {
+	fake := agenttest.New(t, "openai", agenttest.Reply{Text: "one"}, agenttest.Reply{Text: "two"})
+	c := startPi(t, testConfig(t, fake, t.TempDir()))
+	c.ok("prompt", map[string]any{"message": "hi"})
+	c.waitEvent("agent_settled")
+	path := c.ok("get_state", nil)["sessionFile"].(string)
+	es := c.ok("get_entries", nil)["entries"].([]any)
+	leaf := es[len(es)-1].(map[string]any)["id"].(string)
+	foreign := `{"type":"message","id":"f0000001","parentId":"` + leaf + `","timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"user","content":"from pi","timestamp":1}}` + "\n"
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(foreign); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	dir, base := filepath.Split(path)
+	for _, p := range []string{path, filepath.Join(dir, ".", base)} {
+		r, _ := c.cmd("switch_session", map[string]any{"sessionPath": p})
+		if r["success"] != true {
+			t.Fatalf("switch_session to the session served (%s): %v", p, r)
+		}
+	}
+	if n := len(c.ok("get_messages", nil)["messages"].([]any)); n != 3 {
+		t.Errorf("%d messages after switching, want 3 (the foreign one read)", n)
+	}
+	c.ok("prompt", map[string]any{"message": "more"})
+	c.waitEvent("agent_settled")
+	data, _ := os.ReadFile(path)
+	if !strings.Contains(string(data), `"two"`) || strings.Count(string(data), "f0000001") != 2 {
+		t.Errorf("the next reply is not in the file after the foreign line:\n%s", data)
 	}
 }

@@ -2,13 +2,16 @@ package rpc
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/arborlog/arbor/agent/agenttest"
 	"github.com/arborlog/arbor/session/jsonl"
@@ -307,3 +310,58 @@ func TestPiAbortAndCommandsDuringAPrompt(t *testing.T) {
 		t.Errorf("state after clear_queue %v", st)
 	}
 }
+
+// A session file may hold bytes that are not UTF-8 (another program wrote
+// them): the entries both protocols pass on raw are then still JSON text,
+// valid UTF-8, with U+FFFD for each such byte; a client's own id is too.
+func TestRawEntriesWithInvalidUTF8StayValidJSON(t *testing.T) {
+	fake := agenttest.New(t, "openai")
+	home := t.TempDir()
+	cfg := testConfig(t, fake, home)
+	path := filepath.Join(t.TempDir(), "odd.jsonl")
+	file := "{\"type\":\"session\",\"version\":3,\"id\":\"s1\",\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"cwd\":\"/x\"}\n" +
+		"{\"type\":\"message\",\"id\":\"a1\",\"parentId\":null,\"timestamp\":\"2026-01-01T00:00:01.000Z\",\"message\":{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"h\xffi\xc3\"}],\"timestamp\":1}}\n"
+	if err := os.WriteFile(path, []byte(file), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg.Start = path
+	check := func(proto string, out []byte, want int) {
+		t.Helper()
+		lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+		if len(lines) != want {
+			t.Errorf("%s: %d lines, want %d:\n%s", proto, len(lines), want, out)
+		}
+		seen := 0
+		for _, l := range lines {
+			if !utf8.ValidString(l) {
+				t.Errorf("%s: a line that is not UTF-8: %q", proto, l)
+			}
+			if !json.Valid([]byte(l)) {
+				t.Errorf("%s: not JSON: %q", proto, l)
+			}
+			seen += strings.Count(l, "h\uFFFDi\uFFFD")
+		}
+		if seen < 3 {
+			t.Errorf("%s: the message's text shows as h\\uFFFDi\\uFFFD %d times, want 3 or more:\n%s", proto, seen, out)
+		}
+	}
+
+	var out bytes.Buffer
+	in := "{\"id\":\"\xff\",\"type\":\"get_state\"}\n{\"id\":1,\"type\":\"get_messages\"}\n{\"id\":2,\"type\":\"get_entries\"}\n{\"id\":3,\"type\":\"get_tree\"}\n"
+	if err := Pi(cfg, strings.NewReader(in), &out); err != nil {
+		t.Fatal(err)
+	}
+	check("pi", out.Bytes(), 4)
+
+	out.Reset()
+	in = "{\"jsonrpc\":\"2.0\",\"id\":\"\xff\",\"method\":\"getState\"}\n{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"getMessages\"}\n" +
+		"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"getEntries\"}\n{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"getTree\"}\n"
+	if err := Serve(cfg, strings.NewReader(in), nopWriter{&out}); err != nil {
+		t.Fatal(err)
+	}
+	check("serve", out.Bytes(), 5) // ready, then the four answers
+}
+
+type nopWriter struct{ io.Writer }
+
+func (nopWriter) Close() error { return nil }

@@ -840,5 +840,5 @@ func (d *drain) Send(msg []byte) error {
 		}
 		msg = b
 	}
-	return d.Channel.Send(msg)
+	return d.Channel.Send(validJSON(msg))
 }

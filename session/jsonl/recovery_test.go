@@ -6,7 +6,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -381,5 +383,72 @@ func TestRecovery(t *testing.T) {
 				t.Errorf("reloaded ids (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// A FIFO, a device or a folder at a session's path (a FIFO named like a
+// session in the sessions folder, arbor -p --session /dev/zero) is refused at
+// once: opening a FIFO waited forever for a writer, in Open, Read, FirstLine
+// and so in every arbor -p (which counts the folder's sessions) and -c.
+func TestWhatIsNotAFileIsNoSession(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "2026-11-29T19-00-00-000Z_x.jsonl")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip("no FIFOs here:", err)
+	}
+	link := filepath.Join(dir, "link.jsonl")
+	if err := os.Symlink(fifo, link); err != nil {
+		t.Fatal(err)
+	}
+	good := filepath.Join(dir, "good.jsonl")
+	if err := os.WriteFile(good, []byte(hdr+"\n"+user1+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	within := func(what string, f func() error) error {
+		t.Helper()
+		done := make(chan error, 1)
+		go func() { done <- f() }()
+		select {
+		case err := <-done:
+			return err
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%s still waits after 5s", what)
+		}
+		return nil
+	}
+	paths := []string{fifo, link, dir}
+	if _, err := os.Stat("/dev/null"); err == nil {
+		paths = append(paths, "/dev/null")
+	}
+	for _, p := range paths {
+		if err := within("Open "+p, func() error { s, err := Open(p); closeIf(s); return err }); err == nil || !strings.Contains(err.Error(), "not a session file") {
+			t.Errorf("Open %s: %v", p, err)
+		}
+		if err := within("Read "+p, func() error { _, err := Read(p); return err }); err == nil || !strings.Contains(err.Error(), "not a session file") {
+			t.Errorf("Read %s: %v", p, err)
+		}
+		if err := within("FirstLine "+p, func() error { _, err := FirstLine(p); return err }); err == nil {
+			t.Errorf("FirstLine %s: no error", p)
+		}
+	}
+	var latest string
+	if err := within("MostRecent", func() (err error) { latest, err = MostRecent(dir); return err }); err != nil || latest != good {
+		t.Errorf("MostRecent: %q, %v; want %s", latest, err, good)
+	}
+	// A symlink to a session is still one.
+	ok := filepath.Join(dir, "ok-link.jsonl")
+	if err := os.Symlink(good, ok); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(ok)
+	if err != nil || s.Log.Len() != 1 {
+		t.Fatalf("Open of a symlink to a session: %v", err)
+	}
+	s.Close()
+}
+
+func closeIf(s *Session) {
+	if s != nil {
+		s.Close()
 	}
 }

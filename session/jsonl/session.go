@@ -200,9 +200,15 @@ func create(dir string, c config, make func(...session.Option) (*session.Log, er
 }
 
 // Read loads a session file without taking the writer lock and without ever
-// writing to it. Damage is reported in the log's Report.
+// writing to it. Damage is reported in the log's Report. What is not a
+// regular file is refused.
 func Read(path string, opts ...Option) (*session.Log, error) {
 	c := newConfig(opts)
+	if info, err := c.fs.Stat(path); err == nil {
+		if err := sessionKind(path, info); err != nil {
+			return nil, err
+		}
+	}
 	data, err := c.fs.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -219,10 +225,17 @@ var ErrNotSession = errors.New("jsonl: not a session file")
 // (SPEC §8). A file with content of which no line is a session header or
 // entry is refused (ErrNotSession) and left as it is. A file of a newer format
 // version opens read-only: every append fails with an error that names the
-// file and its version.
+// file and its version. What is not a regular file (a FIFO, a device, a
+// folder) is refused before it is opened.
 func Open(path string, opts ...Option) (*Session, error) {
 	c := newConfig(opts)
-	if _, err := c.fs.Stat(path); errors.Is(err, fs.ErrNotExist) {
+	info, err := c.fs.Stat(path)
+	if err == nil {
+		if err := sessionKind(path, info); err != nil {
+			return nil, err
+		}
+	}
+	if errors.Is(err, fs.ErrNotExist) {
 		st := &store{fs: c.fs, path: path, policy: c.policy, defer_: c.deferred}
 		l := session.New(c.cwd, append(c.header, session.WithStore(st))...)
 		st.header = l.Header().Raw()
@@ -371,13 +384,36 @@ func HasHeader(path string) bool {
 	return ok
 }
 
-// FirstLine reads a file's first line without reading the rest.
+// sessionKind refuses what is not a regular file at a session's path (a
+// symlink to one is one): opening a FIFO waits for a writer that never
+// comes, and a device such as /dev/zero is read, or written, without end.
+func sessionKind(path string, info fs.FileInfo) error {
+	if info.Mode().IsRegular() {
+		return nil
+	}
+	return fmt.Errorf("%s is %s, not a session file (a session is a regular file)", path, Kind(info.Mode()))
+}
+
+// FirstLine reads a file's first line without reading the rest. It fails on
+// what is not a regular file, without waiting on a FIFO.
 func FirstLine(path string) ([]byte, error) {
-	f, err := os.Open(path)
+	if noWait == 0 {
+		if info, err := os.Stat(path); err == nil {
+			if err := sessionKind(path, info); err != nil {
+				return nil, err
+			}
+		}
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|noWait, 0)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	if info, err := f.Stat(); err != nil {
+		return nil, err
+	} else if err := sessionKind(path, info); err != nil {
+		return nil, err
+	}
 	var out []byte
 	buf := make([]byte, 4096)
 	for {
