@@ -2,6 +2,7 @@ package rpc
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -81,11 +82,54 @@ func (p *piServer) write(v any) {
 	// encoding that fails writes nothing.
 	// Raw entries and messages pass on what a session file holds, which may be
 	// bytes that are not UTF-8: each run of them becomes U+FFFD, as validJSON.
-	enc := json.NewEncoder(&validUTF8{w: p.out})
-	if err := enc.Encode(v); err != nil {
-		enc.Encode(piResponse{Type: "response", Command: "internal", Error: err.Error()})
+	out := &validUTF8{w: p.out}
+	if r, ok := v.(piResponse); !ok || !writeMessages(out, r) {
+		enc := json.NewEncoder(out)
+		if err := enc.Encode(v); err != nil {
+			enc.Encode(piResponse{Type: "response", Command: "internal", Error: err.Error()})
+		}
 	}
 	p.out.Flush()
+}
+
+// piMessages is get_messages' data; write streams it.
+type piMessages struct {
+	Messages []json.RawMessage `json:"messages"`
+}
+
+// writeMessages writes a response whose data is piMessages a message at a
+// time, each as encoding/json writes a RawMessage (compacted, HTML-escaped),
+// so the answer of a million messages is not built whole first. It returns
+// false, having written nothing, for any other response.
+func writeMessages(w io.Writer, r piResponse) bool {
+	d, ok := r.Data.(piMessages)
+	if !ok || d.Messages == nil {
+		return false
+	}
+	r.Data = json.RawMessage(`{"messages":[]}`)
+	head, err := json.Marshal(r)
+	if err != nil || !bytes.HasSuffix(head, []byte(`[]}}`)) {
+		return false
+	}
+	bw := bufio.NewWriter(w)
+	bw.Write(head[:len(head)-3])
+	var compact, escaped bytes.Buffer
+	for i, m := range d.Messages {
+		if i > 0 {
+			bw.WriteByte(',')
+		}
+		compact.Reset()
+		escaped.Reset()
+		if json.Compact(&compact, m) != nil {
+			bw.WriteString("null") // not JSON: never so for a message read from a session
+			continue
+		}
+		json.HTMLEscape(&escaped, compact.Bytes())
+		bw.Write(escaped.Bytes())
+	}
+	bw.WriteString("]}}\n")
+	bw.Flush()
+	return true
 }
 
 func ok(id json.RawMessage, command string, data any) piResponse {
@@ -318,7 +362,7 @@ func (p *piServer) run(c piCommand) (any, error) {
 		if m == nil {
 			m = []json.RawMessage{}
 		}
-		return map[string]any{"messages": m}, err
+		return piMessages{Messages: m}, err
 	case "set_model":
 		if _, err := e.SetModel(c.ModelID); err != nil {
 			return nil, piErrf("Model not found: %s/%s", c.Provider, c.ModelID)
