@@ -252,9 +252,7 @@ func (p *Plan) messagesOf(from, to int) []session.ContextMessage {
 		return nil
 	}
 	if n == all {
-		if span, ok := p.proj.Span(from, to); ok {
-			return span
-		}
+		return p.proj.Span(from, to)
 	}
 	// Counted first: a plan of a million messages is one allocation, not doublings.
 	out := make([]session.ContextMessage, 0, n)

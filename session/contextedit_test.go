@@ -183,6 +183,31 @@ func TestPropertyContextEdits(t *testing.T) {
 			if !slices.Equal(got, want) {
 				t.Fatalf("action %d on %s: context\n%v\nwant\n%v\nbefore %d messages", action, target, got, want, len(before.Messages))
 			}
+			// The context is its entries' messages, and a span of entries is
+			// theirs, edits and all (a compaction plan reads them so).
+			after := l.Projection()
+			keys := func(ms []session.ContextMessage) (out []string) {
+				for _, m := range ms {
+					out = append(out, m.Entry.ID+":"+string(m.Raw))
+				}
+				return out
+			}
+			var all []session.ContextMessage
+			for _, e := range after.Entries {
+				all = append(all, e.Messages...)
+			}
+			if !slices.Equal(keys(after.Context().Messages), keys(all)) {
+				t.Fatalf("action %d on %s: the context is not its entries' messages", action, target)
+			}
+			from := rapid.IntRange(0, len(after.Entries)).Draw(t, "span from")
+			to := rapid.IntRange(from, len(after.Entries)).Draw(t, "span to")
+			var span []session.ContextMessage
+			for _, e := range after.Entries[from:to] {
+				span = append(span, e.Messages...)
+			}
+			if !slices.Equal(keys(after.Span(from, to)), keys(span)) {
+				t.Fatalf("action %d on %s: Span(%d, %d) is not those entries' messages", action, target, from, to)
+			}
 		}
 		if got, want := contextJSON(t, reopen(l).Context()), contextJSON(t, l.Context()); got != want {
 			t.Fatalf("read back:\n got %s\nwant %s", got, want)

@@ -40,33 +40,21 @@ type Projection struct {
 	ThinkingLevel json.RawMessage
 	Model         *Model
 
-	// all holds every entry's messages in order when no edit changed any,
-	// so Context need not copy them.
-	all   []ContextMessage
-	whole bool
+	// all holds every entry's messages in order, edits applied: each entry's
+	// Messages are a part of it, so Context and Span copy none of them.
+	all []ContextMessage
 }
 
 // Context flattens the projection into the context the model sees.
 func (p Projection) Context() Context {
-	ctx := Context{ThinkingLevel: p.ThinkingLevel, Model: p.Model}
-	if p.whole {
-		ctx.Messages = p.all
-		return ctx
-	}
-	for _, e := range p.Entries {
-		ctx.Messages = append(ctx.Messages, e.Messages...)
-	}
-	return ctx
+	return Context{Messages: p.all, ThinkingLevel: p.ThinkingLevel, Model: p.Model}
 }
 
 // Span returns the messages of Entries[from:to] in order as one slice that
-// shares the projection's memory, when no context edit changed any message
-// (else nil, false): a compaction plan of a million messages copies none. The
-// slice's capacity ends at its length, so appending to it copies.
-func (p Projection) Span(from, to int) ([]ContextMessage, bool) {
-	if !p.whole {
-		return nil, false
-	}
+// shares the projection's memory: a compaction plan of a million messages
+// copies none. The slice's capacity ends at its length, so appending to it
+// copies.
+func (p Projection) Span(from, to int) []ContextMessage {
 	start := 0
 	for _, e := range p.Entries[:from] {
 		start += len(e.Messages)
@@ -75,7 +63,7 @@ func (p Projection) Span(from, to int) ([]ContextMessage, bool) {
 	for _, e := range p.Entries[from:to] {
 		end += len(e.Messages)
 	}
-	return p.all[start:end:end], true
+	return p.all[start:end:end]
 }
 
 // Projection builds the active cursor's projection.
@@ -182,8 +170,10 @@ func ProjectPathFrom(path []*Entry, keepFrom string) Projection {
 		}
 	}
 	p.Entries = make([]Projected, len(entries))
-	buf := make([]ContextMessage, 0, len(entries)+1) // one backing array for every entry's messages
-	edited := false
+	// One backing array for every entry's messages, in order and edited in
+	// place (an omitted entry's are taken back off its end), so it is the
+	// context itself.
+	buf := make([]ContextMessage, 0, len(entries)+1)
 	for i, e := range entries {
 		p.Entries[i].Entry = e
 		if e.Type == TypeCompaction && i > 0 {
@@ -198,14 +188,17 @@ func ProjectPathFrom(path []*Entry, keepFrom string) Projection {
 		if ed := edits[e.ID]; ed != nil && len(msgs) > 0 {
 			if r, ok := editReplacement(ed); ok {
 				p.Entries[i].Edit = ed
-				msgs = applyEdit(msgs, r)
-				edited = true
+				if edited := applyEdit(msgs, r); edited == nil {
+					buf, msgs = buf[:n], nil
+				} else {
+					copy(msgs, edited)
+				}
 			}
 		}
 		p.Entries[i].Messages = msgs
 	}
-	if !edited && len(buf) > 0 {
-		p.all, p.whole = buf, true
+	if len(buf) > 0 {
+		p.all = buf
 	}
 	return p
 }
