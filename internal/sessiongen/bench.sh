@@ -76,8 +76,17 @@ run "restore" "$A" restore "$C"
 P="--provider openai --base-url http://127.0.0.1:9/v1 --model m"
 printf '%s\n' '{"id":"1","type":"get_state"}' '{"id":"2","type":"get_messages"}' > "$T/rpc"
 runin "--mode rpc --session (get_state, get_messages)" "$T/rpc" "$A" --mode rpc --session "$C" $P
-printf '%s\n' "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"resumeSession\",\"params\":{\"path\":\"$C\"}}" \
-  '{"jsonrpc":"2.0","id":2,"method":"getState"}' '{"jsonrpc":"2.0","id":3,"method":"getMessages"}' > "$T/serve"
-runin "serve (resumeSession, getState, getMessages)" "$T/serve" "$A" serve $P
+# serve answers requests concurrently: getState and getMessages are sent once
+# resumeSession is answered, as a client that wants them of that session does.
+serve_in() {
+  printf '%s\n' "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"resumeSession\",\"params\":{\"path\":\"$C\"}}"
+  until grep -qs '"id":1,' "$T/out"; do sleep 0.05; done
+  printf '%s\n' '{"jsonrpc":"2.0","id":2,"method":"getState"}' '{"jsonrpc":"2.0","id":3,"method":"getMessages"}'
+}
+for _ in $(seq "$R"); do
+  rm -f "$T/out" "$T/serve"; mkfifo "$T/serve"; serve_in > "$T/serve" &
+  R=1 runin "serve (resumeSession, then getState, getMessages)" "$T/serve" "$A" serve $P
+  wait
+done
 echo hello > "$T/prompt"
 ARBOR_API_KEY=x runin "-p --session (the request made, the provider unreachable)" "$T/prompt" "$A" -p --session "$C" $P
