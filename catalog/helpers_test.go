@@ -122,3 +122,15 @@ func randomCorpus(t testing.TB, dir string, seed uint64, n int) {
 		}
 	}
 }
+
+// removeOrPurge moves path to the trash of a catalog at home, or deletes it
+// for good when purge is set.
+func removeOrPurge(home, path string, purge bool) error {
+	c := Open(home)
+	defer c.Close()
+	if purge {
+		return c.Purge(path)
+	}
+	_, err := c.Remove(path)
+	return err
+}

@@ -380,14 +380,7 @@ func TestPurgeRemovesEverySidecar(t *testing.T) {
 		}
 		keep := w.path + ".notes"
 		os.WriteFile(keep, []byte("mine"), 0o600)
-		c := Open(home)
-		var err error
-		if purge {
-			err = c.Purge(w.path)
-		} else {
-			_, err = c.Remove(w.path)
-		}
-		c.Close()
+		err := removeOrPurge(home, w.path, purge)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -59,14 +59,7 @@ func TestTrashLeavesPlantedFiles(t *testing.T) {
 			w.user("x")
 			os.WriteFile(w.path+".bak", []byte("mine"), 0o600)
 			planted := plant(t, w.path, victim)
-			c := Open(home)
-			var err error
-			if purge {
-				err = c.Purge(w.path)
-			} else {
-				_, err = c.Remove(w.path)
-			}
-			c.Close()
+			err := removeOrPurge(home, w.path, purge)
 			if err != nil {
 				t.Fatalf("%s, purge=%v: %v", what, purge, err)
 			}
