@@ -654,9 +654,21 @@ func Serve(cfg Config, r io.Reader, w io.WriteCloser) error {
 	defer e.Close()
 	s.e = e
 	d := newDrain(channel.Line(r, w), s.methods())
+	// ready goes out before the server reads a request: it is the first line,
+	// and a short input cannot end the server before it is sent.
+	ready, err := json.Marshal(struct {
+		Version string    `json:"jsonrpc"`
+		Method  string    `json:"method"`
+		Params  ReadyNote `json:"params"`
+	}{"2.0", "ready", ReadyNote{Pid: os.Getpid(), Session: e.Ref()}})
+	if err != nil {
+		return err
+	}
+	if err := d.Send(ready); err != nil {
+		return err
+	}
 	s.srv = jrpc2.NewServer(d, &jrpc2.ServerOptions{AllowPush: true, Concurrency: 4})
 	s.srv.Start(d)
-	s.notify("ready", ReadyNote{Pid: os.Getpid(), Session: e.Ref()})
 	werr := s.srv.Wait()
 	if errors.Is(werr, jrpc2.ErrConnClosed) {
 		return nil
