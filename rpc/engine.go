@@ -68,6 +68,10 @@ type Config struct {
 	// Export writes the session's HTML page to the new file out ("" for the
 	// default name) and returns its name; nil when arbor has no exporter.
 	Export func(l *session.Log, ref, out string) (string, error)
+	// Opening, if set, is called with a session's ref just before the
+	// session is read (at start, resumeSession, switch_session): the command
+	// bounds its heap for the file's size there, as for any session it opens.
+	Opening func(ref string)
 }
 
 // Engine holds one session and the agent that runs prompts on it.
@@ -272,6 +276,9 @@ func (e *Engine) Resume(ref string, readOnly bool) error {
 	r, err := e.cfg.Store.Resolve(ref, e.cfg.Scope)
 	if err != nil {
 		return badParams("path", "no session %q: %v (listSessions names them)", ref, err)
+	}
+	if e.cfg.Opening != nil {
+		e.cfg.Opening(r)
 	}
 	if readOnly {
 		l, err := e.cfg.Store.Read(r)
@@ -552,8 +559,9 @@ func (e *Engine) Fitted() ([]json.RawMessage, error) {
 		if err != nil {
 			return err
 		}
-		for _, m := range r.Context().Messages {
-			out = append(out, json.RawMessage(m.Raw))
+		out = make([]json.RawMessage, len(r.Messages))
+		for i, m := range r.Messages {
+			out[i] = json.RawMessage(m.Raw)
 		}
 		return nil
 	})

@@ -112,9 +112,19 @@ func writeMessages(w io.Writer, r piResponse) bool {
 		return false
 	}
 	bw := bufio.NewWriter(w)
-	bw.Write(head[:len(head)-3])
+	bw.Write(head[:len(head)-4])
+	writeRawArray(bw, d.Messages)
+	bw.WriteString("}}\n")
+	bw.Flush()
+	return true
+}
+
+// writeRawArray writes ms as a JSON array, each message as encoding/json
+// marshals a RawMessage (compacted, HTML-escaped), one at a time.
+func writeRawArray(bw *bufio.Writer, ms []json.RawMessage) {
+	bw.WriteByte('[')
 	var compact, escaped bytes.Buffer
-	for i, m := range d.Messages {
+	for i, m := range ms {
 		if i > 0 {
 			bw.WriteByte(',')
 		}
@@ -127,9 +137,7 @@ func writeMessages(w io.Writer, r piResponse) bool {
 		json.HTMLEscape(&escaped, compact.Bytes())
 		bw.Write(escaped.Bytes())
 	}
-	bw.WriteString("]}}\n")
-	bw.Flush()
-	return true
+	bw.WriteByte(']')
 }
 
 func ok(id json.RawMessage, command string, data any) piResponse {

@@ -1,6 +1,7 @@
 package rpc
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -222,6 +223,7 @@ type (
 type server struct {
 	e   *Engine
 	srv *jrpc2.Server
+	d   *drain // the channel; nil when only the method table is wanted
 	mu  sync.Mutex
 	run runNotes // what agent/end reports of the running prompt; mu guards it
 }
@@ -369,6 +371,25 @@ func (s *server) prompt(ctx context.Context, p PromptParams) (PromptResult, erro
 	return PromptResult{Reply: last.Text()}, nil
 }
 
+// messages serves getMessages. Its answer can be hundreds of megabytes (a
+// million messages), so it is not built here: the messages are handed to the
+// channel, which writes them a message at a time in place of the empty list
+// the library marshals (drain.Send).
+func (s *server) messages(ctx context.Context) (MessagesResult, error) {
+	m, err := s.e.Fitted()
+	if err != nil {
+		return MessagesResult{}, rpcError(err)
+	}
+	if m == nil {
+		m = []json.RawMessage{}
+	}
+	if req := jrpc2.InboundRequest(ctx); s.d != nil && req != nil && !req.IsNotification() {
+		s.d.streamLater(req.ID(), m)
+		return MessagesResult{}, nil
+	}
+	return MessagesResult{Messages: m}, nil
+}
+
 func (s *server) stats(context.Context) (StatsResult, error) {
 	var out StatsResult
 	err := s.e.view(func(l *session.Log) error {
@@ -472,13 +493,7 @@ func (s *server) table() []method {
 			return Empty{}, rpcError(err)
 		}},
 		{"getState", "The model, the project folder, the session and whether a prompt runs. Served while a prompt runs.", func(context.Context) (State, error) { return e.State(), nil }},
-		{"getMessages", "The messages the model would be sent: the active cursor's context at its resolutions.", func(context.Context) (MessagesResult, error) {
-			m, err := e.Fitted()
-			if m == nil {
-				m = []json.RawMessage{}
-			}
-			return MessagesResult{Messages: m}, rpcError(err)
-		}},
+		{"getMessages", "The messages the model would be sent: the active cursor's context at its resolutions.", s.messages},
 		{"setModel", "Use another model of the configuration from the next request (a running prompt's next one); an unknown model is -32602.", func(_ context.Context, p ModelParams) (ModelResult, error) {
 			m, err := e.SetModel(p.Model)
 			if err != nil {
@@ -653,7 +668,8 @@ func Serve(cfg Config, r io.Reader, w io.WriteCloser) error {
 	}
 	defer e.Close()
 	s.e = e
-	d := newDrain(channel.Line(r, w), s.methods())
+	d := newDrain(channel.Line(r, w), w, s.methods())
+	s.d = d
 	// ready goes out before the server reads a request: it is the first line,
 	// and a short input cannot end the server before it is sent.
 	ready, err := json.Marshal(struct {
@@ -749,18 +765,20 @@ func Listen(ctx context.Context, cfg Config, addr string, ready func(net.Addr)) 
 // assignment happens in the order requests are read.
 type drain struct {
 	channel.Channel
+	w        io.Writer // what Channel writes to, for the answers streamed
 	methods  handler.Map
 	sentinel string // the id of drain's own request
 	mu       sync.Mutex
 	cond     *sync.Cond
-	owed     map[string]int // ids of assigned requests not yet answered
-	ended    error          // the input's end, reported after the sentinel
-	stage    int            // 0 reading, 1 at the end, 2 the sentinel sent
+	owed     map[string]int               // ids of assigned requests not yet answered
+	later    map[string][]json.RawMessage // getMessages answers to stream, by request id
+	ended    error                        // the input's end, reported after the sentinel
+	stage    int                          // 0 reading, 1 at the end, 2 the sentinel sent
 	done     chan struct{}
 }
 
-func newDrain(c channel.Channel, methods handler.Map) *drain {
-	d := &drain{Channel: c, methods: methods, owed: map[string]int{}, done: make(chan struct{}),
+func newDrain(c channel.Channel, w io.Writer, methods handler.Map) *drain {
+	d := &drain{Channel: c, w: w, methods: methods, owed: map[string]int{}, later: map[string][]json.RawMessage{}, done: make(chan struct{}),
 		sentinel: fmt.Sprintf(`"arbor-drain-%d-%d"`, os.Getpid(), time.Now().UnixNano())}
 	d.cond = sync.NewCond(&d.mu)
 	return d
@@ -816,12 +834,29 @@ func compactID(id string) string {
 	return b.String()
 }
 
+// streamLater has the answer to request id written with msgs as its
+// messages when the library sends it.
+func (d *drain) streamLater(id string, msgs []json.RawMessage) {
+	d.mu.Lock()
+	d.later[compactID(id)] = msgs
+	d.mu.Unlock()
+}
+
+// emptyMessages is how a MessagesResult without messages is marshalled: the
+// place in a getMessages answer where its messages are written.
+const emptyMessages = `{"messages":null}`
+
+// Send is called with the library's lock held, so what it writes to w
+// directly is never interleaved with another message.
 func (d *drain) Send(msg []byte) error {
 	var batch []json.RawMessage
 	if json.Unmarshal(msg, &batch) != nil {
 		batch = []json.RawMessage{msg}
 	}
-	var keep []json.RawMessage
+	var (
+		keep     []json.RawMessage
+		streamed = map[int][]json.RawMessage{} // by index in keep
+	)
 	d.mu.Lock()
 	for _, m := range batch {
 		var r struct {
@@ -837,6 +872,12 @@ func (d *drain) Send(msg []byte) error {
 			if d.owed[id]--; d.owed[id] <= 0 {
 				delete(d.owed, id)
 			}
+			if msgs, ok := d.later[id]; ok {
+				delete(d.later, id)
+				if bytes.HasSuffix(m, []byte(emptyMessages+"}")) {
+					streamed[len(keep)] = msgs
+				}
+			}
 		}
 		keep = append(keep, m)
 	}
@@ -844,6 +885,9 @@ func (d *drain) Send(msg []byte) error {
 	d.mu.Unlock()
 	if len(keep) == 0 {
 		return nil
+	}
+	if len(streamed) > 0 {
+		return d.stream(keep, isBatch(msg), streamed)
 	}
 	if len(keep) < len(batch) {
 		b, err := json.Marshal(keep)
@@ -853,4 +897,41 @@ func (d *drain) Send(msg []byte) error {
 		msg = b
 	}
 	return d.Channel.Send(validJSON(msg))
+}
+
+// stream writes the answers keep (as a batch when batch is set) with the
+// messages of the getMessages answers among them written a message at a
+// time, as Channel would write the whole: valid UTF-8 and a newline.
+func (d *drain) stream(keep []json.RawMessage, batch bool, streamed map[int][]json.RawMessage) error {
+	bw := bufio.NewWriter(&validUTF8{w: d.w})
+	if batch {
+		bw.WriteByte('[')
+	}
+	for i, m := range keep {
+		if i > 0 {
+			bw.WriteByte(',')
+		}
+		msgs, ok := streamed[i]
+		if !ok {
+			bw.Write(m)
+			continue
+		}
+		cut := len(m) - len(emptyMessages) - 1
+		bw.Write(m[:cut])
+		bw.WriteString(`{"messages":`)
+		writeRawArray(bw, msgs)
+		bw.WriteByte('}')
+		bw.Write(m[cut+len(emptyMessages):])
+	}
+	if batch {
+		bw.WriteByte(']')
+	}
+	bw.WriteByte('\n')
+	return bw.Flush()
+}
+
+// isBatch says whether msg is a JSON array.
+func isBatch(msg []byte) bool {
+	t := bytes.TrimLeft(msg, " \t\r\n")
+	return len(t) > 0 && t[0] == '['
 }

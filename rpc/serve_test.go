@@ -2,7 +2,9 @@ package rpc
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -12,6 +14,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/creachadair/jrpc2"
+	"github.com/creachadair/jrpc2/channel"
 
 	"github.com/arborlog/arbor/agent"
 	"github.com/arborlog/arbor/agent/agenttest"
@@ -537,5 +542,85 @@ func TestServeSetModelDuringAPrompt(t *testing.T) {
 	reqs := fake.Requests()
 	if len(reqs) != 2 || reqs[0].Body["model"] != "fake-model" || reqs[1].Body["model"] != "other" {
 		t.Errorf("requests went to %v then %v, want fake-model then other", reqs[0].Body["model"], reqs[len(reqs)-1].Body["model"])
+	}
+}
+
+// getMessages' answer is written a message at a time (a million messages do
+// not fit in memory twice over); what is written must be what the library
+// itself sends for the same answer, for one request, a batch and an id of
+// characters JSON escapes, and nothing for a notification.
+func TestServeGetMessagesStreamedIsWhatTheLibraryWrites(t *testing.T) {
+	fake := agenttest.New(t, "openai")
+	cfg := testConfig(t, fake, t.TempDir())
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	data, err := os.ReadFile("../testdata/pi16/sessions/n-s5-2.jsonl") // tool calls and results, text with < and &
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg.Start = path
+	in := `{"jsonrpc":"2.0","id":1,"method":"getMessages"}
+[{"jsonrpc":"2.0","id":2,"method":"getMessages"},{"jsonrpc":"2.0","id":3,"method":"getMessages"}]
+{"jsonrpc":"2.0","method":"getMessages"}
+{"jsonrpc":"2.0","id":"<a&b>","method":"getMessages"}
+`
+	var out bytes.Buffer
+	if err := Serve(cfg, strings.NewReader(in), nopWriter{&out}); err != nil {
+		t.Fatal(err)
+	}
+	// The library's own answers: the same methods on a channel of its own.
+	s := &server{}
+	e, err := New(cfg, s.event)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.e = e
+	// It cancels what runs when its input ends, so the input stays open
+	// until the three answers are in.
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	srv := jrpc2.NewServer(s.methods(), nil)
+	srv.Start(channel.Line(inR, outW))
+	go io.WriteString(inW, in)
+	var lib bytes.Buffer
+	sc := bufio.NewScanner(outR)
+	sc.Buffer(nil, 1<<24)
+	for n := 0; n < 3 && sc.Scan(); n++ {
+		lib.Write(sc.Bytes())
+		lib.WriteByte('\n')
+	}
+	inW.Close()
+	go io.Copy(io.Discard, outR)
+	if err := srv.Wait(); err != nil && !errors.Is(err, jrpc2.ErrConnClosed) {
+		t.Fatal(err)
+	}
+	e.Close()
+
+	lines := func(b []byte) []string {
+		l := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+		sort.Strings(l)
+		return l
+	}
+	got, want := lines(out.Bytes()), lines(lib.Bytes())
+	if len(got) == 0 || !strings.Contains(got[len(got)-1], `"method":"ready"`) {
+		t.Fatalf("no ready line: %q", got)
+	}
+	got = got[:len(got)-1]
+	if len(want) != 3 || !strings.Contains(want[0], `"toolCall"`) || !strings.Contains(want[0], `\u003c`) {
+		t.Fatalf("the library's answers are not what the test needs: %d lines, %.300s", len(want), want)
+	}
+	for i := range want {
+		if i >= len(got) || got[i] != want[i] {
+			g := ""
+			if i < len(got) {
+				g = got[i]
+			}
+			t.Errorf("answer %d differs from the library's:\n got %.400s\nwant %.400s", i, g, want[i])
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("%d answers, the library sends %d", len(got), len(want))
 	}
 }

@@ -172,7 +172,7 @@ func build(ctx session.Context, stamps map[string]session.Resolution, o Options,
 
 // Context returns the built messages as a session.Context, for printing or ForModel.
 func (r *Result) Context() session.Context {
-	c := session.Context{ThinkingLevel: r.ThinkingLevel, Model: r.Model}
+	c := session.Context{ThinkingLevel: r.ThinkingLevel, Model: r.Model, Messages: make([]session.ContextMessage, 0, len(r.Messages))}
 	for _, m := range r.Messages {
 		c.Messages = append(c.Messages, m.ContextMessage)
 	}

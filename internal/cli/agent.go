@@ -212,7 +212,6 @@ func runAgent(c *cobra.Command, o *agentOptions) error {
 			}
 			cfg.Start = latest.Path
 		}
-		boundHeap(fileSize(cfg.Start)) // as any command opening a session file (a path; 0 otherwise)
 		return rpc.Pi(cfg, o.io.In, o.io.Out)
 	}
 	if !o.print {

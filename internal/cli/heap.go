@@ -13,13 +13,21 @@ import (
 // 1 GB: the runtime's memory plus the program's own pages stay ~50 MiB above it.
 const heapLimit = 850 << 20
 
+// heapCeiling is the limit the collector gets once a collection leaves less
+// than heapMargin under heapLimit: a command whose live data is a little
+// over what heapLimit allows (serve's getMessages or context --budget on a
+// million pi-shaped entries: 760-780 MiB at a collection while planning)
+// still peaks under 1 GB, where lifting the limit at once let the heap grow
+// to twice what was live, over 1 GB.
+const heapCeiling = 896 << 20
+
 // heapMargin: once a collection leaves this little room under the limit, the
-// limit is lifted, since the collector would otherwise run again and again for
-// a command whose live data does not fit (it costs twice the CPU or more).
-// It is no larger because a collection's live heap counts what was allocated
-// while it marked: context --budget on a million pi-shaped entries (chain1m)
-// reads up to 740 MiB at its last collection; with a margin of 128 MiB
-// the limit can be lifted there, and the command then peaks over 1 GB.
+// limit is raised to heapCeiling, and then lifted, since the collector would
+// otherwise run again and again for a command whose live data does not fit
+// (it costs twice the CPU or more). It is no larger because a collection's
+// live heap counts what was allocated while it marked: context --budget on a
+// million pi-shaped entries (chain1m) reads up to 760 MiB at its last
+// collection.
 const heapMargin = 96 << 20
 
 // boundHeap keeps the collector from letting the heap grow to twice what is
@@ -27,12 +35,16 @@ const heapMargin = 96 << 20
 // the file's bytes, which entries point into and which hold no pointers, count
 // toward the growth the collector allows, so a command on a 190 MB session
 // would peak over 1 GB while its live data is under 800 MB. Small sessions
-// are left alone, and a GOMEMLIMIT the user set wins.
+// are left alone, a GOMEMLIMIT the user set wins, and a limit already set
+// stays (a server opening another session).
 func boundHeap(size int64) {
 	if _, set := os.LookupEnv("GOMEMLIMIT"); set || size < heapLimit/8 {
 		return
 	}
-	limitHeap(heapLimit, heapMargin)
+	if l := debug.SetMemoryLimit(-1); l == heapLimit || l == heapCeiling {
+		return
+	}
+	limitHeap(heapLimit, heapCeiling, heapMargin)
 }
 
 // fileSize is the size of the file at path, 0 when it cannot be read.
@@ -44,15 +56,16 @@ func fileSize(path string) int64 {
 	return fi.Size()
 }
 
-// limitHeap sets the soft memory limit and lifts it after the first collection
-// that leaves less than margin under it. It checks after every collection and
-// costs nothing between them.
-func limitHeap(limit, margin int64) {
+// limitHeap sets the soft memory limit; after the first collection that
+// leaves less than margin under it, it raises it to ceiling, and after the
+// first that leaves less than margin under that, it lifts it. It checks after
+// every collection and costs nothing between them.
+func limitHeap(limit, ceiling, margin int64) {
 	debug.SetMemoryLimit(limit)
-	watchHeap(limit, margin)
+	watchHeap(limit, ceiling, margin)
 }
 
-func watchHeap(limit, margin int64) {
+func watchHeap(limit, ceiling, margin int64) {
 	// A finalizer runs after each collection that finds its object
 	// unreachable; it arms the next one. The object holds a pointer, so the
 	// tiny allocator never batches it with others (whose finalizers may not run).
@@ -61,10 +74,14 @@ func watchHeap(limit, margin int64) {
 			return // lifted, or changed by someone else: stop watching
 		}
 		if liveHeap() > uint64(limit-margin) {
+			if limit < ceiling {
+				limitHeap(ceiling, ceiling, margin)
+				return
+			}
 			debug.SetMemoryLimit(math.MaxInt64)
 			return
 		}
-		watchHeap(limit, margin)
+		watchHeap(limit, ceiling, margin)
 	})
 }
 

@@ -9,16 +9,17 @@ import (
 	"time"
 )
 
-// TestHeapLimitLifts: the soft limit stays while the live heap leaves the
-// margin free, and is lifted after the first collection that does not (a
-// command whose live data does not fit would otherwise pay for collections
-// back to back).
-func TestHeapLimitLifts(t *testing.T) {
+// TestHeapLimitRaisedThenLifted: the soft limit stays while the live heap
+// leaves the margin free; after the first collection that does not it is
+// raised to the ceiling, and after the first that leaves the margin under the
+// ceiling no more it is lifted (a command whose live data does not fit would
+// otherwise pay for collections back to back).
+func TestHeapLimitRaisedThenLifted(t *testing.T) {
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
 	runtime.GC()
 	base := int64(liveHeap())
-	limit, margin := base+256<<20, int64(64<<20)
-	limitHeap(limit, margin)
+	limit, ceiling, margin := base+256<<20, base+512<<20, int64(64<<20)
+	limitHeap(limit, ceiling, margin)
 
 	small := make([]byte, 16<<20)
 	runtime.GC()
@@ -26,20 +27,32 @@ func TestHeapLimitLifts(t *testing.T) {
 	if got := debug.SetMemoryLimit(-1); got != limit {
 		t.Fatalf("limit %d after a collection with room under it, want %d kept", got, limit)
 	}
-	big := make([]byte, 224<<20)
-	for i := range big {
-		big[i] = 1 // touched, so it is live memory
+	live := func(n int) []byte {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = 1 // touched, so it is live memory
+		}
+		return b
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for debug.SetMemoryLimit(-1) == limit && time.Now().Before(deadline) {
-		runtime.GC()
-		time.Sleep(10 * time.Millisecond)
+	until := func(from int64) int64 {
+		deadline := time.Now().Add(10 * time.Second)
+		for debug.SetMemoryLimit(-1) == from && time.Now().Before(deadline) {
+			runtime.GC()
+			time.Sleep(10 * time.Millisecond)
+		}
+		return debug.SetMemoryLimit(-1)
 	}
-	if got := debug.SetMemoryLimit(-1); got != math.MaxInt64 {
-		t.Fatalf("limit %d after the live heap came within the margin, want it lifted", got)
+	big := live(224 << 20)
+	if got := until(limit); got != ceiling {
+		t.Fatalf("limit %d after the live heap came within the margin, want it raised to %d", got, ceiling)
+	}
+	bigger := live(256 << 20)
+	if got := until(ceiling); got != math.MaxInt64 {
+		t.Fatalf("limit %d after the live heap came within the margin of the ceiling, want it lifted", got)
 	}
 	runtime.KeepAlive(small)
 	runtime.KeepAlive(big)
+	runtime.KeepAlive(bigger)
 }
 
 // TestBoundHeapLeavesSmallSessions: reading a small session sets no limit.
@@ -55,5 +68,10 @@ func TestBoundHeapLeavesSmallSessions(t *testing.T) {
 	boundHeap(heapLimit) // 850 MiB file: bounded
 	if got := debug.SetMemoryLimit(-1); got != heapLimit {
 		t.Fatalf("a large session left the limit at %d, want %d", got, int64(heapLimit))
+	}
+	debug.SetMemoryLimit(heapCeiling)
+	boundHeap(heapLimit) // another session opened by a server: the raised limit stays
+	if got := debug.SetMemoryLimit(-1); got != heapCeiling {
+		t.Fatalf("a second large session set the limit to %d, want %d kept", got, int64(heapCeiling))
 	}
 }

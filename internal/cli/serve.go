@@ -106,6 +106,6 @@ func (o *agentOptions) rpcConfig(c *cobra.Command) (rpc.Config, func(), error) {
 		return rpc.Config{}, nil, err
 	}
 	return rpc.Config{Store: st, Scope: o.g.scope(), Cwd: cwd, Where: o.g.SessionDir, NewAgent: mk, Models: o.models,
-			Fork: o.g.forkSession, Export: exportHTML},
+			Fork: o.g.forkSession, Export: exportHTML, Opening: func(ref string) { boundHeap(fileSize(ref)) }},
 		func() { _ = st.Close() }, nil
 }
