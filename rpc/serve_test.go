@@ -624,3 +624,42 @@ func TestServeGetMessagesStreamedIsWhatTheLibraryWrites(t *testing.T) {
 		t.Errorf("%d answers, the library sends %d", len(got), len(want))
 	}
 }
+
+// Config.Opening hears of every session file before it is read (the command
+// bounds its heap there): the one to start on, and each resumeSession's,
+// followed or written.
+func TestOpeningNamesEverySessionRead(t *testing.T) {
+	fake := agenttest.New(t, "openai")
+	cfg := testConfig(t, fake, t.TempDir())
+	dir := t.TempDir()
+	var paths []string
+	for _, n := range []string{"a", "b", "c"} {
+		p := filepath.Join(dir, n+".jsonl")
+		data := "{\"type\":\"session\",\"version\":3,\"id\":\"" + n + "\",\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"cwd\":\"/x\"}\n"
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	var mu sync.Mutex
+	var opened []string
+	cfg.Opening = func(ref string) {
+		mu.Lock()
+		opened = append(opened, ref)
+		mu.Unlock()
+	}
+	cfg.Start = paths[0]
+	in := `{"jsonrpc":"2.0","id":1,"method":"resumeSession","params":{"path":"` + paths[1] + `"}}` + "\n"
+	var out bytes.Buffer
+	if err := Serve(cfg, strings.NewReader(in), nopWriter{&out}); err != nil {
+		t.Fatal(err)
+	}
+	in = `{"jsonrpc":"2.0","id":1,"method":"resumeSession","params":{"path":"` + paths[2] + `","readOnly":true}}` + "\n"
+	cfg.Start = ""
+	if err := Serve(cfg, strings.NewReader(in), nopWriter{&out}); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(opened) != fmt.Sprint(paths) {
+		t.Errorf("Opening heard %q, want %q\n%s", opened, paths, out.String())
+	}
+}
