@@ -1,6 +1,7 @@
 package compaction
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -10,19 +11,19 @@ import (
 	"github.com/arborlog/arbor/session"
 )
 
-// checkDecodeWith: a context message read with a scanner gives the fields the
+// checkFields: a context message read with a scanner gives the fields the
 // decoder gives, the scanner reused from the message before.
-func checkDecodeWith(t *testing.T, s *session.MessageScanner, m session.ContextMessage) {
+func checkFields(t *testing.T, s *scanner, m session.ContextMessage) {
 	t.Helper()
-	got, want := decodeWith(s, m), decode(m.Raw)
+	got, want := s.fields(m), decode(m.Raw)
 	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("decodeWith(%s) =\n%#v, want\n%#v", m.Raw, got, want)
+		t.Fatalf("scanner.fields(%s) =\n%#v, want\n%#v", m.Raw, got, want)
 	}
 }
 
-// TestDecodeWith reads every message of the contexts of every session under
+// TestScannerFields reads every message of the contexts of every session under
 // the repository's testdata folders and examples/ both ways.
-func TestDecodeWith(t *testing.T) {
+func TestScannerFields(t *testing.T) {
 	var files []string
 	for _, root := range []string{"..", "../examples"} {
 		filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
@@ -36,7 +37,7 @@ func TestDecodeWith(t *testing.T) {
 		t.Fatalf("found %d sessions", len(files))
 	}
 	n, scanned := 0, 0
-	var s session.MessageScanner
+	var s scanner
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
@@ -45,9 +46,9 @@ func TestDecodeWith(t *testing.T) {
 		l := session.Load(data)
 		for _, c := range l.Cursors() {
 			for _, m := range l.Cursor(c.ID).Context().Messages {
-				checkDecodeWith(t, &s, m)
+				checkFields(t, &s, m)
 				n++
-				if _, ok := s.Scan(m.Raw); ok && m.Entry != nil {
+				if _, ok := s.scan(m.Raw); ok && m.Entry != nil {
 					scanned++
 				}
 			}
@@ -72,9 +73,38 @@ var decodeSeeds = []string{
 	`{"role":"assistant","usage":null,"content":[]}`,
 	`{"role":"user","role":"assistant","content":"dup"}`,
 	`{"role":"custom","customType":"n","content":"c","display":true}`,
+	// Fields of a wrong type empty the message for the decoder, wherever they are.
+	`{"role":"assistant","content":[{"type":"toolCall","id":"c","name":"read","arguments":{"path":"a"}}],"summary":5}`,
+	`{"role":"assistant","content":[{"type":"text","text":"a"}],"usage":{"input":"3"}}`,
+	`{"role":"assistant","content":[{"type":"text","text":"a"}],"usage":{"input":1e999}}`,
+	`{"role":"toolResult","toolCallId":7,"content":"x"}`, `{"role":"toolResult","isError":"yes","content":"x"}`,
+	`{"role":"user","content":"x","command":null,"output":["o"]}`, `{"role":"compactionSummary","summary":null}`,
+	`{"role":"branchSummary","summary":"esc\naped"}`, `{"role":"system","content":"p","sections":[1]}`,
+	// What fields does not read is not checked, by either.
+	`{"role":"user","content":"x","timestamp":"not a number","api":5,"details":{"summary":1}}`,
+	`{"Role":"user","role":"assistant","content":"case"}`, `{"summ\u0061ry":"escaped name","role":"user"}`,
+	`{"role":"assistant","usage":{"input":1,"input":2},"content":[]}`, `{"role":"user","summary":"s","summary":"t"}`,
 }
 
-func FuzzDecodeWith(f *testing.F) {
+// TestScanFieldsNames: the scanner reads every field of fields (one added to
+// fields and not to the walk would be left out silently): each, given twice,
+// makes it give up, where a field it does not know is skipped.
+func TestScanFieldsNames(t *testing.T) {
+	typ := reflect.TypeFor[fields]()
+	var s scanner
+	for i := range typ.NumField() {
+		name, _, _ := strings.Cut(typ.Field(i).Tag.Get("json"), ",")
+		raw := fmt.Sprintf(`{"role":"user",%q:null,%q:null}`, name, name)
+		if _, ok := s.scan([]byte(raw)); ok {
+			t.Errorf("the scanner does not read fields.%s (%q)", typ.Field(i).Name, name)
+		}
+	}
+	if _, ok := s.scan([]byte(`{"role":"user","unknown":null,"unknown":null}`)); !ok {
+		t.Errorf("the scanner gives up on a repeated field that fields does not have")
+	}
+}
+
+func FuzzScannerFields(f *testing.F) {
 	for _, s := range decodeSeeds {
 		f.Add(s)
 	}
@@ -82,10 +112,10 @@ func FuzzDecodeWith(f *testing.F) {
 		// As in a loaded entry: the line is valid JSON.
 		l := session.Load([]byte(`{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/"}` + "\n" +
 			`{"type":"message","id":"a1","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z","message":` + raw + "}\n"))
-		var s session.MessageScanner
+		var s scanner
 		for _, m := range l.Cursor("").Context().Messages {
-			checkDecodeWith(t, &s, m)
-			checkDecodeWith(t, &s, m) // again with the scanner used
+			checkFields(t, &s, m)
+			checkFields(t, &s, m) // again with the scanner used
 		}
 	})
 }

@@ -116,9 +116,9 @@ func (Mechanical) Summarize(_ context.Context, r Request) (string, error) {
 		}
 		findings = append(findings, f)
 	}
-	var sc session.MessageScanner
-	for _, raw := range r.Messages {
-		f := decodeWith(&sc, raw)
+	var sc scanner
+	for _, m := range r.Messages {
+		f := sc.fields(m)
 		switch f.Role {
 		case session.RoleUser, session.RoleBashExecution, session.RoleCustom:
 			text := userText(f)

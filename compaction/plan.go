@@ -552,7 +552,7 @@ func SafeFirstKept(path []*session.Entry, firstKeptID string) (string, error) {
 // fileOps collects pi's file operations: read, written and edited paths.
 type fileOps struct {
 	read, modified map[string]bool
-	sc             session.MessageScanner // reads the messages one after another
+	sc             scanner // reads the messages one after another
 }
 
 func newFileOps() *fileOps { return &fileOps{read: map[string]bool{}, modified: map[string]bool{}} }
@@ -566,7 +566,7 @@ func (o *fileOps) addMessage(m session.ContextMessage) {
 		if !mayHold(m.Raw, "toolCall") {
 			return
 		}
-		for _, b := range decodeWith(&o.sc, m).Content.Blocks {
+		for _, b := range o.sc.fields(m).Content.Blocks {
 			if b.Type == "toolCall" {
 				o.add(b.Name, jsontext.Value(b.Arguments))
 			}
