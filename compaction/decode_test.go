@@ -1,6 +1,7 @@
 package compaction
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/arborlog/arbor/session"
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // checkFields: a context message read with a scanner gives the fields the
@@ -118,4 +120,54 @@ func FuzzScannerFields(f *testing.F) {
 			checkFields(t, &s, m) // again with the scanner used
 		}
 	})
+}
+
+var toolArgsSeeds = []string{
+	`{"path":"internal/a.go"}`, `{"command":"go test ./...","timeout":5}`, `{"path":"src","pattern":"func "}`,
+	`{"path":5}`, `{"path":null,"command":"ls"}`, `{"command":["ls"],"path":"a"}`, `{"path":"a","path":"b"}`,
+	`{"pa\u0074h":"escaped name"}`, `{"path":"esc\u0061ped"}`, `"not an object"`, `[1]`, `null`, ` {"path":"spaced"}`,
+	`{"Path":"case","path":"p"}`, `{"nested":{"path":"x"},"pattern":"p"}`, "{\"path\":\"bad \xff\"}", `{}`,
+}
+
+// FuzzScanToolArgs: what scanToolArgs reads, when it reads it, is what each
+// decoding of the arguments reads: the summary's names, a bash command's
+// phase and the file operations' path.
+func FuzzScanToolArgs(f *testing.F) {
+	for _, s := range toolArgsSeeds {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		if !json.Valid([]byte(raw)) {
+			return // arguments are a value of a valid line
+		}
+		got, ok := scanToolArgs([]byte(raw))
+		if !ok {
+			return
+		}
+		var want toolArgs
+		if err := jsonUnmarshal([]byte(raw), &want); err != nil || got != want {
+			t.Fatalf("scanToolArgs(%s) = %+v, the decoder %+v (%v)", raw, got, want, err)
+		}
+		var c struct {
+			Command string `json:"command"`
+		}
+		if err := jsonUnmarshal([]byte(raw), &c); err != nil || c.Command != got.Command {
+			t.Fatalf("scanToolArgs(%s) reads command %q, the decoder %q (%v)", raw, got.Command, c.Command, err)
+		}
+		if p := decodeArgsPath(jsontext.Value(raw)); p != got.Path {
+			t.Fatalf("scanToolArgs(%s) reads path %q, the file operations %q", raw, got.Path, p)
+		}
+	})
+}
+
+func TestScanToolArgs(t *testing.T) {
+	read := 0
+	for _, s := range toolArgsSeeds {
+		if _, ok := scanToolArgs([]byte(s)); ok {
+			read++
+		}
+	}
+	if read < 5 {
+		t.Fatalf("scanToolArgs read %d of the seeds, want at least 5 (the plain objects)", read)
+	}
 }

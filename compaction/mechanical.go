@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/arborlog/arbor/internal/jsonscan"
 	"github.com/arborlog/arbor/session"
 )
 
@@ -344,10 +345,14 @@ func toolPhase(name string, args []byte, edited bool, cur string) string {
 	case "edit", "write":
 		p = phaseExecution
 	case "bash":
-		var a struct {
-			Command string `json:"command"`
+		a, ok := scanToolArgs(args)
+		if !ok {
+			var c struct {
+				Command string `json:"command"`
+			}
+			_ = jsonUnmarshal(args, &c)
+			a.Command = c.Command
 		}
-		_ = jsonUnmarshal(args, &a)
 		p = bashPhase(a.Command, edited)
 	default:
 		if cur == "" || cur == phaseConclusion {
@@ -375,12 +380,10 @@ func bashPhase(cmd string, edited bool) string {
 
 // callSummary names a tool call briefly: its path or command, else its arguments.
 func callSummary(name string, args []byte) string {
-	var a struct {
-		Path    string `json:"path"`
-		Command string `json:"command"`
-		Pattern string `json:"pattern"`
+	a, ok := scanToolArgs(args)
+	if !ok {
+		_ = jsonUnmarshal(args, &a)
 	}
-	_ = jsonUnmarshal(args, &a)
 	switch {
 	case a.Command != "":
 		return name + " " + quoteCmd(a.Command)
@@ -394,6 +397,45 @@ func callSummary(name string, args []byte) string {
 		return name
 	}
 	return name + " " + clip(s, 80)
+}
+
+// toolArgs are the arguments a tool call is named by.
+type toolArgs struct {
+	Path    string `json:"path"`
+	Command string `json:"command"`
+	Pattern string `json:"pattern"`
+}
+
+// scanToolArgs reads a tool call's arguments in one walk, as decoding them
+// into toolArgs, or into a struct of some of its fields, does; ok is false
+// unless they are an object (as written, valid JSON) whose path, command and
+// pattern are each absent or a string without escapes, given once, and the
+// caller then decodes them. A million tool calls are not decoded for their
+// names and file operations.
+func scanToolArgs(args []byte) (toolArgs, bool) {
+	var a toolArgs
+	if len(args) == 0 || args[0] != '{' {
+		return a, false
+	}
+	var seen jsonscan.Seen
+	ok := jsonscan.Members(args, func(name, v []byte) bool {
+		var dst *string
+		var bit uint32
+		switch string(name) {
+		case "path":
+			dst, bit = &a.Path, 1
+		case "command":
+			dst, bit = &a.Command, 2
+		case "pattern":
+			dst, bit = &a.Pattern, 4
+		default:
+			return true
+		}
+		var ok bool
+		*dst, ok = jsonscan.Plain(v)
+		return ok && seen.First(bit)
+	})
+	return a, ok
 }
 
 func quoteCmd(cmd string) string { return "`" + clipLine(cmd, 80) + "`" }

@@ -602,17 +602,11 @@ func mayHold(raw []byte, s string) bool {
 
 // add records one call's file operation.
 func (o *fileOps) add(tool string, arguments jsontext.Value) {
-	if arguments.Kind() != '{' {
+	if tool != "read" && tool != "write" && tool != "edit" {
 		return
 	}
-	var args struct {
-		Path jsontext.Value `json:"path"`
-	}
-	if json.Unmarshal(arguments, &args, decodeOptions) != nil {
-		return
-	}
-	p, ok := jsString(args.Path)
-	if !ok || p == "" {
+	p := argsPath(arguments)
+	if p == "" {
 		return
 	}
 	switch tool {
@@ -621,6 +615,28 @@ func (o *fileOps) add(tool string, arguments jsontext.Value) {
 	case "write", "edit":
 		o.modified[p] = true
 	}
+}
+
+// argsPath is the path a call's arguments name, "" for none.
+func argsPath(arguments jsontext.Value) string {
+	if a, ok := scanToolArgs(arguments); ok {
+		return a.Path
+	}
+	return decodeArgsPath(arguments)
+}
+
+func decodeArgsPath(arguments jsontext.Value) string {
+	if arguments.Kind() != '{' {
+		return ""
+	}
+	var args struct {
+		Path jsontext.Value `json:"path"`
+	}
+	if json.Unmarshal(arguments, &args, decodeOptions) != nil {
+		return ""
+	}
+	p, _ := jsString(args.Path)
+	return p
 }
 
 // addDetails adds a previous summary's file lists, unless an extension made it
