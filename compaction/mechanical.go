@@ -71,7 +71,7 @@ func (Mechanical) Summarize(_ context.Context, r Request) (string, error) {
 	var (
 		original, current, lastReply string
 		segs                         []segment
-		findings                     []string
+		findings                     []finding
 		earlier                      []string
 		callLabel                    = map[string]string{}
 		phase                        string
@@ -109,7 +109,7 @@ func (Mechanical) Summarize(_ context.Context, r Request) (string, error) {
 		}
 		segs = append(segs, segment{phase: p})
 	}
-	finding := func(f string) {
+	addFinding := func(f finding) {
 		if len(findings) >= trimFindings && len(findings) > MaxFindings {
 			n := copy(findings, findings[len(findings)-MaxFindings:])
 			clear(findings[n:])
@@ -134,8 +134,8 @@ func (Mechanical) Summarize(_ context.Context, r Request) (string, error) {
 				p := bashPhase(f.Command, edited)
 				newSegment(p)
 				segs[len(segs)-1].items = append(segs[len(segs)-1].items, "user ran "+quoteCmd(f.Command))
-				if out := clipLine(f.Output, maxFindingChars); out != "" {
-					finding("- " + quoteCmd(f.Command) + ": " + out)
+				if strings.TrimSpace(f.Output) != "" {
+					addFinding(finding{label: quoteCmd(f.Command), text: f.Output})
 				}
 			}
 		case session.RoleAssistant:
@@ -174,7 +174,7 @@ func (Mechanical) Summarize(_ context.Context, r Request) (string, error) {
 			if f.IsError {
 				label += " (error)"
 			}
-			finding("- " + label + ": " + clipLine(f.Content.Text(" "), maxFindingChars))
+			addFinding(finding{label: label, text: f.Content.Text(" ")})
 		case session.RoleBranchSummary, session.RoleCompactionSummary:
 			earlier = append(earlier, strings.TrimPrefix(stripFileLists(f.Summary), BranchSummaryPreamble))
 		}
@@ -207,9 +207,12 @@ func (Mechanical) Summarize(_ context.Context, r Request) (string, error) {
 		truncated += over
 		lines = lines[over:]
 	}
-	findings = append(prev.findings, findings...)
-	if over := len(findings) - MaxFindings; over > 0 {
-		findings = findings[over:]
+	shown := prev.findings
+	for _, f := range findings[max(0, len(findings)-MaxFindings):] {
+		shown = append(shown, f.String())
+	}
+	if over := len(shown) - MaxFindings; over > 0 {
+		shown = shown[over:]
 	}
 
 	var b strings.Builder
@@ -230,7 +233,7 @@ func (Mechanical) Summarize(_ context.Context, r Request) (string, error) {
 		lines = append([]string{fmt.Sprintf("- (%d older phase segments truncated)", truncated)}, lines...)
 	}
 	section(titleActivity, strings.Join(lines, "\n"))
-	section(titleFindings, strings.Join(findings, "\n"))
+	section(titleFindings, strings.Join(shown, "\n"))
 	section("Latest reply", clip(lastReply, maxReplyChars))
 	if len(earlier) > 0 {
 		section(titleEarlier, clip(strings.Join(earlier, "\n\n"), maxEarlierChars))
@@ -240,6 +243,13 @@ func (Mechanical) Summarize(_ context.Context, r Request) (string, error) {
 	}
 	return b.String(), nil
 }
+
+// finding is one line of the key findings, written only if it is shown (a
+// million tool results make a few dozen lines): what ran (a call's label, a
+// command) and the start of its output.
+type finding struct{ label, text string }
+
+func (f finding) String() string { return "- " + f.label + ": " + clipLine(f.text, maxFindingChars) }
 
 const (
 	titleOriginal = "Original request"
@@ -462,6 +472,9 @@ func clip(s string, n int) string {
 // the whole line: runs of white space become one space, and only the first n
 // characters are kept.
 func clipLine(s string, n int) string {
+	if isLine(s, n) {
+		return s // most tool output and replies of a long session: no copy
+	}
 	var b strings.Builder
 	runes := 0
 	for f := range strings.FieldsSeq(s) {
@@ -482,4 +495,24 @@ func clipLine(s string, n int) string {
 		}
 	}
 	return b.String()
+}
+
+// isLine reports whether s is its own clipLine: ASCII, at most n characters,
+// words separated by single spaces and none at either end.
+func isLine(s string, n int) bool {
+	if s == "" {
+		return true
+	}
+	if len(s) > n || s[0] == ' ' || s[len(s)-1] == ' ' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= utf8.RuneSelf, c < ' ' && (c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'):
+			return false
+		case c == ' ' && s[i+1] == ' ':
+			return false
+		}
+	}
+	return true
 }
