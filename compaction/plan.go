@@ -533,8 +533,8 @@ func projectedMessages(es []session.Projected) messagesAt {
 	return func(i int) []session.ContextMessage { return es[i].Messages }
 }
 
-// branchMessages is a branch as a context keeping all of it shows it: each entry with
-// its own messages, compactions contributing none.
+// branchMessages is a branch as a context keeping all of it shows it: each
+// entry with its own messages, compactions contributing none.
 func branchMessages(path []*session.Entry) messagesAt {
 	return func(i int) []session.ContextMessage {
 		if path[i].Type == session.TypeCompaction {
