@@ -2,6 +2,7 @@ package compaction
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -41,6 +42,28 @@ func BenchmarkPrepareChain(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := Prepare(path, DefaultSettings); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkCompactChain plans and writes the mechanical summary of a chain of
+// 100,000 entries of pi's shapes (internal/sessiongen.Chain: thinking, tool
+// calls, tool results, usage), as 'arbor compact' does before it appends.
+func BenchmarkCompactChain(b *testing.B) {
+	var buf bytes.Buffer
+	if err := sessiongen.Chain(&buf, 100000, 24); err != nil {
+		b.Fatal(err)
+	}
+	path := session.Load(buf.Bytes()).PathTo("")
+	b.SetBytes(int64(buf.Len()))
+	b.ReportAllocs()
+	for b.Loop() {
+		p, err := Prepare(path, DefaultSettings)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := Summarize(context.Background(), p, Mechanical{}, "", DefaultSettings.ReserveTokens); err != nil {
 			b.Fatal(err)
 		}
 	}

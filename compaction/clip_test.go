@@ -19,7 +19,8 @@ func wholeClip(s string, n int) string {
 // making: the same text for every input, invalid UTF-8 and white space
 // of every kind included.
 func FuzzClip(f *testing.F) {
-	for _, s := range []string{"", " ", "abc", "  a \t b\n\nc  ", "héllo wörld", "\xff\xfe x", "a\u0085b\u00a0c", strings.Repeat("word ", 50)} {
+	for _, s := range []string{"", " ", "abc", "  a \t b\n\nc  ", "héllo wörld", "\xff\xfe x", "a\u0085b\u00a0c", strings.Repeat("word ", 50),
+		"a  b", "a\vb", "a\fb", "a\x01b", "ab c", "abcde", " abc", "abc ", "a\x85"} {
 		for _, n := range []int{0, 1, 3, 5, 80} {
 			f.Add(s, n)
 		}

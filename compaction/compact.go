@@ -113,7 +113,7 @@ func PrepareOlderThan(path []*session.Entry, threshold int) (*Plan, error) {
 	if cut < 0 {
 		return nil, fmt.Errorf("%w: %d tokens before the leaf, threshold %d", ErrBelowThreshold, acc, threshold)
 	}
-	cut = keepToolPairs(p.Projected, cut)
+	cut = keepToolPairs(len(p.Projected), projectedMessages(p.Projected), cut)
 	if err := p.fill(cutAt(p.Projected, min(p.BoundaryStart, cut), cut), prev); err != nil {
 		return nil, err
 	}

@@ -1,6 +1,8 @@
 package compaction
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -8,21 +10,22 @@ import (
 	"testing"
 
 	"github.com/arborlog/arbor/session"
+	"github.com/go-json-experiment/json/jsontext"
 )
 
-// checkDecodeWith: a context message read with a scanner gives the fields the
+// checkFields: a context message read with a scanner gives the fields the
 // decoder gives, the scanner reused from the message before.
-func checkDecodeWith(t *testing.T, s *session.MessageScanner, m session.ContextMessage) {
+func checkFields(t *testing.T, s *scanner, m session.ContextMessage) {
 	t.Helper()
-	got, want := decodeWith(s, m), decode(m.Raw)
+	got, want := s.fields(m), decode(m.Raw)
 	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("decodeWith(%s) =\n%#v, want\n%#v", m.Raw, got, want)
+		t.Fatalf("scanner.fields(%s) =\n%#v, want\n%#v", m.Raw, got, want)
 	}
 }
 
-// TestDecodeWith reads every message of the contexts of every session under
+// TestScannerFields reads every message of the contexts of every session under
 // the repository's testdata folders and examples/ both ways.
-func TestDecodeWith(t *testing.T) {
+func TestScannerFields(t *testing.T) {
 	var files []string
 	for _, root := range []string{"..", "../examples"} {
 		filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
@@ -36,7 +39,7 @@ func TestDecodeWith(t *testing.T) {
 		t.Fatalf("found %d sessions", len(files))
 	}
 	n, scanned := 0, 0
-	var s session.MessageScanner
+	var s scanner
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
@@ -45,9 +48,9 @@ func TestDecodeWith(t *testing.T) {
 		l := session.Load(data)
 		for _, c := range l.Cursors() {
 			for _, m := range l.Cursor(c.ID).Context().Messages {
-				checkDecodeWith(t, &s, m)
+				checkFields(t, &s, m)
 				n++
-				if _, ok := s.Scan(m.Raw); ok && m.Entry != nil {
+				if _, ok := s.scan(m.Raw); ok && m.Entry != nil {
 					scanned++
 				}
 			}
@@ -72,9 +75,38 @@ var decodeSeeds = []string{
 	`{"role":"assistant","usage":null,"content":[]}`,
 	`{"role":"user","role":"assistant","content":"dup"}`,
 	`{"role":"custom","customType":"n","content":"c","display":true}`,
+	// Fields of a wrong type empty the message for the decoder, wherever they are.
+	`{"role":"assistant","content":[{"type":"toolCall","id":"c","name":"read","arguments":{"path":"a"}}],"summary":5}`,
+	`{"role":"assistant","content":[{"type":"text","text":"a"}],"usage":{"input":"3"}}`,
+	`{"role":"assistant","content":[{"type":"text","text":"a"}],"usage":{"input":1e999}}`,
+	`{"role":"toolResult","toolCallId":7,"content":"x"}`, `{"role":"toolResult","isError":"yes","content":"x"}`,
+	`{"role":"user","content":"x","command":null,"output":["o"]}`, `{"role":"compactionSummary","summary":null}`,
+	`{"role":"branchSummary","summary":"esc\naped"}`, `{"role":"system","content":"p","sections":[1]}`,
+	// What fields does not read is not checked, by either.
+	`{"role":"user","content":"x","timestamp":"not a number","api":5,"details":{"summary":1}}`,
+	`{"Role":"user","role":"assistant","content":"case"}`, `{"summ\u0061ry":"escaped name","role":"user"}`,
+	`{"role":"assistant","usage":{"input":1,"input":2},"content":[]}`, `{"role":"user","summary":"s","summary":"t"}`,
 }
 
-func FuzzDecodeWith(f *testing.F) {
+// TestScanFieldsNames: the scanner reads every field of fields (one added to
+// fields and not to the walk would be left out silently): each, given twice,
+// makes it give up, where a field it does not know is skipped.
+func TestScanFieldsNames(t *testing.T) {
+	typ := reflect.TypeFor[fields]()
+	var s scanner
+	for i := range typ.NumField() {
+		name, _, _ := strings.Cut(typ.Field(i).Tag.Get("json"), ",")
+		raw := fmt.Sprintf(`{"role":"user",%q:null,%q:null}`, name, name)
+		if _, ok := s.scan([]byte(raw)); ok {
+			t.Errorf("the scanner does not read fields.%s (%q)", typ.Field(i).Name, name)
+		}
+	}
+	if _, ok := s.scan([]byte(`{"role":"user","unknown":null,"unknown":null}`)); !ok {
+		t.Errorf("the scanner gives up on a repeated field that fields does not have")
+	}
+}
+
+func FuzzScannerFields(f *testing.F) {
 	for _, s := range decodeSeeds {
 		f.Add(s)
 	}
@@ -82,10 +114,60 @@ func FuzzDecodeWith(f *testing.F) {
 		// As in a loaded entry: the line is valid JSON.
 		l := session.Load([]byte(`{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/"}` + "\n" +
 			`{"type":"message","id":"a1","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z","message":` + raw + "}\n"))
-		var s session.MessageScanner
+		var s scanner
 		for _, m := range l.Cursor("").Context().Messages {
-			checkDecodeWith(t, &s, m)
-			checkDecodeWith(t, &s, m) // again with the scanner used
+			checkFields(t, &s, m)
+			checkFields(t, &s, m) // again with the scanner used
 		}
 	})
+}
+
+var toolArgsSeeds = []string{
+	`{"path":"internal/a.go"}`, `{"command":"go test ./...","timeout":5}`, `{"path":"src","pattern":"func "}`,
+	`{"path":5}`, `{"path":null,"command":"ls"}`, `{"command":["ls"],"path":"a"}`, `{"path":"a","path":"b"}`,
+	`{"pa\u0074h":"escaped name"}`, `{"path":"esc\u0061ped"}`, `"not an object"`, `[1]`, `null`, ` {"path":"spaced"}`,
+	`{"Path":"case","path":"p"}`, `{"nested":{"path":"x"},"pattern":"p"}`, "{\"path\":\"bad \xff\"}", `{}`,
+}
+
+// FuzzScanToolArgs: what scanToolArgs reads, when it reads it, is what each
+// decoding of the arguments reads: the summary's names, a bash command's
+// phase and the file operations' path.
+func FuzzScanToolArgs(f *testing.F) {
+	for _, s := range toolArgsSeeds {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		if !json.Valid([]byte(raw)) {
+			return // arguments are a value of a valid line
+		}
+		got, ok := scanToolArgs([]byte(raw))
+		if !ok {
+			return
+		}
+		var want toolArgs
+		if err := jsonUnmarshal([]byte(raw), &want); err != nil || got != want {
+			t.Fatalf("scanToolArgs(%s) = %+v, the decoder %+v (%v)", raw, got, want, err)
+		}
+		var c struct {
+			Command string `json:"command"`
+		}
+		if err := jsonUnmarshal([]byte(raw), &c); err != nil || c.Command != got.Command {
+			t.Fatalf("scanToolArgs(%s) reads command %q, the decoder %q (%v)", raw, got.Command, c.Command, err)
+		}
+		if p := decodeArgsPath(jsontext.Value(raw)); p != got.Path {
+			t.Fatalf("scanToolArgs(%s) reads path %q, the file operations %q", raw, got.Path, p)
+		}
+	})
+}
+
+func TestScanToolArgs(t *testing.T) {
+	read := 0
+	for _, s := range toolArgsSeeds {
+		if _, ok := scanToolArgs([]byte(s)); ok {
+			read++
+		}
+	}
+	if read < 5 {
+		t.Fatalf("scanToolArgs read %d of the seeds, want at least 5 (the plain objects)", read)
+	}
 }

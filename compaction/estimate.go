@@ -1,8 +1,6 @@
 package compaction
 
 import (
-	"bytes"
-
 	"github.com/arborlog/arbor/internal/js"
 	"github.com/arborlog/arbor/session"
 	"github.com/go-json-experiment/json"
@@ -42,23 +40,6 @@ func decode(raw []byte) fields {
 	return f
 }
 
-// decodeWith is decode of a context message, read with s when it comes from a
-// loaded entry (whose line is known to be valid JSON, and is never modified)
-// and the scanner reads it as the decoder does: a million-message context is
-// not decoded for its estimates and its summary. One that may hold a field of
-// fields that MessageData lacks (a summary, sections, tools added: the name
-// anywhere in it) is decoded. What it returns (its blocks, its usage) is valid
-// until s scans again.
-func decodeWith(s *session.MessageScanner, m session.ContextMessage) fields {
-	if m.Entry != nil && !bytes.Contains(m.Raw, []byte(`"summary"`)) && !bytes.Contains(m.Raw, []byte(`"sections"`)) && !bytes.Contains(m.Raw, []byte(`"toolsAdded"`)) {
-		if d, ok := s.Scan(m.Raw); ok {
-			return fields{Role: d.Role, Content: d.Content, Command: d.Command, Output: d.Output, StopReason: d.StopReason,
-				ToolName: d.ToolName, ToolCallID: d.ToolCallID, IsError: d.IsError, Usage: d.Usage}
-		}
-	}
-	return decode(m.Raw)
-}
-
 // imageChars is what pi counts for an image.
 const imageChars = 4800
 
@@ -71,9 +52,7 @@ const imageChars = 4800
 // summary. Any other role counts zero.
 func EstimateTokens(m session.ContextMessage) int { return estimate(decode(m.Raw)) }
 
-func estimateWith(s *session.MessageScanner, m session.ContextMessage) int {
-	return estimate(decodeWith(s, m))
-}
+func estimateWith(s *scanner, m session.ContextMessage) int { return estimate(s.fields(m)) }
 
 func estimate(f fields) int {
 	chars := 0
@@ -175,9 +154,9 @@ func EstimateContext(msgs []session.ContextMessage) Estimate {
 // once: a million-message context is not decoded again for its estimates.
 func estimateContext(msgs []session.ContextMessage) (est Estimate, nonSystem int) {
 	est.LastUsageIndex = -1
-	var s session.MessageScanner
+	var s scanner
 	for i := len(msgs) - 1; i >= 0; i-- {
-		f := decodeWith(&s, msgs[i])
+		f := s.fields(msgs[i])
 		if msgs[i].Role == session.RoleAssistant {
 			if u, ok := usable(f); ok {
 				est.LastUsageIndex = i
@@ -229,7 +208,7 @@ func EstimateProjected(p session.Projection, branch []*session.Entry) Estimate {
 		}
 	}
 	// Every message is estimated: those after the usage were above.
-	var s session.MessageScanner
+	var s scanner
 	for _, m := range msgs[:est.LastUsageIndex+1] {
 		if m.Role != session.RoleSystem {
 			tokens += estimateWith(&s, m)

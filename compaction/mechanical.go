@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/arborlog/arbor/internal/jsonscan"
 	"github.com/arborlog/arbor/session"
 )
 
@@ -70,7 +71,7 @@ func (Mechanical) Summarize(_ context.Context, r Request) (string, error) {
 	var (
 		original, current, lastReply string
 		segs                         []segment
-		findings                     []string
+		findings                     []finding
 		earlier                      []string
 		callLabel                    = map[string]string{}
 		phase                        string
@@ -108,7 +109,7 @@ func (Mechanical) Summarize(_ context.Context, r Request) (string, error) {
 		}
 		segs = append(segs, segment{phase: p})
 	}
-	finding := func(f string) {
+	addFinding := func(f finding) {
 		if len(findings) >= trimFindings && len(findings) > MaxFindings {
 			n := copy(findings, findings[len(findings)-MaxFindings:])
 			clear(findings[n:])
@@ -116,9 +117,9 @@ func (Mechanical) Summarize(_ context.Context, r Request) (string, error) {
 		}
 		findings = append(findings, f)
 	}
-	var sc session.MessageScanner
-	for _, raw := range r.Messages {
-		f := decodeWith(&sc, raw)
+	var sc scanner
+	for _, m := range r.Messages {
+		f := sc.fields(m)
 		switch f.Role {
 		case session.RoleUser, session.RoleBashExecution, session.RoleCustom:
 			text := userText(f)
@@ -133,8 +134,8 @@ func (Mechanical) Summarize(_ context.Context, r Request) (string, error) {
 				p := bashPhase(f.Command, edited)
 				newSegment(p)
 				segs[len(segs)-1].items = append(segs[len(segs)-1].items, "user ran "+quoteCmd(f.Command))
-				if out := clipLine(f.Output, maxFindingChars); out != "" {
-					finding("- " + quoteCmd(f.Command) + ": " + out)
+				if strings.TrimSpace(f.Output) != "" {
+					addFinding(finding{label: quoteCmd(f.Command), text: f.Output})
 				}
 			}
 		case session.RoleAssistant:
@@ -173,7 +174,7 @@ func (Mechanical) Summarize(_ context.Context, r Request) (string, error) {
 			if f.IsError {
 				label += " (error)"
 			}
-			finding("- " + label + ": " + clipLine(f.Content.Text(" "), maxFindingChars))
+			addFinding(finding{label: label, text: f.Content.Text(" ")})
 		case session.RoleBranchSummary, session.RoleCompactionSummary:
 			earlier = append(earlier, strings.TrimPrefix(stripFileLists(f.Summary), BranchSummaryPreamble))
 		}
@@ -206,9 +207,12 @@ func (Mechanical) Summarize(_ context.Context, r Request) (string, error) {
 		truncated += over
 		lines = lines[over:]
 	}
-	findings = append(prev.findings, findings...)
-	if over := len(findings) - MaxFindings; over > 0 {
-		findings = findings[over:]
+	shown := prev.findings
+	for _, f := range findings[max(0, len(findings)-MaxFindings):] {
+		shown = append(shown, f.String())
+	}
+	if over := len(shown) - MaxFindings; over > 0 {
+		shown = shown[over:]
 	}
 
 	var b strings.Builder
@@ -229,7 +233,7 @@ func (Mechanical) Summarize(_ context.Context, r Request) (string, error) {
 		lines = append([]string{fmt.Sprintf("- (%d older phase segments truncated)", truncated)}, lines...)
 	}
 	section(titleActivity, strings.Join(lines, "\n"))
-	section(titleFindings, strings.Join(findings, "\n"))
+	section(titleFindings, strings.Join(shown, "\n"))
 	section("Latest reply", clip(lastReply, maxReplyChars))
 	if len(earlier) > 0 {
 		section(titleEarlier, clip(strings.Join(earlier, "\n\n"), maxEarlierChars))
@@ -239,6 +243,13 @@ func (Mechanical) Summarize(_ context.Context, r Request) (string, error) {
 	}
 	return b.String(), nil
 }
+
+// finding is one line of the key findings, written only if it is shown (a
+// million tool results make a few dozen lines): what ran (a call's label, a
+// command) and the start of its output.
+type finding struct{ label, text string }
+
+func (f finding) String() string { return "- " + f.label + ": " + clipLine(f.text, maxFindingChars) }
 
 const (
 	titleOriginal = "Original request"
@@ -344,10 +355,14 @@ func toolPhase(name string, args []byte, edited bool, cur string) string {
 	case "edit", "write":
 		p = phaseExecution
 	case "bash":
-		var a struct {
-			Command string `json:"command"`
+		a, ok := scanToolArgs(args)
+		if !ok {
+			var c struct {
+				Command string `json:"command"`
+			}
+			_ = jsonUnmarshal(args, &c)
+			a.Command = c.Command
 		}
-		_ = jsonUnmarshal(args, &a)
 		p = bashPhase(a.Command, edited)
 	default:
 		if cur == "" || cur == phaseConclusion {
@@ -375,12 +390,10 @@ func bashPhase(cmd string, edited bool) string {
 
 // callSummary names a tool call briefly: its path or command, else its arguments.
 func callSummary(name string, args []byte) string {
-	var a struct {
-		Path    string `json:"path"`
-		Command string `json:"command"`
-		Pattern string `json:"pattern"`
+	a, ok := scanToolArgs(args)
+	if !ok {
+		_ = jsonUnmarshal(args, &a)
 	}
-	_ = jsonUnmarshal(args, &a)
 	switch {
 	case a.Command != "":
 		return name + " " + quoteCmd(a.Command)
@@ -394,6 +407,45 @@ func callSummary(name string, args []byte) string {
 		return name
 	}
 	return name + " " + clip(s, 80)
+}
+
+// toolArgs are the arguments a tool call is named by.
+type toolArgs struct {
+	Path    string `json:"path"`
+	Command string `json:"command"`
+	Pattern string `json:"pattern"`
+}
+
+// scanToolArgs reads a tool call's arguments in one walk, as decoding them
+// into toolArgs, or into a struct of some of its fields, does; ok is false
+// unless they are an object (as written, valid JSON) whose path, command and
+// pattern are each absent or a string without escapes, given once, and the
+// caller then decodes them. A million tool calls are not decoded for their
+// names and file operations.
+func scanToolArgs(args []byte) (toolArgs, bool) {
+	var a toolArgs
+	if len(args) == 0 || args[0] != '{' {
+		return a, false
+	}
+	var seen jsonscan.Seen
+	ok := jsonscan.Members(args, func(name, v []byte) bool {
+		var dst *string
+		var bit uint32
+		switch string(name) {
+		case "path":
+			dst, bit = &a.Path, 1
+		case "command":
+			dst, bit = &a.Command, 2
+		case "pattern":
+			dst, bit = &a.Pattern, 4
+		default:
+			return true
+		}
+		var ok bool
+		*dst, ok = jsonscan.Plain(v)
+		return ok && seen.First(bit)
+	})
+	return a, ok
 }
 
 func quoteCmd(cmd string) string { return "`" + clipLine(cmd, 80) + "`" }
@@ -420,6 +472,9 @@ func clip(s string, n int) string {
 // the whole line: runs of white space become one space, and only the first n
 // characters are kept.
 func clipLine(s string, n int) string {
+	if isLine(s, n) {
+		return s // most tool output and replies of a long session: no copy
+	}
 	var b strings.Builder
 	runes := 0
 	for f := range strings.FieldsSeq(s) {
@@ -440,4 +495,24 @@ func clipLine(s string, n int) string {
 		}
 	}
 	return b.String()
+}
+
+// isLine reports whether s is its own clipLine: ASCII, at most n characters,
+// words separated by single spaces and none at either end.
+func isLine(s string, n int) bool {
+	if s == "" {
+		return true
+	}
+	if len(s) > n || s[0] == ' ' || s[len(s)-1] == ' ' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= utf8.RuneSelf, c < ' ' && (c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'):
+			return false
+		case c == ' ' && s[i+1] == ' ':
+			return false
+		}
+	}
+	return true
 }

@@ -166,7 +166,7 @@ func prepare(path []*session.Entry, s Settings, keepFrom string) (*Plan, error) 
 	if cut.firstKept >= len(p.Path) || p.Path[cut.firstKept].ID == "" {
 		return nil, ErrNothingToCompact
 	}
-	if safe := keepToolPairs(p.Projected, cut.firstKept); safe != cut.firstKept {
+	if safe := keepToolPairs(len(p.Projected), projectedMessages(p.Projected), cut.firstKept); safe != cut.firstKept {
 		p.MovedFrom = p.Path[cut.firstKept].ID
 		cut = cutAt(p.Projected, min(p.BoundaryStart, safe), safe)
 	}
@@ -421,16 +421,17 @@ func cutAt(es []session.Projected, start, cut int) cutPoint {
 // kept tool result (in es[cut:]) also keeps the assistant message that called
 // it: the cut moves back to that message until no kept result points before it.
 // Results whose call is nowhere before them cannot be helped and are ignored.
-// Only the kept part, and what the cut moves over, is decoded.
-func keepToolPairs(es []session.Projected, cut int) int {
-	if cut >= len(es) {
+// Only the kept part, and what the cut moves over, is decoded. at gives the
+// messages of the n entries of the branch.
+func keepToolPairs(n int, at messagesAt, cut int) int {
+	if cut >= n {
 		return cut
 	}
 	called := map[string]bool{} // tool call ids in es[cut:]
 	var pending []string        // kept results' call ids not (yet) seen among the kept calls
 	scan := func(from, to int) {
-		for _, e := range es[from:to] {
-			for _, m := range e.Messages {
+		for i := from; i < to; i++ {
+			for _, m := range at(i) {
 				switch m.Role {
 				case session.RoleAssistant:
 					for _, id := range callIDs(m) {
@@ -444,7 +445,7 @@ func keepToolPairs(es []session.Projected, cut int) int {
 			}
 		}
 	}
-	scan(cut, len(es))
+	scan(cut, n)
 	for {
 		var missing []string
 		for _, id := range pending {
@@ -464,7 +465,7 @@ func keepToolPairs(es []session.Projected, cut int) int {
 		}
 		to := cut
 		for cut--; cut >= 0; cut-- {
-			if slices.ContainsFunc(es[cut].Messages, func(m session.ContextMessage) bool {
+			if slices.ContainsFunc(at(cut), func(m session.ContextMessage) bool {
 				return m.Role == session.RoleAssistant && slices.ContainsFunc(callIDs(m), func(id string) bool { return want[id] })
 			}) {
 				break
@@ -474,16 +475,16 @@ func keepToolPairs(es []session.Projected, cut int) int {
 			return to
 		}
 		scan(cut, to)
-		if !slices.ContainsFunc(pending, func(id string) bool { return !called[id] && callBefore(es, cut, id) }) {
+		if !slices.ContainsFunc(pending, func(id string) bool { return !called[id] && callBefore(at, cut, id) }) {
 			return cut
 		}
 	}
 }
 
 // callBefore reports whether an assistant message before index i made call id.
-func callBefore(es []session.Projected, i int, id string) bool {
-	for _, e := range es[:i] {
-		for _, m := range e.Messages {
+func callBefore(at messagesAt, i int, id string) bool {
+	for j := range i {
+		for _, m := range at(j) {
 			if m.Role == session.RoleAssistant && slices.Contains(callIDs(m), id) {
 				return true
 			}
@@ -523,17 +524,24 @@ func resultCallID(m session.ContextMessage) string {
 	return r.ToolCallID
 }
 
-// rawProjected is a branch as a context keeping all of it shows it: each
+// messagesAt gives the messages of a branch's entries by index, so that only
+// the entries read are read.
+type messagesAt func(i int) []session.ContextMessage
+
+// projectedMessages is a projection's messages.
+func projectedMessages(es []session.Projected) messagesAt {
+	return func(i int) []session.ContextMessage { return es[i].Messages }
+}
+
+// branchMessages is a branch as a context keeping all of it shows it: each
 // entry with its own messages, compactions contributing none.
-func rawProjected(path []*session.Entry) []session.Projected {
-	es := make([]session.Projected, len(path))
-	for i, e := range path {
-		es[i].Entry = e
-		if e.Type != session.TypeCompaction {
-			es[i].Messages = e.ContextMessages()
+func branchMessages(path []*session.Entry) messagesAt {
+	return func(i int) []session.ContextMessage {
+		if path[i].Type == session.TypeCompaction {
+			return nil
 		}
+		return path[i].ContextMessages()
 	}
-	return es
 }
 
 // SafeFirstKept checks a firstKeptEntryId chosen by a caller (an extension, a
@@ -546,13 +554,15 @@ func SafeFirstKept(path []*session.Entry, firstKeptID string) (string, error) {
 	if i < 0 {
 		return "", fmt.Errorf("%w: %s", ErrNotOnBranch, firstKeptID)
 	}
-	return path[keepToolPairs(rawProjected(path), i)].ID, nil
+	// Only from the cut on, and what it moves back over, is read: a million
+	// entries are not made messages to check the last few.
+	return path[keepToolPairs(len(path), branchMessages(path), i)].ID, nil
 }
 
 // fileOps collects pi's file operations: read, written and edited paths.
 type fileOps struct {
 	read, modified map[string]bool
-	sc             session.MessageScanner // reads the messages one after another
+	sc             scanner // reads the messages one after another
 }
 
 func newFileOps() *fileOps { return &fileOps{read: map[string]bool{}, modified: map[string]bool{}} }
@@ -566,7 +576,7 @@ func (o *fileOps) addMessage(m session.ContextMessage) {
 		if !mayHold(m.Raw, "toolCall") {
 			return
 		}
-		for _, b := range decodeWith(&o.sc, m).Content.Blocks {
+		for _, b := range o.sc.fields(m).Content.Blocks {
 			if b.Type == "toolCall" {
 				o.add(b.Name, jsontext.Value(b.Arguments))
 			}
@@ -602,17 +612,11 @@ func mayHold(raw []byte, s string) bool {
 
 // add records one call's file operation.
 func (o *fileOps) add(tool string, arguments jsontext.Value) {
-	if arguments.Kind() != '{' {
+	if tool != "read" && tool != "write" && tool != "edit" {
 		return
 	}
-	var args struct {
-		Path jsontext.Value `json:"path"`
-	}
-	if json.Unmarshal(arguments, &args, decodeOptions) != nil {
-		return
-	}
-	p, ok := jsString(args.Path)
-	if !ok || p == "" {
+	p := argsPath(arguments)
+	if p == "" {
 		return
 	}
 	switch tool {
@@ -621,6 +625,28 @@ func (o *fileOps) add(tool string, arguments jsontext.Value) {
 	case "write", "edit":
 		o.modified[p] = true
 	}
+}
+
+// argsPath is the path a call's arguments name, "" for none.
+func argsPath(arguments jsontext.Value) string {
+	if a, ok := scanToolArgs(arguments); ok {
+		return a.Path
+	}
+	return decodeArgsPath(arguments)
+}
+
+func decodeArgsPath(arguments jsontext.Value) string {
+	if arguments.Kind() != '{' {
+		return ""
+	}
+	var args struct {
+		Path jsontext.Value `json:"path"`
+	}
+	if json.Unmarshal(arguments, &args, decodeOptions) != nil {
+		return ""
+	}
+	p, _ := jsString(args.Path)
+	return p
 }
 
 // addDetails adds a previous summary's file lists, unless an extension made it

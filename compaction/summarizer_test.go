@@ -367,3 +367,32 @@ func TestCompactionRecordsUsage(t *testing.T) {
 		}
 	}
 }
+
+// TestMechanicalFindings: each finding names what ran (a call's label, a
+// command the user ran, the tool, or nothing) and the start of its output on
+// one line; a command without output makes none.
+func TestMechanicalFindings(t *testing.T) {
+	b := newBuilder(t)
+	b.user("go")
+	b.msg(map[string]any{"role": "bashExecution", "command": "ls  -la", "output": "  a.go\n\tb.go  ", "exitCode": 0})
+	b.msg(map[string]any{"role": "bashExecution", "command": "true", "output": " \n ", "exitCode": 0})
+	c := b.toolCall("read", "a.go")
+	b.assistant("", c)
+	b.result(c, "package a\n\nfunc A() {}")
+	b.msg(map[string]any{"role": "toolResult", "toolCallId": "nowhere", "toolName": "grep", "content": []any{map[string]any{"type": "text", "text": "x"}}})
+	b.msg(map[string]any{"role": "toolResult", "toolCallId": "nowhere", "isError": true, "content": "plain " + strings.Repeat("y", 200)})
+	b.msg(map[string]any{"role": "toolResult", "toolCallId": "nowhere", "content": []any{map[string]any{"type": "text", "text": "z"}}})
+	got, err := Mechanical{}.Summarize(context.Background(), Request{Kind: History, Messages: b.l.Context().Messages})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "## Key findings\n" +
+		"- `ls -la`: a.go b.go\n" +
+		"- read a.go: package a func A() {}\n" +
+		"- grep: x\n" +
+		"-  (error): plain " + strings.Repeat("y", 144) + "…\n" +
+		"- : z"
+	if !strings.HasSuffix(got, want) {
+		t.Errorf("summary does not end in\n%s\nbut is\n%s", want, got)
+	}
+}

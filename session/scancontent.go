@@ -254,8 +254,12 @@ func number(v []byte) (float64, bool) {
 	return x, err == nil
 }
 
-// scanUsage is the decoder's Usage of a usage object as written; ok is false
-// where the walk gives up (a repeated field, a value that is not a number).
+// ScanUsage is the decoder's Usage of a usage object as a loaded line holds
+// it, in one walk; ok is false where the walk gives up (a repeated field, a
+// value that is not a number, one out of range), and the caller then decodes it.
+func ScanUsage(v []byte) (Usage, bool) { return scanUsage(v) }
+
+// scanUsage is ScanUsage.
 func scanUsage(v []byte) (Usage, bool) {
 	var u Usage
 	var seen jsonscan.Seen

@@ -1,0 +1,90 @@
+package compaction
+
+import (
+	"github.com/arborlog/arbor/internal/jsonscan"
+	"github.com/arborlog/arbor/session"
+)
+
+// scanner reads messages into fields one after another as decode does, in one
+// walk without the decoder when it can: a million-message context is not
+// decoded for its estimates, its file operations and its summary. The zero
+// value is ready to use.
+//
+// It reads a message only when it comes from a loaded entry (whose line is
+// known to be valid JSON, and is never modified) and the walk reads it as the
+// decoder does; anything else (a field of another type than the decoder
+// takes, a repeated field, an escape in a name or a string, sections or tools
+// added) goes to the decoder. It reads every field of fields
+// (TestScanFieldsNames) and no other, so a message the decoder would leave
+// empty for a field of a wrong type is never read otherwise.
+type scanner struct {
+	blocks []session.Block // reused between messages
+	usage  session.Usage
+}
+
+// fields is decode(m.Raw). What it returns (its blocks, its usage) is valid
+// until s reads again.
+func (s *scanner) fields(m session.ContextMessage) fields {
+	if m.Entry != nil {
+		if f, ok := s.scan(m.Raw); ok {
+			return f
+		}
+	}
+	return decode(m.Raw)
+}
+
+func (s *scanner) scan(raw []byte) (fields, bool) {
+	var f fields
+	var seen jsonscan.Seen
+	ok := jsonscan.Members(raw, func(name, v []byte) bool {
+		bit := uint32(1)
+		var str *string
+		switch string(name) { // every field of fields (TestScanFieldsNames)
+		case "role":
+			str = &f.Role
+		case "content":
+			bit = 1 << 1
+		case "command":
+			bit, str = 1<<2, &f.Command
+		case "output":
+			bit, str = 1<<3, &f.Output
+		case "summary":
+			bit, str = 1<<4, &f.Summary
+		case "stopReason":
+			bit, str = 1<<5, &f.StopReason
+		case "toolName":
+			bit, str = 1<<6, &f.ToolName
+		case "toolCallId":
+			bit, str = 1<<7, &f.ToolCallID
+		case "isError":
+			bit = 1 << 8
+		case "usage":
+			bit = 1 << 9
+		case "sections", "toolsAdded":
+			return false // a system message's: the decoder keeps them as written
+		default:
+			return true
+		}
+		if !seen.First(bit) {
+			return false
+		}
+		var ok bool
+		switch bit {
+		case 1 << 1:
+			f.Content, ok = session.ScanContentInto(v, s.blocks)
+			if cap(f.Content.Blocks) > cap(s.blocks) {
+				s.blocks = f.Content.Blocks[:0]
+			}
+		case 1 << 8:
+			f.IsError, ok = jsonscan.Bool(v)
+		case 1 << 9:
+			if s.usage, ok = session.ScanUsage(v); ok {
+				f.Usage = &s.usage
+			}
+		default:
+			*str, ok = jsonscan.Plain(v)
+		}
+		return ok
+	})
+	return f, ok && f.Role != ""
+}
