@@ -23,8 +23,8 @@ import (
 // request sends the same body again.
 
 // maxBuffered is the longest body sent from memory with its length, as the
-// SDKs send theirs; a longer one is streamed (chunked) as it is written. Any
-// request that fits a model's window is shorter. (A variable for tests.)
+// SDKs send theirs; a longer one is streamed (chunked) as it is written. Most
+// requests are far shorter. (A variable for tests.)
 var maxBuffered = 8 << 20
 
 // splice returns the middleware that sends messages in the skeleton's
@@ -46,6 +46,9 @@ func splice[M any](messages iter.Seq[M], escapeHTML bool) func(*http.Request, fu
 		body, n, err := openBody(write)
 		if err != nil {
 			return nil, err
+		}
+		if req.Body != nil {
+			req.Body.Close() // the skeleton, read above
 		}
 		req.Body, req.ContentLength = body, n
 		req.GetBody = func() (io.ReadCloser, error) {
