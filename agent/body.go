@@ -15,12 +15,12 @@ import (
 
 // A request's body is written a message at a time, so that a request of a
 // million messages is never held whole: not decoded, not as the SDK's
-// parameters, not as one buffer. The SDK stays the one home of the wire
-// format: it encodes the request with an empty message list (the skeleton,
-// the body it would send), and each message is encoded with the SDK's own
-// parameter type, alone, as the SDK encodes it inside the list. The middleware
-// splices them into the skeleton's list on every attempt, so a retried
-// request sends the same body again.
+// parameters, and past maxBuffered not as one buffer. The SDK stays the one
+// home of the wire format: it encodes the request with an empty message list
+// (the skeleton, the body it would send), and each message is encoded with
+// the SDK's own parameter type, alone, as the SDK encodes it inside the list.
+// The middleware splices them into the skeleton's list on every attempt, so a
+// retried request sends the same body again.
 
 // maxBuffered is the longest body sent from memory with its length, as the
 // SDKs send theirs; a longer one is streamed (chunked) as it is written. Most
