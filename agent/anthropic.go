@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/arborlog/arbor/session"
+	"iter"
 	"strings"
+
+	"github.com/arborlog/arbor/session"
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
@@ -41,71 +43,78 @@ func (p *Anthropic) API() string { return "anthropic-messages" }
 // thinkingBudget is the token budget of each thinking level (pi's defaults).
 var thinkingBudget = map[string]int64{"minimal": 1024, "low": 2048, "medium": 8192, "high": 16384, "xhigh": 32000}
 
-func (p *Anthropic) params(r Request) anthropic.MessageNewParams {
-	var msgs []anthropic.MessageParam
-	// Consecutive tool results go back in one user message, as the API wants.
-	var results []anthropic.ContentBlockParamUnion
-	flush := func() {
-		if len(results) > 0 {
-			msgs = append(msgs, anthropic.NewUserMessage(results...))
+// anthropicMessages are the request's messages as Messages API messages, each
+// converted when it is reached; consecutive tool results go back in one user
+// message, as the API wants.
+func anthropicMessages(r Request) iter.Seq[anthropic.MessageParam] {
+	return func(yield func(anthropic.MessageParam) bool) {
+		var results []anthropic.ContentBlockParamUnion
+		flush := func() bool {
+			if len(results) == 0 {
+				return true
+			}
+			ok := yield(anthropic.NewUserMessage(results...))
 			results = nil
+			return ok
 		}
-	}
-	for _, m := range r.Messages {
-		switch m.Role {
-		case "toolResult":
-			text := m.Content.Text("\n")
-			if text == "" {
-				text = "(no output)"
-			}
-			results = append(results, anthropic.NewToolResultBlock(m.ToolCallID, text, m.IsError))
-			continue
-		case "user":
-			flush()
-			var blocks []anthropic.ContentBlockParamUnion
-			for _, b := range m.Content.AsBlocks() {
-				switch b.Type {
-				case "text":
-					if b.Text != "" {
-						blocks = append(blocks, anthropic.NewTextBlock(b.Text))
-					}
-				case "image":
-					blocks = append(blocks, anthropic.NewImageBlockBase64(b.MimeType, b.Data))
+		for m := range r.Decoded() {
+			if m.Role == "toolResult" {
+				text := m.Content.Text("\n")
+				if text == "" {
+					text = "(no output)"
 				}
+				results = append(results, anthropic.NewToolResultBlock(m.ToolCallID, text, m.IsError))
+				continue
 			}
-			if len(blocks) > 0 {
-				msgs = append(msgs, anthropic.NewUserMessage(blocks...))
+			if !flush() {
+				return
 			}
-		case "assistant":
-			flush()
-			var blocks []anthropic.ContentBlockParamUnion
-			for _, b := range m.Content.AsBlocks() {
-				switch b.Type {
-				case "thinking":
-					if b.ThinkingSignature != "" {
-						blocks = append(blocks, anthropic.NewThinkingBlock(b.ThinkingSignature, b.Thinking))
-					}
-				case "text":
-					if b.Text != "" {
-						blocks = append(blocks, anthropic.NewTextBlock(b.Text))
-					}
-				case "toolCall":
-					var input any = map[string]any{}
-					_ = json.Unmarshal(b.Arguments, &input)
-					blocks = append(blocks, anthropic.NewToolUseBlock(b.ID, input, b.Name))
-				}
-			}
-			if len(blocks) > 0 {
-				msgs = append(msgs, anthropic.NewAssistantMessage(blocks...))
+			if msg, ok := anthropicMessage(m); ok && !yield(msg) {
+				return
 			}
 		}
+		flush()
 	}
-	flush()
+}
+
+// anthropicMessage converts a user or assistant message; ok is false for one
+// with nothing to send.
+func anthropicMessage(m session.MessageData) (anthropic.MessageParam, bool) {
+	var blocks []anthropic.ContentBlockParamUnion
+	for _, b := range m.Content.AsBlocks() {
+		switch {
+		case b.Type == "text":
+			if b.Text != "" {
+				blocks = append(blocks, anthropic.NewTextBlock(b.Text))
+			}
+		case b.Type == "image" && m.Role == "user":
+			blocks = append(blocks, anthropic.NewImageBlockBase64(b.MimeType, b.Data))
+		case b.Type == "thinking" && m.Role == "assistant":
+			if b.ThinkingSignature != "" {
+				blocks = append(blocks, anthropic.NewThinkingBlock(b.ThinkingSignature, b.Thinking))
+			}
+		case b.Type == "toolCall" && m.Role == "assistant":
+			var input any = map[string]any{}
+			_ = json.Unmarshal(b.Arguments, &input)
+			blocks = append(blocks, anthropic.NewToolUseBlock(b.ID, input, b.Name))
+		}
+	}
+	if len(blocks) == 0 {
+		return anthropic.MessageParam{}, false
+	}
+	if m.Role == "user" {
+		return anthropic.NewUserMessage(blocks...), true
+	}
+	return anthropic.NewAssistantMessage(blocks...), true
+}
+
+// params is the request without its messages (see anthropicMessages).
+func (p *Anthropic) params(r Request) anthropic.MessageNewParams {
 	maxTokens := int64(r.MaxTokens)
 	if maxTokens <= 0 {
 		maxTokens = 16384
 	}
-	params := anthropic.MessageNewParams{Model: anthropic.Model(r.Model), Messages: msgs}
+	params := anthropic.MessageNewParams{Model: anthropic.Model(r.Model)}
 	if r.System != "" {
 		params.System = []anthropic.TextBlockParam{{Text: r.System}}
 	}
@@ -141,7 +150,14 @@ func (p *Anthropic) Stream(ctx context.Context, r Request, on func(Delta)) (*ses
 		ctx = r.retry.start(ctx, retries)
 		once = append(once, option.WithMiddleware(r.retry.observe))
 	}
-	stream := p.client.Messages.NewStreaming(ctx, p.params(r), once...)
+	// The messages are written into the body by the middleware (see splice).
+	params := p.params(r)
+	msgs := anthropicMessages(r)
+	if hasAny(msgs) {
+		params.Messages = []anthropic.MessageParam{}
+		once = append(once, option.WithMiddleware(splice(msgs)))
+	}
+	stream := p.client.Messages.NewStreaming(ctx, params, once...)
 	defer stream.Close()
 
 	out := &session.Assistant{Content: []session.Block{}}

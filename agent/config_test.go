@@ -2,12 +2,11 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"strings"
 	"testing"
-
-	"github.com/arborlog/arbor/session"
 )
 
 func TestConfigResolve(t *testing.T) {
@@ -75,7 +74,7 @@ func TestDefaultEndpoints(t *testing.T) {
 		return nil, errors.New("offline")
 	})}
 	for _, p := range []Provider{NewOpenAI(Options{APIKey: "k", HTTPClient: client, MaxRetries: -1}), NewAnthropic(Options{APIKey: "k", HTTPClient: client, MaxRetries: -1})} {
-		_, err := p.Stream(context.Background(), Request{Model: "m", Messages: []session.MessageData{{Role: "user", Content: session.TextContent("hi")}}}, func(Delta) {})
+		_, err := p.Stream(context.Background(), Request{Model: "m", Messages: []json.RawMessage{UserMessage("hi")}}, func(Delta) {})
 		if err == nil || !strings.Contains(err.Error(), "offline") {
 			t.Errorf("%s: %v", p.API(), err)
 		}

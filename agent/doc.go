@@ -25,6 +25,14 @@
 // given up (ErrStalled).
 // IsOverflow recognises each provider's context-overflow error.
 //
+// A Request holds its messages as pi's JSON (Request.Messages, the log's own
+// bytes where it can); Request.Decoded yields them decoded one at a time,
+// without what providers refuse. The two providers write the body a message
+// at a time, each encoded with the SDK's own types into the body the SDK
+// encodes for the rest of the request, so a request of a million messages is
+// never held whole; a body over 8 MB is streamed (chunked), a shorter one is
+// sent with its length, and a retry sends the same body again.
+//
 // # Tools
 //
 // read, bash, edit, write, ls, grep and find, with pi's names and argument

@@ -6,13 +6,12 @@ import (
 	"testing"
 )
 
-func FuzzMessagesForRequest(f *testing.F) {
+func FuzzRequestDecoded(f *testing.F) {
 	f.Add([]byte(`{"role":"assistant","content":[{"type":"toolCall","id":"a","name":"bash","arguments":{}}],"stopReason":"toolUse"}`), []byte(`{"role":"toolResult","toolCallId":"a","content":"x"}`))
 	f.Add([]byte(`{"role":"user","content":"hi"}`), []byte(`{"role":"toolResult","toolCallId":"b","content":[]}`))
 	f.Fuzz(func(t *testing.T, a, b []byte) {
-		msgs := messagesForRequest([][]byte{a, b})
 		calls := map[string]bool{}
-		for _, m := range msgs {
+		for m := range (Request{Messages: []json.RawMessage{a, b}}).Decoded() {
 			switch m.Role {
 			case "assistant":
 				if m.StopReason == session.StopError || m.StopReason == session.StopAborted {

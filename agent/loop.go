@@ -444,8 +444,10 @@ func (a *Agent) toolResult(call session.Block, out ToolOutput) (session.Message,
 
 // history is the request's messages: the active cursor's context at its
 // resolutions, compacted first when it passes window − reserve, fitted to the
-// budget, with unanswered tool calls closed.
-func (a *Agent) history(ctx context.Context) ([]session.MessageData, error) {
+// budget, with unanswered tool calls closed, converted for the model. They are
+// the log's own bytes where a message is sent as logged: nothing is decoded
+// until the provider writes it (Request.Decoded).
+func (a *Agent) history(ctx context.Context) ([]json.RawMessage, error) {
 	cur := a.Log.Cursor("")
 	c, stamps := cur.ContextWithResolutions()
 	if a.Model.Window > 0 && a.settings().Enabled {
@@ -468,12 +470,7 @@ func (a *Agent) history(ctx context.Context) ([]session.MessageData, error) {
 	if err != nil {
 		return nil, err
 	}
-	ms := res.ForModel()
-	raws := make([][]byte, len(ms))
-	for i, m := range ms {
-		raws[i] = m
-	}
-	return messagesForRequest(raws), nil
+	return res.ForModel(), nil
 }
 
 func (a *Agent) settings() compaction.Settings {
@@ -554,7 +551,7 @@ func (m modelSummarizer) Summarize(ctx context.Context, r compaction.Request) (s
 // compaction records (pi 1.6.0).
 func (m modelSummarizer) SummarizeMetered(ctx context.Context, r compaction.Request) (string, session.Usage, error) {
 	req := Request{Model: m.a.Model.ID, System: compaction.SystemPrompt, MaxTokens: r.MaxTokens,
-		Messages: []session.MessageData{{Role: session.RoleUser, Content: session.TextContent(compaction.Prompt(r))}}}
+		Messages: []json.RawMessage{UserMessage(compaction.Prompt(r))}}
 	out, err := m.a.Provider.Stream(ctx, req, func(Delta) {})
 	if err != nil {
 		return "", session.Usage{}, err

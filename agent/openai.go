@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/arborlog/arbor/session"
+	"iter"
 	"strings"
+
+	"github.com/arborlog/arbor/session"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
@@ -46,61 +48,10 @@ func NewOpenAI(o Options) *OpenAI {
 // API implements Provider.
 func (p *OpenAI) API() string { return "openai-completions" }
 
+// params is the request without its messages (see messages).
 func (p *OpenAI) params(r Request) openai.ChatCompletionNewParams {
-	var msgs []openai.ChatCompletionMessageParamUnion
-	if r.System != "" {
-		msgs = append(msgs, openai.SystemMessage(r.System))
-	}
-	for _, m := range r.Messages {
-		switch m.Role {
-		case "user":
-			var parts []openai.ChatCompletionContentPartUnionParam
-			for _, b := range m.Content.AsBlocks() {
-				switch b.Type {
-				case "text":
-					parts = append(parts, openai.TextContentPart(b.Text))
-				case "image":
-					parts = append(parts, openai.ImageContentPart(openai.ChatCompletionContentPartImageImageURLParam{URL: "data:" + b.MimeType + ";base64," + b.Data}))
-				}
-			}
-			if blocks := m.Content.AsBlocks(); len(parts) == 1 && blocks[0].Type == "text" {
-				msgs = append(msgs, openai.UserMessage(blocks[0].Text))
-			} else if len(parts) > 0 {
-				msgs = append(msgs, openai.UserMessage(parts))
-			}
-		case "assistant":
-			var a openai.ChatCompletionAssistantMessageParam
-			text := m.Content.Text("\n")
-			if text != "" {
-				a.Content.OfString = openai.String(text)
-			}
-			for _, b := range m.Content.AsBlocks() {
-				if b.Type != "toolCall" {
-					continue
-				}
-				args := string(b.Arguments)
-				if args == "" {
-					args = "{}"
-				}
-				a.ToolCalls = append(a.ToolCalls, openai.ChatCompletionMessageToolCallUnionParam{
-					OfFunction: &openai.ChatCompletionMessageFunctionToolCallParam{ID: b.ID,
-						Function: openai.ChatCompletionMessageFunctionToolCallFunctionParam{Name: b.Name, Arguments: args}}})
-			}
-			if text == "" && len(a.ToolCalls) == 0 {
-				continue
-			}
-			msgs = append(msgs, openai.ChatCompletionMessageParamUnion{OfAssistant: &a})
-		case "toolResult":
-			text := m.Content.Text("\n")
-			if text == "" {
-				text = "(no output)"
-			}
-			msgs = append(msgs, openai.ToolMessage(text, m.ToolCallID))
-		}
-	}
 	params := openai.ChatCompletionNewParams{
 		Model:         shared.ChatModel(r.Model),
-		Messages:      msgs,
 		StreamOptions: openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)},
 	}
 	if r.MaxTokens > 0 {
@@ -122,6 +73,70 @@ func (p *OpenAI) params(r Request) openai.ChatCompletionNewParams {
 	return params
 }
 
+// openaiMessages are the request's messages as chat-completions messages, the
+// system prompt first, each converted when it is reached.
+func openaiMessages(r Request) iter.Seq[openai.ChatCompletionMessageParamUnion] {
+	return func(yield func(openai.ChatCompletionMessageParamUnion) bool) {
+		if r.System != "" && !yield(openai.SystemMessage(r.System)) {
+			return
+		}
+		for m := range r.Decoded() {
+			if msg, ok := openaiMessage(m); ok && !yield(msg) {
+				return
+			}
+		}
+	}
+}
+
+// openaiMessage converts one message; ok is false for one with nothing to send.
+func openaiMessage(m session.MessageData) (openai.ChatCompletionMessageParamUnion, bool) {
+	switch m.Role {
+	case "user":
+		var parts []openai.ChatCompletionContentPartUnionParam
+		for _, b := range m.Content.AsBlocks() {
+			switch b.Type {
+			case "text":
+				parts = append(parts, openai.TextContentPart(b.Text))
+			case "image":
+				parts = append(parts, openai.ImageContentPart(openai.ChatCompletionContentPartImageImageURLParam{URL: "data:" + b.MimeType + ";base64," + b.Data}))
+			}
+		}
+		if blocks := m.Content.AsBlocks(); len(parts) == 1 && blocks[0].Type == "text" {
+			return openai.UserMessage(blocks[0].Text), true
+		} else if len(parts) > 0 {
+			return openai.UserMessage(parts), true
+		}
+	case "assistant":
+		var a openai.ChatCompletionAssistantMessageParam
+		text := m.Content.Text("\n")
+		if text != "" {
+			a.Content.OfString = openai.String(text)
+		}
+		for _, b := range m.Content.AsBlocks() {
+			if b.Type != "toolCall" {
+				continue
+			}
+			args := string(b.Arguments)
+			if args == "" {
+				args = "{}"
+			}
+			a.ToolCalls = append(a.ToolCalls, openai.ChatCompletionMessageToolCallUnionParam{
+				OfFunction: &openai.ChatCompletionMessageFunctionToolCallParam{ID: b.ID,
+					Function: openai.ChatCompletionMessageFunctionToolCallFunctionParam{Name: b.Name, Arguments: args}}})
+		}
+		if text != "" || len(a.ToolCalls) > 0 {
+			return openai.ChatCompletionMessageParamUnion{OfAssistant: &a}, true
+		}
+	case "toolResult":
+		text := m.Content.Text("\n")
+		if text == "" {
+			text = "(no output)"
+		}
+		return openai.ToolMessage(text, m.ToolCallID), true
+	}
+	return openai.ChatCompletionMessageParamUnion{}, false
+}
+
 // Stream implements Provider.
 func (p *OpenAI) Stream(ctx context.Context, r Request, on func(Delta)) (*session.Assistant, error) {
 	ctx, cancel := context.WithCancel(ctx)
@@ -136,7 +151,14 @@ func (p *OpenAI) Stream(ctx context.Context, r Request, on func(Delta)) (*sessio
 		ctx = r.retry.start(ctx, retries)
 		once = append(once, option.WithMiddleware(r.retry.observe))
 	}
-	stream := p.client.Chat.Completions.NewStreaming(ctx, p.params(r), once...)
+	// The messages are written into the body by the middleware (see splice).
+	params := p.params(r)
+	msgs := openaiMessages(r)
+	if hasAny(msgs) {
+		params.Messages = []openai.ChatCompletionMessageParamUnion{}
+		once = append(once, option.WithMiddleware(splice(msgs)))
+	}
+	stream := p.client.Chat.Completions.NewStreaming(ctx, params, once...)
 	defer stream.Close()
 
 	out := &session.Assistant{Content: []session.Block{}}

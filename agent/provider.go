@@ -24,18 +24,6 @@ type Provider interface {
 	Stream(ctx context.Context, r Request, on func(Delta)) (*session.Assistant, error)
 }
 
-// Request is one model request.
-type Request struct {
-	Model     string
-	System    string
-	Messages  []session.MessageData // user, assistant and toolResult messages, as the model gets them
-	Tools     []ToolSpec
-	Thinking  string // off, minimal, low, medium, high, xhigh
-	MaxTokens int
-	NoRetry   bool // send once: no retry of a 429, 5xx or lost connection
-	retry     *retryGate
-}
-
 // ToolSpec is a tool as the model sees it.
 type ToolSpec struct {
 	Name        string

@@ -1,48 +1,70 @@
 package agent
 
 import (
+	"encoding/json"
+	"iter"
+
 	"github.com/arborlog/arbor/session"
 )
 
-// messagesForRequest decodes the converted context and drops what providers
-// refuse, as pi does: assistant messages that ended in an error or were aborted
-// (with their tool calls), and tool results whose call is not in the request.
-func messagesForRequest(raw [][]byte) []session.MessageData {
-	// Sized once: a MessageData is ~300 bytes, and a million grown by
-	// doubling would be twice that allocated.
-	out := make([]session.MessageData, 0, len(raw))
-	calls := map[string]bool{}
-	for _, r := range raw {
-		msg, err := session.ParseMessage(r)
-		if err != nil {
-			continue
-		}
-		m, err := msg.Data()
-		if err != nil {
-			continue
-		}
-		switch m.Role {
-		case session.RoleAssistant:
-			if m.StopReason == session.StopError || m.StopReason == session.StopAborted {
+// Request is one model request.
+type Request struct {
+	Model  string
+	System string
+	// Messages are the conversation as the model gets it, pi's JSON messages
+	// (session.ForModel: user, assistant, toolResult). Providers read them
+	// with Decoded, one at a time, so a long session is never held decoded.
+	Messages  []json.RawMessage
+	Tools     []ToolSpec
+	Thinking  string // off, minimal, low, medium, high, xhigh
+	MaxTokens int
+	NoRetry   bool // send once: no retry of a 429, 5xx or lost connection
+	retry     *retryGate
+}
+
+// Decoded yields the messages a provider sends, each decoded when it is
+// reached, without what providers refuse, as pi drops it: assistant messages
+// that ended in an error or were aborted (with their tool calls), tool results
+// whose call is not in the request, other roles and messages that do not
+// decode. It can be ranged over again (a retried request sends it again).
+func (r Request) Decoded() iter.Seq[session.MessageData] {
+	return func(yield func(session.MessageData) bool) {
+		calls := map[string]bool{}
+		for _, raw := range r.Messages {
+			msg, err := session.ParseMessage(raw)
+			if err != nil {
 				continue
 			}
-			for _, b := range m.Content.AsBlocks() {
-				if b.Type == "toolCall" {
-					calls[b.ID] = true
+			m, err := msg.Data()
+			if err != nil {
+				continue
+			}
+			switch m.Role {
+			case session.RoleAssistant:
+				if m.StopReason == session.StopError || m.StopReason == session.StopAborted {
+					continue
 				}
-			}
-		case session.RoleToolResult:
-			if !calls[m.ToolCallID] {
+				for _, b := range m.Content.AsBlocks() {
+					if b.Type == "toolCall" {
+						calls[b.ID] = true
+					}
+				}
+			case session.RoleToolResult:
+				if !calls[m.ToolCallID] {
+					continue
+				}
+			case session.RoleUser:
+			default:
 				continue
 			}
-		case session.RoleUser:
-		default:
-			continue
+			if !yield(m) {
+				return
+			}
 		}
-		out = append(out, m)
 	}
-	if len(out) == 0 {
-		return nil
-	}
-	return out
+}
+
+// UserMessage is a user message of text, as Request.Messages holds it.
+func UserMessage(text string) json.RawMessage {
+	return session.User{Text: text}.Message().Raw()
 }

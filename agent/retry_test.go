@@ -20,7 +20,7 @@ func TestNoRetrySendsOnce(t *testing.T) {
 		if kind == "anthropic" {
 			p = NewAnthropic(o)
 		}
-		req := Request{Model: "m", Messages: []session.MessageData{{Role: "user", Content: session.TextContent("hi")}}, NoRetry: true}
+		req := Request{Model: "m", Messages: []json.RawMessage{UserMessage("hi")}, NoRetry: true}
 		if _, err := p.Stream(context.Background(), req, func(Delta) {}); err == nil || len(fake.Requests()) != 1 {
 			t.Errorf("%s NoRetry: %v after %d requests", kind, err, len(fake.Requests()))
 		}

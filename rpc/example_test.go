@@ -19,7 +19,10 @@ type echo struct{}
 func (echo) API() string { return "echo" }
 
 func (echo) Stream(_ context.Context, r agent.Request, _ func(agent.Delta)) (*session.Assistant, error) {
-	last := r.Messages[len(r.Messages)-1]
+	var last session.MessageData
+	for m := range r.Decoded() {
+		last = m
+	}
 	return &session.Assistant{Content: []session.Block{session.TextBlock("You said: " + last.Content.Text(" "))}, StopReason: session.StopEnd}, nil
 }
 

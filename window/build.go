@@ -179,9 +179,20 @@ func (r *Result) Context() session.Context {
 	return c
 }
 
-// ForModel converts the built messages for a model (pi's convertToLlm).
+// ForModel converts the built messages for a model (pi's convertToLlm). It
+// converts them a slice at a time rather than copying them all into a Context
+// first: for a million messages that copy is 50 MB held beside the result.
 func (r *Result) ForModel() []json.RawMessage {
-	return session.ForModel(r.Context().Messages)
+	out := make([]json.RawMessage, 0, len(r.Messages))
+	part := make([]session.ContextMessage, 0, min(len(r.Messages), 1024))
+	for i, m := range r.Messages {
+		part = append(part, m.ContextMessage)
+		if len(part) == cap(part) || i == len(r.Messages)-1 {
+			out = append(out, session.ForModel(part)...)
+			part = part[:0]
+		}
+	}
+	return out
 }
 
 // Explain writes, one line each, what was cut, downgraded and left out.
