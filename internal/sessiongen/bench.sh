@@ -71,8 +71,7 @@ run "archive" "$A" archive "$C"
 run "unarchive" "$A" unarchive "$C"
 run "rm" "$A" rm "$C"
 run "restore" "$A" restore "$C"
-# The agent opening the session; the provider is unreachable (port 9), so -p
-# fails once its request is made.
+# The agent opening the session; --mode rpc and serve make no request.
 P="--provider openai --base-url http://127.0.0.1:9/v1 --model m"
 printf '%s\n' '{"id":"1","type":"get_state"}' '{"id":"2","type":"get_messages"}' > "$T/rpc"
 runin "--mode rpc --session (get_state, get_messages)" "$T/rpc" "$A" --mode rpc --session "$C" $P
@@ -89,4 +88,13 @@ for _ in $(seq "$R"); do
   wait
 done
 echo hello > "$T/prompt"
-ARBOR_API_KEY=x runin "-p --session (the request made, the provider unreachable)" "$T/prompt" "$A" -p --session "$C" $P
+# -p sends its request to a provider that reads the body whole and answers
+# 400 (internal/sessiongen/sink), so the whole body is made and sent.
+go build -o "$T/sink" "$(dirname "$0")/sink" && { "$T/sink" "$T/sink.url" 2> "$T/sink.log" & SINK=$!; }
+until [ -s "$T/sink.url" ]; do sleep 0.05; done
+for pr in openai anthropic; do
+  url=$(cat "$T/sink.url"); [ $pr = openai ] && url=$url/v1
+  ARBOR_API_KEY=x runin "-p --session, $pr (the whole request sent, answered 400)" "$T/prompt" "$A" -p --session "$C" --provider $pr --base-url "$url" --model m
+  echo "   $(tail -1 "$T/sink.log")"
+done
+kill $SINK
