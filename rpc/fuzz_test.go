@@ -1,6 +1,7 @@
 package rpc
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -107,6 +108,35 @@ func FuzzServeLines(f *testing.F) {
 			if !json.Valid([]byte(l)) {
 				t.Fatalf("output line %q is not JSON", l)
 			}
+		}
+	})
+}
+
+// FuzzWriteRawArray: a list of messages is written as encoding/json marshals
+// it, whether a message is written as it is (marshalsAsIs) or compacted and
+// escaped; a message that is not JSON becomes null.
+func FuzzWriteRawArray(f *testing.F) {
+	for _, s := range []string{`{"role":"user","content":"hi"}`, `{"a": 1}`, "{\"a\":\"\u2028\"}", `{"a":"<b>&"}`,
+		`{"a":"\\u003c"}`, `[1,2 ,3]`, "{\"a\":\"x\ty\"}", `{"a":}`, `"x"`, ` {}`, `{}` + "\n", `{"a":"\"}`, `1e5`, `nul`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var out bytes.Buffer
+		bw := bufio.NewWriter(&out)
+		writeRawArray(bw, []json.RawMessage{b, b})
+		bw.Flush()
+		want := []byte("[null,null]")
+		if json.Valid(b) {
+			var err error
+			if want, err = json.Marshal([]json.RawMessage{b, b}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !bytes.Equal(out.Bytes(), want) {
+			t.Fatalf("%q: written %q, encoding/json %q", b, out.Bytes(), want)
+		}
+		if marshalsAsIs(b) && !bytes.Equal(want, []byte("["+string(b)+","+string(b)+"]")) {
+			t.Fatalf("%q is said to marshal as it is, but encoding/json makes %q", b, want)
 		}
 	})
 }

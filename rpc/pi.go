@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/arborlog/arbor/agent"
+	"github.com/arborlog/arbor/internal/jsonscan"
 	"github.com/arborlog/arbor/session"
 )
 
@@ -128,6 +129,10 @@ func writeRawArray(bw *bufio.Writer, ms []json.RawMessage) {
 		if i > 0 {
 			bw.WriteByte(',')
 		}
+		if marshalsAsIs(m) {
+			bw.Write(m) // most messages of a session: no copy
+			continue
+		}
 		compact.Reset()
 		escaped.Reset()
 		if json.Compact(&compact, m) != nil {
@@ -138,6 +143,32 @@ func writeRawArray(bw *bufio.Writer, ms []json.RawMessage) {
 		bw.Write(escaped.Bytes())
 	}
 	bw.WriteByte(']')
+}
+
+// marshalsAsIs reports whether encoding/json marshals the RawMessage m as m
+// itself: m is JSON (as the loader's validator, which is encoding/json's,
+// finds) with no white space between its tokens and nothing HTML escaping
+// changes (<, >, &, U+2028, U+2029). It reads m faster than Compact does,
+// skipping strings as the loader does.
+func marshalsAsIs(m []byte) bool {
+	if bytes.ContainsAny(m, "<>&") || bytes.Contains(m, []byte("\u2028")) || bytes.Contains(m, []byte("\u2029")) {
+		return false
+	}
+	for i := 0; i < len(m); {
+		switch m[i] {
+		case '"':
+			j, ok := jsonscan.String(m, i)
+			if !ok {
+				return false
+			}
+			i = j
+		case ' ', '\t', '\n', '\r':
+			return false
+		default:
+			i++
+		}
+	}
+	return session.IsCompleteJSON(m)
 }
 
 func ok(id json.RawMessage, command string, data any) piResponse {

@@ -903,7 +903,7 @@ func (d *drain) Send(msg []byte) error {
 // messages of the getMessages answers among them written a message at a
 // time, as Channel would write the whole: valid UTF-8 and a newline.
 func (d *drain) stream(keep []json.RawMessage, batch bool, streamed map[int][]json.RawMessage) error {
-	bw := bufio.NewWriter(&validUTF8{w: d.w})
+	bw := bufio.NewWriterSize(&validUTF8{w: d.w}, 64<<10) // d.w is the output itself: a write is a system call
 	if batch {
 		bw.WriteByte('[')
 	}
