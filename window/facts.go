@@ -16,6 +16,7 @@ type facts struct {
 	hasUsage   bool        // a usage is recorded (Message.usage decodes it when asked)
 	hasText    bool        // Content.Text("") != ""
 	failed     bool        // stopped by an error or an abort
+	counts     bool        // the usage counts tokens (pi's calculateContextTokens > 0)
 }
 
 // toolBlock is one toolCall block of an assistant message.
@@ -31,7 +32,8 @@ var noFacts facts
 // but four flags: those share one value.
 func factsOf(d session.MessageData) *facts {
 	f := facts{toolCallID: d.ToolCallID, assistant: d.Role == session.RoleAssistant, hasUsage: d.Usage != nil,
-		hasText: d.Content.Text("") != "", failed: d.StopReason == "error" || d.StopReason == "aborted"}
+		hasText: d.Content.Text("") != "", failed: d.StopReason == "error" || d.StopReason == "aborted",
+		counts: d.Usage != nil && contextTokens(*d.Usage) > 0}
 	for _, b := range d.Content.Blocks {
 		if b.Type == "toolCall" {
 			f.calls = append(f.calls, toolBlock{b.ID, call{b.Name, jsontext.Value(b.Arguments)}})
@@ -46,15 +48,15 @@ func factsOf(d session.MessageData) *facts {
 // plainIndex is the index in plainFacts of the facts f, which have no tool
 // call id and no tool calls.
 func plainIndex(f facts) int {
-	return ((b2i(f.assistant)*2+b2i(f.hasUsage))*2+b2i(f.hasText))*2 + b2i(f.failed)
+	return (((b2i(f.assistant)*2+b2i(f.hasUsage))*2+b2i(f.hasText))*2+b2i(f.failed))*2 + b2i(f.counts)
 }
 
 // plainFacts holds the facts of every message without a tool call id or
 // tool calls, at plainIndex.
 var plainFacts = func() []facts {
-	out := make([]facts, 16)
+	out := make([]facts, 32)
 	for i := range out {
-		f := facts{assistant: i&8 != 0, hasUsage: i&4 != 0, hasText: i&2 != 0, failed: i&1 != 0}
+		f := facts{assistant: i&16 != 0, hasUsage: i&8 != 0, hasText: i&4 != 0, failed: i&2 != 0, counts: i&1 != 0}
 		out[plainIndex(f)] = f
 	}
 	return out

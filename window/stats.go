@@ -298,6 +298,11 @@ func (t *tally) add(m Message) {
 	if m.asLogged() && (!m.orig.hasUsage || m.orig.failed) {
 		return // its facts say it cannot be the anchor: not kept, not decoded
 	}
+	if m.asLogged() && m.orig.counts {
+		// anchor, looking back, stops here at the latest: the candidates
+		// before it are never read (a million replies keep one or two).
+		t.anchors = t.anchors[:0]
+	}
 	t.anchors = append(t.anchors, anchorCandidate{m.ContextMessage, t.sum, !t.downgraded})
 }
 
