@@ -855,7 +855,7 @@ func (d *drain) Send(msg []byte) error {
 	}
 	var (
 		keep     []json.RawMessage
-		streamed = map[int][]json.RawMessage{} // by index in keep
+		streamed map[int][]json.RawMessage // by index in keep
 	)
 	d.mu.Lock()
 	for _, m := range batch {
@@ -875,6 +875,9 @@ func (d *drain) Send(msg []byte) error {
 			if msgs, ok := d.later[id]; ok {
 				delete(d.later, id)
 				if bytes.HasSuffix(m, []byte(emptyMessages+"}")) {
+					if streamed == nil {
+						streamed = map[int][]json.RawMessage{}
+					}
 					streamed[len(keep)] = msgs
 				}
 			}
