@@ -40,7 +40,8 @@ func splice[M json.Marshaler](messages iter.Seq[M]) func(*http.Request, func(*ht
 		}
 		at, err := emptyListEnd(skeleton, "messages")
 		if err != nil {
-			return nil, err
+			// The SDK's own body is not as every version in go.mod writes it.
+			return nil, fmt.Errorf("%w (POST %s); nothing was sent: this is a fault in arbor, please report it with this line", err, req.URL.Path)
 		}
 		write := func(w io.Writer) error {
 			return writeSpliced(w, skeleton[:at], skeleton[at:], messages)

@@ -380,9 +380,6 @@ func (s *server) messages(ctx context.Context) (MessagesResult, error) {
 	if err != nil {
 		return MessagesResult{}, rpcError(err)
 	}
-	if m == nil {
-		m = []json.RawMessage{}
-	}
 	if req := jrpc2.InboundRequest(ctx); s.d != nil && req != nil && !req.IsNotification() {
 		s.d.streamLater(req.ID(), m)
 		return MessagesResult{}, nil
