@@ -15,6 +15,9 @@ import (
 func TestMain(m *testing.M) {
 	code := m.Run()
 	pgtest.StopShared()
+	if binPath != "" {
+		os.RemoveAll(filepath.Dir(binPath)) // the arbor the tests built
+	}
 	os.Exit(code)
 }
 

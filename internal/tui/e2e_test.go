@@ -16,6 +16,7 @@ import (
 
 var (
 	buildOnce sync.Once
+	buildDir  string // removed by TestMain
 	binary    string
 	buildErr  error
 )
@@ -29,6 +30,7 @@ func arborBinary(t *testing.T) string {
 			buildErr = err
 			return
 		}
+		buildDir = dir
 		binary = filepath.Join(dir, "arbor")
 		cmd := exec.Command("go", "build", "-o", binary, "github.com/arborlog/arbor/cmd/arbor")
 		cmd.Env = startEnv // not the fixture's HOME, or go starts with empty caches

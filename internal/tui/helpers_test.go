@@ -33,7 +33,11 @@ var startEnv []string
 func TestMain(m *testing.M) {
 	startEnv = os.Environ()
 	time.Local = time.UTC // dates in the listing are local
-	os.Exit(m.Run())
+	code := m.Run()
+	if buildDir != "" {
+		os.RemoveAll(buildDir) // the arbor the tests built
+	}
+	os.Exit(code)
 }
 
 // fixture is a home of sessions: examples/refactor.jsonl in arbor's folder,
