@@ -151,23 +151,64 @@ func plan(ctx session.Context, stamps map[string]session.Resolution, o Options) 
 	return p
 }
 
+// BuildEach is Build handing each built message to add, in order, rather
+// than keeping them: the Result it returns has no Messages. The planner lets
+// go of each message as it hands it over, so a caller that keeps less than a
+// Message of each (its JSON, say) never holds a context of a million
+// messages twice.
+func BuildEach(ctx session.Context, stamps map[string]session.Resolution, o Options, add func(Message)) (*Result, error) {
+	p, res, err := fitted(ctx, stamps, o, true)
+	if err != nil {
+		return nil, err
+	}
+	p.emit(res, add)
+	return res, nil
+}
+
+// BuildForModel is BuildEach converting the messages for a model
+// (Result.ForModel) as they are built.
+func BuildForModel(ctx session.Context, stamps map[string]session.Resolution, o Options) (*Result, []json.RawMessage, error) {
+	out := make([]json.RawMessage, 0, len(ctx.Messages)) // the results closing unanswered calls may add a few
+	part := make([]session.ContextMessage, 0, min(cap(out), forModelChunk))
+	res, err := BuildEach(ctx, stamps, o, func(m Message) {
+		if part = append(part, m.ContextMessage); len(part) == cap(part) {
+			out = append(out, session.ForModel(part)...)
+			part = part[:0]
+		}
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return res, append(out, session.ForModel(part)...), nil
+}
+
 // build is Build; early false turns off the shortcut of leaveOutEarly, so
 // tests can check that it changes nothing.
 func build(ctx session.Context, stamps map[string]session.Resolution, o Options, early bool) (*Result, error) {
+	p, res, err := fitted(ctx, stamps, o, early)
+	if err != nil {
+		return nil, err
+	}
+	res.Messages = make([]Message, 0, p.emitted())
+	p.emit(res, func(m Message) { res.Messages = append(res.Messages, m) })
+	return res, nil
+}
+
+// fitted plans ctx and, with a budget, fits it: all but emitting the result.
+func fitted(ctx session.Context, stamps map[string]session.Resolution, o Options, early bool) (*planner, *Result, error) {
 	p := plan(ctx, stamps, o)
 	p.group()
 	res := &Result{ThinkingLevel: ctx.ThinkingLevel, Model: ctx.Model, Budget: o.Budget}
 	if o.Budget > 0 {
 		p.bound()
 		if err := p.fit(res, early); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if err := p.keepCut(res); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	p.emit(res)
-	return res, nil
+	return p, res, nil
 }
 
 // Context returns the built messages as a session.Context, for printing or ForModel.
@@ -179,12 +220,15 @@ func (r *Result) Context() session.Context {
 	return c
 }
 
+// forModelChunk is how many messages ForModel converts at once.
+const forModelChunk = 1024
+
 // ForModel converts the built messages for a model (pi's convertToLlm). It
 // converts them a slice at a time rather than copying them all into a Context
 // first: for a million messages that copy is 50 MB held beside the result.
 func (r *Result) ForModel() []json.RawMessage {
 	out := make([]json.RawMessage, 0, len(r.Messages))
-	part := make([]session.ContextMessage, 0, min(len(r.Messages), 1024))
+	part := make([]session.ContextMessage, 0, min(len(r.Messages), forModelChunk))
 	for i, m := range r.Messages {
 		part = append(part, m.ContextMessage)
 		if len(part) == cap(part) || i == len(r.Messages)-1 {

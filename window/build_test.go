@@ -622,3 +622,39 @@ func TestPlannerSummarizesWhatOutliningCannotShrink(t *testing.T) {
 		}
 	}
 }
+
+// BuildForModel is Build then ForModel, with the same totals, on contexts
+// long enough to take several item chunks.
+func TestBuildForModelIsBuildThenForModel(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		ctx, res := randomContext(t, 1, 200, 200)
+		if rapid.IntRange(0, 9).Draw(t, "long") == 0 {
+			ctx, res = randomContext(t, itemChunk/3, itemChunk/2, 8)
+		}
+		o := Options{Budget: rapid.SampledFrom([]int{0, 300, 3000, 1 << 30}).Draw(t, "budget")}
+		want, werr := Build(ctx, res, o)
+		got, msgs, err := BuildForModel(ctx, res, o)
+		if (werr == nil) != (err == nil) {
+			t.Fatalf("Build %v, BuildForModel %v", werr, err)
+		}
+		if err != nil {
+			return
+		}
+		wantMsgs := want.ForModel()
+		if len(msgs) != len(wantMsgs) {
+			t.Fatalf("%d messages, want %d", len(msgs), len(wantMsgs))
+		}
+		for i := range msgs {
+			if string(msgs[i]) != string(wantMsgs[i]) {
+				t.Fatalf("message %d: %s, want %s", i, msgs[i], wantMsgs[i])
+			}
+		}
+		if got.Messages != nil {
+			t.Fatalf("%d built messages kept", len(got.Messages))
+		}
+		want.Messages = nil
+		if diff := cmp.Diff(want, got, cmp.AllowUnexported(Message{})); diff != "" {
+			t.Fatalf("result (-Build +BuildForModel):\n%s", diff)
+		}
+	})
+}

@@ -293,18 +293,14 @@ func (p *planner) budgetError() error {
 	return e
 }
 
-func (p *planner) emit(res *Result) {
-	n := 1 // the note
-	for _, it := range p.items {
-		if !it.omitted {
-			n++
-		}
-	}
-	res.Messages = make([]Message, 0, n)
+// emit hands the built messages to add, in order, and totals them in res.
+// Each item is dropped once handed over, so that what add keeps of a
+// context of a million messages is not held beside all of the planner's.
+func (p *planner) emit(res *Result, add func(Message)) {
 	for i, it := range p.items {
 		if i == p.note {
 			r := p.noteMsg
-			res.Messages = append(res.Messages, Message{ContextMessage: r.msg, Level: session.Full, Tokens: r.tokens, Synthetic: true})
+			add(Message{ContextMessage: r.msg, Level: session.Full, Tokens: r.tokens, Synthetic: true})
 			res.Tokens += r.tokens
 		}
 		if it.keep {
@@ -314,7 +310,7 @@ func (p *planner) emit(res *Result) {
 		if it.omitted {
 			continue
 		}
-		res.Messages = append(res.Messages, it.message())
+		add(it.message())
 		res.Tokens += it.tokens
 		if it.synth && it.base.Role == session.RoleToolResult {
 			d, _ := data(it.base.Raw)
@@ -324,6 +320,17 @@ func (p *planner) emit(res *Result) {
 			res.Orphans = append(res.Orphans, it.base.Entry.ID)
 		}
 	}
+}
+
+// emitted is how many messages emit will hand over.
+func (p *planner) emitted() int {
+	n := 1 // the note
+	for _, it := range p.items {
+		if !it.omitted {
+			n++
+		}
+	}
+	return n
 }
 
 // message is the item as a built message.

@@ -165,10 +165,19 @@ func (p *planner) level(e *session.Entry) (session.Level, string) {
 	return session.DefaultLevel(e), ""
 }
 
+// itemChunk is how many items load allocates at once.
+const itemChunk = 1 << 14
+
 // load decodes and counts msgs, indexes their tool calls and renders what the
 // cursor stamped.
 func (p *planner) load(msgs []session.ContextMessage) {
-	items := p.decode(msgs, 0, make([]item, len(msgs))) // one allocation for every item
+	// Items are made a chunk at a time, so that the chunks emit has handed
+	// over can be freed while it hands over the rest.
+	items := make([]*item, 0, len(msgs))
+	for off := 0; off < len(msgs); off += itemChunk {
+		part := msgs[off:min(off+itemChunk, len(msgs))]
+		items = append(items, p.decode(part, off, make([]item, len(part)))...)
+	}
 	ncalls := 0
 	for _, it := range items {
 		if it.decoded && it.data.assistant {
