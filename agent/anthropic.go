@@ -155,7 +155,7 @@ func (p *Anthropic) Stream(ctx context.Context, r Request, on func(Delta)) (*ses
 	msgs := anthropicMessages(r)
 	if hasAny(msgs) {
 		params.Messages = []anthropic.MessageParam{}
-		once = append(once, option.WithMiddleware(splice(msgs)))
+		once = append(once, option.WithMiddleware(splice(msgs, appendAnthropic)))
 	}
 	stream := p.client.Messages.NewStreaming(ctx, params, once...)
 	defer stream.Close()

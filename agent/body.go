@@ -28,11 +28,12 @@ import (
 var maxBuffered = 8 << 20
 
 // splice returns the middleware that sends messages in the skeleton's
-// "messages" list. Each is encoded by its own MarshalJSON: the SDK's request
-// encoder only compacts what that returns, with the HTML escaping the SDK's
-// marshaller already applied (each SDK sets the two alike), so these are the
-// bytes the list would hold (TestStreamedBodyIsTheSDKs holds them to it).
-func splice[M json.Marshaler](messages iter.Seq[M]) func(*http.Request, func(*http.Request) (*http.Response, error)) (*http.Response, error) {
+// "messages" list. Each is encoded by fast (wire.go) or, when that declines,
+// by its own MarshalJSON: the SDK's request encoder only compacts what that
+// returns, with the HTML escaping the SDK's marshaller already applied (each
+// SDK sets the two alike), so these are the bytes the list would hold
+// (TestStreamedBodyIsTheSDKs holds them to it).
+func splice[M json.Marshaler](messages iter.Seq[M], fast func([]byte, M) ([]byte, bool)) func(*http.Request, func(*http.Request) (*http.Response, error)) (*http.Response, error) {
 	return func(req *http.Request, next func(*http.Request) (*http.Response, error)) (*http.Response, error) {
 		skeleton, err := readBody(req)
 		if err != nil {
@@ -44,7 +45,7 @@ func splice[M json.Marshaler](messages iter.Seq[M]) func(*http.Request, func(*ht
 			return nil, fmt.Errorf("%w (POST %s); nothing was sent: this is a fault in arbor, please report it with this line", err, req.URL.Path)
 		}
 		write := func(w io.Writer) error {
-			return writeSpliced(w, skeleton[:at], skeleton[at:], messages)
+			return writeSpliced(w, skeleton[:at], skeleton[at:], messages, fast)
 		}
 		body, n, err := openBody(write)
 		if err != nil {
@@ -107,14 +108,18 @@ func emptyListEnd(obj []byte, name string) (int, error) {
 }
 
 // writeSpliced writes head, the messages separated by commas, then tail.
-func writeSpliced[M json.Marshaler](w io.Writer, head, tail []byte, messages iter.Seq[M]) error {
+func writeSpliced[M json.Marshaler](w io.Writer, head, tail []byte, messages iter.Seq[M], fast func([]byte, M) ([]byte, bool)) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	bw.Write(head)
 	first := true
+	var buf []byte
 	for m := range messages {
-		one, err := m.MarshalJSON()
-		if err != nil {
-			return err
+		one, ok := fast(buf[:0], m)
+		if buf = one; !ok {
+			var err error
+			if one, err = m.MarshalJSON(); err != nil {
+				return err
+			}
 		}
 		if !first {
 			bw.WriteByte(',')
@@ -122,6 +127,9 @@ func writeSpliced[M json.Marshaler](w io.Writer, head, tail []byte, messages ite
 		first = false
 		if _, err := bw.Write(one); err != nil {
 			return err // the pipe was closed: the attempt is over
+		}
+		if cap(buf) > 1<<20 {
+			buf = nil // not held for the rest of the request after one long message
 		}
 	}
 	bw.Write(tail)

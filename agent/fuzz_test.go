@@ -52,3 +52,28 @@ func FuzzParseArguments(f *testing.F) {
 		}
 	})
 }
+
+// FuzzWireIsTheSDKs: whatever the fast encoders write for the parameters the
+// conversions make of a message is what the SDK's MarshalJSON writes.
+func FuzzWireIsTheSDKs(f *testing.F) {
+	f.Add([]byte(`{"role":"user","content":"hi <b> & \u2028 \n\t\"q\" \\ é \u0001"}`), []byte(`{"role":"user","content":[{"type":"text","text":"a"},{"type":"image","data":"AAAA","mimeType":"image/png"},{"type":"text","text":""}]}`))
+	f.Add([]byte(`{"role":"assistant","content":[{"type":"thinking","thinking":"t","thinkingSignature":"s"},{"type":"text","text":"x"},{"type":"text","text":"y"},{"type":"toolCall","id":"a","name":"bash","arguments":{"z":1,"a":[1.5,1e21,0.0000001,-0,12345678901234567890],"m":{"b":null,"a":true},"s":"<\u2029>"}}],"stopReason":"toolUse"}`),
+		[]byte(`{"role":"toolResult","toolCallId":"a","content":[{"type":"text","text":"out"}],"isError":true}`))
+	f.Add([]byte(`{"role":"assistant","content":[{"type":"toolCall","id":"","name":"","arguments":[1]},{"type":"toolCall","id":"b","name":"n"}],"stopReason":"toolUse"}`), []byte(`{"role":"toolResult","toolCallId":"b","content":""}`))
+	f.Add([]byte("{\"role\":\"user\",\"content\":\"\xff\xfe\"}"), []byte(`{"role":"assistant","content":""}`))
+	f.Fuzz(func(t *testing.T, a, b []byte) {
+		r := Request{System: "sys", Messages: []json.RawMessage{a, b}}
+		for m := range openaiMessages(r) {
+			want, err := m.MarshalJSON()
+			if got, ok := appendOpenAI(nil, m); ok && (err != nil || string(got) != string(want)) {
+				t.Fatalf("openai: wrote\n%s\nthe SDK\n%s (%v)", got, want, err)
+			}
+		}
+		for m := range anthropicMessages(r) {
+			want, err := m.MarshalJSON()
+			if got, ok := appendAnthropic(nil, m); ok && (err != nil || string(got) != string(want)) {
+				t.Fatalf("anthropic: wrote\n%s\nthe SDK\n%s (%v)", got, want, err)
+			}
+		}
+	})
+}

@@ -460,17 +460,15 @@ func (a *Agent) history(ctx context.Context) ([]json.RawMessage, error) {
 		}
 	}
 	opts := window.Options{Budget: a.budget(), Blobs: a.Blobs}
-	res, err := window.Build(c, stamps, opts)
+	_, msgs, err := window.BuildForModel(c, stamps, opts)
 	if errors.Is(err, window.ErrBudget) && a.settings().Enabled {
 		if cerr := a.compact(ctx, "threshold", false, ""); cerr != nil {
 			return nil, fmt.Errorf("%w; compaction failed too: %v", err, cerr)
 		}
-		res, err = window.Fit(cur, opts)
+		c, stamps = cur.ContextWithResolutions()
+		_, msgs, err = window.BuildForModel(c, stamps, opts)
 	}
-	if err != nil {
-		return nil, err
-	}
-	return res.ForModel(), nil
+	return msgs, err
 }
 
 func (a *Agent) settings() compaction.Settings {

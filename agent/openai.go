@@ -156,7 +156,7 @@ func (p *OpenAI) Stream(ctx context.Context, r Request, on func(Delta)) (*sessio
 	msgs := openaiMessages(r)
 	if hasAny(msgs) {
 		params.Messages = []openai.ChatCompletionMessageParamUnion{}
-		once = append(once, option.WithMiddleware(splice(msgs)))
+		once = append(once, option.WithMiddleware(splice(msgs, appendOpenAI)))
 	}
 	stream := p.client.Chat.Completions.NewStreaming(ctx, params, once...)
 	defer stream.Close()

@@ -27,17 +27,22 @@ type Request struct {
 // that ended in an error or were aborted (with their tool calls), tool results
 // whose call is not in the request, other roles and messages that do not
 // decode. It can be ranged over again (a retried request sends it again).
+// A message's content blocks are valid until the next message is yielded
+// (one list is reused for all), its strings for good.
 func (r Request) Decoded() iter.Seq[session.MessageData] {
 	return func(yield func(session.MessageData) bool) {
 		calls := map[string]bool{}
+		var sc session.MessageScanner
 		for _, raw := range r.Messages {
 			msg, err := session.ParseMessage(raw)
 			if err != nil {
 				continue
 			}
-			m, err := msg.Data()
-			if err != nil {
-				continue
+			m, ok := sc.Scan(raw) // what msg.Data reads first, into the one list
+			if !ok {
+				if m, err = msg.Data(); err != nil {
+					continue
+				}
 			}
 			switch m.Role {
 			case session.RoleAssistant:

@@ -555,15 +555,10 @@ func (e *Engine) Messages() ([]json.RawMessage, error) {
 func (e *Engine) Fitted() ([]json.RawMessage, error) {
 	var out []json.RawMessage
 	err := e.view(func(l *session.Log) error {
-		r, err := window.Fit(l.Cursor(""), window.Options{})
-		if err != nil {
-			return err
-		}
-		out = make([]json.RawMessage, len(r.Messages))
-		for i, m := range r.Messages {
-			out[i] = json.RawMessage(m.Raw)
-		}
-		return nil
+		ctx, stamps := l.Cursor("").ContextWithResolutions()
+		out = make([]json.RawMessage, 0, len(ctx.Messages)) // the results closing unanswered calls may add a few
+		_, err := window.BuildEach(ctx, stamps, window.Options{}, func(m window.Message) { out = append(out, m.Raw) })
+		return err
 	})
 	return out, err
 }
