@@ -22,9 +22,10 @@ const heapLimit = 850 << 20
 const heapCeiling = 896 << 20
 
 // heapMargin: once a collection leaves this little room under the limit, the
-// limit is raised to heapCeiling, and then lifted, since the collector would
-// otherwise run again and again for a command whose live data does not fit
-// (it costs twice the CPU or more). It is no larger because a collection's
+// limit is raised to heapCeiling, and once collections in a row leave this
+// little under that (liftAfter), lifted, since the collector would otherwise
+// run again and again for a command whose live data does not fit (it costs
+// twice the CPU or more). It is no larger because a collection's
 // live heap counts what was allocated while it marked: context --budget on a
 // million pi-shaped entries (chain1m) reads up to 760 MiB at its last
 // collection.
@@ -57,15 +58,24 @@ func fileSize(path string) int64 {
 }
 
 // limitHeap sets the soft memory limit; after the first collection that
-// leaves less than margin under it, it raises it to ceiling, and after the
-// first that leaves less than margin under that, it lifts it. It checks after
-// every collection and costs nothing between them.
+// leaves less than margin under it, it raises it to ceiling, and after
+// liftAfter collections in a row that leave less than margin under that, it
+// lifts it. It checks after every collection and costs nothing between them.
 func limitHeap(limit, ceiling, margin int64) {
 	debug.SetMemoryLimit(limit)
-	watchHeap(limit, ceiling, margin)
+	watchHeap(limit, ceiling, margin, 0)
 }
 
-func watchHeap(limit, ceiling, margin int64) {
+// liftAfter is how many collections in a row must find the live heap within
+// the margin of the ceiling before the limit is lifted: a peak that one
+// collection sees and the next does not (-p planning a million messages,
+// then letting go of the plan) does not cost the limit, while live data that
+// does not fit costs one collection more before it is lifted.
+const liftAfter = 2
+
+// watchHeap checks the live heap after the next collection; over is how many
+// collections in a row have found it within margin of limit.
+func watchHeap(limit, ceiling, margin int64, over int) {
 	// A finalizer runs after each collection that finds its object
 	// unreachable; it arms the next one. The object holds a pointer, so the
 	// tiny allocator never batches it with others (whose finalizers may not run).
@@ -73,16 +83,29 @@ func watchHeap(limit, ceiling, margin int64) {
 		if debug.SetMemoryLimit(-1) != limit {
 			return // lifted, or changed by someone else: stop watching
 		}
-		if liveHeap() > uint64(limit-margin) {
-			if limit < ceiling {
-				limitHeap(ceiling, ceiling, margin)
-				return
-			}
-			debug.SetMemoryLimit(math.MaxInt64)
-			return
+		switch next, over := nextLimit(limit, ceiling, margin, over, liveHeap()); next {
+		case limit:
+			watchHeap(limit, ceiling, margin, over)
+		case ceiling:
+			limitHeap(ceiling, ceiling, margin)
+		default:
+			debug.SetMemoryLimit(next)
 		}
-		watchHeap(limit, ceiling, margin)
 	})
+}
+
+// nextLimit is the limit after a collection that left live bytes, and how
+// many collections in a row have then found the live heap within margin of it.
+func nextLimit(limit, ceiling, margin int64, over int, live uint64) (int64, int) {
+	switch {
+	case live <= uint64(limit-margin):
+		return limit, 0
+	case limit < ceiling:
+		return ceiling, 0
+	case over+1 < liftAfter:
+		return limit, over + 1
+	}
+	return math.MaxInt64, 0
 }
 
 // probe is the object whose finalizer watchHeap arms.

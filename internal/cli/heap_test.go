@@ -11,9 +11,9 @@ import (
 
 // TestHeapLimitRaisedThenLifted: the soft limit stays while the live heap
 // leaves the margin free; after the first collection that does not it is
-// raised to the ceiling, and after the first that leaves the margin under the
-// ceiling no more it is lifted (a command whose live data does not fit would
-// otherwise pay for collections back to back).
+// raised to the ceiling, and once collections in a row (liftAfter) leave the
+// margin under the ceiling no more it is lifted (a command whose live data
+// does not fit would otherwise pay for collections back to back).
 func TestHeapLimitRaisedThenLifted(t *testing.T) {
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
 	runtime.GC()
@@ -53,6 +53,33 @@ func TestHeapLimitRaisedThenLifted(t *testing.T) {
 	runtime.KeepAlive(small)
 	runtime.KeepAlive(big)
 	runtime.KeepAlive(bigger)
+}
+
+// The limit is raised at the first collection within the margin, and lifted
+// only at the liftAfter'th in a row within the margin of the ceiling: a peak
+// one collection sees costs nothing.
+func TestNextLimit(t *testing.T) {
+	const limit, ceiling, margin = 850, 896, 96
+	steps := []struct {
+		live     uint64
+		want     int64
+		wantOver int
+	}{
+		{700, limit, 0},
+		{760, ceiling, 0}, // within the margin of the limit: raised
+		{790, ceiling, 0},
+		{810, ceiling, 1}, // within the margin of the ceiling once
+		{700, ceiling, 0}, // a peak: it went
+		{810, ceiling, 1},
+		{820, math.MaxInt64, 0}, // twice in a row: lifted
+	}
+	cur, over := int64(limit), 0
+	for i, s := range steps {
+		cur, over = nextLimit(cur, ceiling, margin, over, s.live)
+		if cur != s.want || over != s.wantOver {
+			t.Fatalf("step %d (live %d): limit %d, %d over; want %d, %d", i, s.live, cur, over, s.want, s.wantOver)
+		}
+	}
 }
 
 // TestBoundHeapLeavesSmallSessions: reading a small session sets no limit.
