@@ -90,7 +90,9 @@ done
 echo hello > "$T/prompt"
 # -p sends its request to a provider that reads the body whole and answers
 # 400 (internal/sessiongen/sink), so the whole body is made and sent.
-go build -o "$T/sink" "$(dirname "$0")/sink" && { "$T/sink" "$T/sink.url" 2> "$T/sink.log" & SINK=$!; }
+# go build takes a package's relative path only with ./ first: made absolute.
+go build -o "$T/sink" "$(cd "$(dirname "$0")" && pwd)/sink" || exit 1
+"$T/sink" "$T/sink.url" 2> "$T/sink.log" & SINK=$!
 until [ -s "$T/sink.url" ]; do sleep 0.05; done
 for pr in openai anthropic; do
   url=$(cat "$T/sink.url"); [ $pr = openai ] && url=$url/v1
