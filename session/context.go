@@ -209,7 +209,14 @@ func (l *Log) ContextAt(leaf *string) Context {
 func emptyContext() Context { return Context{ThinkingLevel: json.RawMessage(`"off"`)} }
 
 // buildContext is pi 1.6.0's buildSessionContext: the projection's messages.
-func (l *Log) buildContext(leaf *node) Context { return l.project(leaf).Context() }
+// It does not record each entry's part of them (for a million entries, 40 MB
+// made only to be dropped).
+func (l *Log) buildContext(leaf *node) Context {
+	if leaf == nil {
+		return emptyContext()
+	}
+	return projectPath(entriesOf(l.path(leaf)), "", false).Context()
+}
 
 // add appends what an entry contributes to the context, if anything.
 func (ctx *Context) add(e *Entry) {

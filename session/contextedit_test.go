@@ -135,6 +135,10 @@ func TestPropertyContextEdits(t *testing.T) {
 		for range rapid.IntRange(1, 8).Draw(t, "edits") {
 			before := l.Context()
 			proj := l.Projection()
+			// The context is the projection's, which buildContext makes without its entries.
+			if c, p := string(must[[]byte](t)(before.MarshalJSON())), string(must[[]byte](t)(proj.Context().MarshalJSON())); c != p {
+				t.Fatalf("context %s, projection %s", c, p)
+			}
 			target := rapid.SampledFrom(ids).Draw(t, "target")
 			onBranch := slices.ContainsFunc(l.PathTo(""), func(e *session.Entry) bool { return e.ID == target })
 			tgt := l.Entry(target)

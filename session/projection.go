@@ -112,6 +112,12 @@ func (l *Log) project(leaf *node) Projection {
 // compaction cut off wrongly (a tool call whose result it kept).
 // It reads path and never changes it.
 func ProjectPathFrom(path []*Entry, keepFrom string) Projection {
+	return projectPath(path, keepFrom, true)
+}
+
+// projectPath is ProjectPathFrom; with record false the projection's
+// Entries are left empty, and only its context is made.
+func projectPath(path []*Entry, keepFrom string, record bool) Projection {
 	p := Projection{ThinkingLevel: emptyContext().ThinkingLevel}
 	// Settings come from the last entry of each kind on the path: scan backwards
 	// and decode only those, never every assistant message.
@@ -169,13 +175,17 @@ func ProjectPathFrom(path []*Entry, keepFrom string) Projection {
 			edits[target] = e
 		}
 	}
-	p.Entries = make([]Projected, len(entries))
+	if record {
+		p.Entries = make([]Projected, len(entries))
+	}
 	// One backing array for every entry's messages, in order and edited in
 	// place (an omitted entry's are taken back off its end), so it is the
 	// context itself.
 	buf := make([]ContextMessage, 0, len(entries)+1)
 	for i, e := range entries {
-		p.Entries[i].Entry = e
+		if record {
+			p.Entries[i].Entry = e
+		}
 		if e.Type == TypeCompaction && i > 0 {
 			continue // an older compaction inside the kept part says nothing
 		}
@@ -187,7 +197,9 @@ func ProjectPathFrom(path []*Entry, keepFrom string) Projection {
 		}
 		if ed := edits[e.ID]; ed != nil && len(msgs) > 0 {
 			if r, ok := editReplacement(ed); ok {
-				p.Entries[i].Edit = ed
+				if record {
+					p.Entries[i].Edit = ed
+				}
 				if edited := applyEdit(msgs, r); edited == nil {
 					buf, msgs = buf[:n], nil
 				} else {
@@ -195,7 +207,9 @@ func ProjectPathFrom(path []*Entry, keepFrom string) Projection {
 				}
 			}
 		}
-		p.Entries[i].Messages = msgs
+		if record {
+			p.Entries[i].Messages = msgs
+		}
 	}
 	if len(buf) > 0 {
 		p.all = buf
