@@ -2,14 +2,40 @@ package agent
 
 import (
 	"encoding/json"
-	"github.com/arborlog/arbor/session"
+	"fmt"
+	"slices"
 	"testing"
+
+	"github.com/arborlog/arbor/session"
 )
+
+func must(b []byte, err error) []byte {
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
 
 func FuzzRequestDecoded(f *testing.F) {
 	f.Add([]byte(`{"role":"assistant","content":[{"type":"toolCall","id":"a","name":"bash","arguments":{}}],"stopReason":"toolUse"}`), []byte(`{"role":"toolResult","toolCallId":"a","content":"x"}`))
 	f.Add([]byte(`{"role":"user","content":"hi"}`), []byte(`{"role":"toolResult","toolCallId":"b","content":[]}`))
+	f.Add([]byte(`{"role":"assistant","content":[{"type":"text","text":"a"}],"usage":{"input":1,"output":2},"stopReason":"stop"}`), []byte(`{"role":"user","content":"x","role":"assistant"}`))
 	f.Fuzz(func(t *testing.T, a, b []byte) {
+		// Messages known to be JSON, not checked again, decode the same.
+		if json.Valid(a) && json.Valid(b) {
+			r := Request{Messages: []json.RawMessage{a, b}}
+			var want, got []string
+			for m := range r.Decoded() {
+				want = append(want, fmt.Sprintf("%+v %s", m.Usage, must(json.Marshal(m))))
+			}
+			r.checked = true
+			for m := range r.Decoded() {
+				got = append(got, fmt.Sprintf("%+v %s", m.Usage, must(json.Marshal(m))))
+			}
+			if !slices.Equal(want, got) {
+				t.Fatalf("checked JSON decoded\n%q\nnot as when checked again\n%q", got, want)
+			}
+		}
 		calls := map[string]bool{}
 		for m := range (Request{Messages: []json.RawMessage{a, b}}).Decoded() {
 			switch m.Role {

@@ -20,6 +20,9 @@ type Request struct {
 	MaxTokens int
 	NoRetry   bool // send once: no retry of a 429, 5xx or lost connection
 	retry     *retryGate
+	// checked: Messages are JSON already checked (the agent's history, read
+	// from its log or made by it), so Decoded does not check them again.
+	checked bool
 }
 
 // Decoded yields the messages a provider sends, each decoded when it is
@@ -34,14 +37,21 @@ func (r Request) Decoded() iter.Seq[session.MessageData] {
 		calls := map[string]bool{}
 		var sc session.MessageScanner
 		for _, raw := range r.Messages {
-			msg, err := session.ParseMessage(raw)
-			if err != nil {
-				continue
+			// What msg.Data reads first, into the one list; on checked JSON
+			// it succeeds only where ParseMessage would.
+			m, ok := session.MessageData{}, false
+			if r.checked {
+				m, ok = sc.Scan(raw)
 			}
-			m, ok := sc.Scan(raw) // what msg.Data reads first, into the one list
 			if !ok {
-				if m, err = msg.Data(); err != nil {
+				msg, err := session.ParseMessage(raw)
+				if err != nil {
 					continue
+				}
+				if m, ok = sc.Scan(raw); !ok {
+					if m, err = msg.Data(); err != nil {
+						continue
+					}
 				}
 			}
 			switch m.Role {
