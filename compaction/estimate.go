@@ -81,8 +81,12 @@ func estimate(f fields) int {
 			case "thinking":
 				chars += jsLen(b.Thinking)
 			case "toolCall":
-				args, _ := jsStringify(jsontext.Value(b.Arguments))
-				chars += jsLen(b.Name) + jsLen(args)
+				n, ok := jsStringifiedLen(b.Arguments)
+				if !ok {
+					args, _ := jsStringify(jsontext.Value(b.Arguments))
+					n = jsLen(args)
+				}
+				chars += jsLen(b.Name) + n
 			}
 		}
 	case session.RoleUser, session.RoleCustom, session.RoleToolResult:

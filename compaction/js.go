@@ -2,7 +2,6 @@ package compaction
 
 import (
 	"bytes"
-	"github.com/arborlog/arbor/internal/js"
 	"math"
 	"slices"
 	"strconv"
@@ -12,6 +11,9 @@ import (
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/arborlog/arbor/internal/js"
+	"github.com/arborlog/arbor/internal/jsonscan"
 )
 
 // pi measures text in JavaScript string lengths (UTF-16 code units) and
@@ -59,6 +61,107 @@ func jsStringify(raw jsontext.Value) (string, bool) {
 		return "", false
 	}
 	return b.String(), true
+}
+
+// jsStringifiedLen is jsLen(jsStringify(raw)) for the JSON most tool
+// arguments are, measured without making the string: strings without
+// escapes, integers of up to 15 digits (JavaScript writes them back as they
+// are), true, false, null, and objects whose keys are not repeated and no
+// array index (so JavaScript keeps their order). ok is false for anything
+// else, which jsStringify measures.
+func jsStringifiedLen(raw []byte) (int, bool) {
+	n, end, ok := plainJSLen(raw, jsonscan.SkipSpace(raw, 0))
+	return n, ok && jsonscan.SkipSpace(raw, end) == len(raw)
+}
+
+// plainJSLen is jsStringifiedLen of the value at i of b, and where it ends.
+func plainJSLen(b []byte, i int) (n, end int, ok bool) {
+	if i >= len(b) {
+		return 0, i, false
+	}
+	switch c := b[i]; {
+	case c == '"':
+		s, end, ok := plainString(b, i)
+		return jsLen(s) + 2, end, ok
+	case c == '{' || c == '[':
+		closer := byte('}')
+		if c == '[' {
+			closer = ']'
+		}
+		n, i = 1, jsonscan.SkipSpace(b, i+1)
+		if i < len(b) && b[i] == closer {
+			return 2, i + 1, true
+		}
+		keys := make([]string, 0, 8)
+		for {
+			if c == '{' {
+				key, j, ok := plainString(b, i)
+				if _, index := arrayIndex(key); !ok || index || slices.Contains(keys, key) {
+					return 0, j, false
+				}
+				keys = append(keys, key)
+				if i = jsonscan.SkipSpace(b, j); i >= len(b) || b[i] != ':' {
+					return 0, i, false
+				}
+				n += jsLen(key) + 3 // the quotes and the colon
+				i = jsonscan.SkipSpace(b, i+1)
+			}
+			m, j, ok := plainJSLen(b, i)
+			if !ok {
+				return 0, j, false
+			}
+			n += m
+			switch i = jsonscan.SkipSpace(b, j); {
+			case i >= len(b):
+				return 0, i, false
+			case b[i] == closer:
+				return n + 1, i + 1, true
+			case b[i] != ',':
+				return 0, i, false
+			}
+			n++
+			i = jsonscan.SkipSpace(b, i+1)
+		}
+	case c == 't' || c == 'f' || c == 'n':
+		for _, lit := range [...]string{"true", "false", "null"} {
+			if end, ok := jsonscan.Literal(b, i, lit); ok {
+				return len(lit), end, true
+			}
+		}
+		return 0, i, false
+	case c == '-' || '0' <= c && c <= '9':
+		j := i
+		if c == '-' {
+			j++
+		}
+		start := j
+		for j < len(b) && '0' <= b[j] && b[j] <= '9' {
+			j++
+		}
+		digits := j - start
+		switch {
+		case digits == 0 || digits > 15 || b[start] == '0' && (digits > 1 || c == '-'): // no digit, too many to stay exact, a leading zero, -0
+			return 0, j, false
+		case j < len(b) && (b[j] == '.' || b[j] == 'e' || b[j] == 'E'):
+			return 0, j, false // a fraction or an exponent: JavaScript may write it otherwise
+		}
+		return j - i, j, true
+	}
+	return 0, i, false
+}
+
+// plainString is the JSON string at i of b when it has no escape and is
+// valid UTF-8, and where it ends.
+func plainString(b []byte, i int) (string, int, bool) {
+	if i >= len(b) || b[i] != '"' {
+		return "", i, false
+	}
+	end, ok := jsonscan.String(b, i)
+	if !ok {
+		return "", end, false
+	}
+	s, ok := jsonscan.Plain(b[i:end])
+	return s, end, ok
 }
 
 func writeJS(b *strings.Builder, raw jsontext.Value) bool {

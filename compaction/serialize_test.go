@@ -93,3 +93,39 @@ func FuzzJSStringify(f *testing.F) {
 		}
 	})
 }
+
+// FuzzJSStringifiedLen: where jsStringifiedLen measures, it measures what
+// jsStringify makes.
+func FuzzJSStringifiedLen(f *testing.F) {
+	for _, s := range []string{`{"path":"a.go","command":"ls -la"}`, ` [1, -2, 0, true, false, null, {"a":[]}, {}] `, `{"1":1}`, `{"a":1,"a":2}`,
+		`-0`, `01`, `1.5`, `123456789012345`, `1234567890123456`, `"é🚀"`, `"a\nb"`, `{"a":1,}`, `[1,]`, `{"a" : "b" }`, "\"\xff\""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		n, ok := jsStringifiedLen([]byte(in))
+		if !ok {
+			return
+		}
+		s, sok := jsStringify([]byte(in))
+		if !sok || jsLen(s) != n {
+			t.Fatalf("jsStringifiedLen(%q) = %d; jsStringify %q (%v), length %d", in, n, s, sok, jsLen(s))
+		}
+	})
+}
+
+// Tool arguments as models write them are measured without jsStringify; what
+// JavaScript would write otherwise is left to it.
+func TestJSStringifiedLenTakesPlainArguments(t *testing.T) {
+	for _, in := range []string{`{"path":"a.go","command":"ls -la"}`, `{ "a" : [1, -2, 0, true, false, null, {"b":{}}, []], "é🚀":"x" }`, `"plain"`, `123456789012345`} {
+		n, ok := jsStringifiedLen([]byte(in))
+		s, _ := jsStringify([]byte(in))
+		if !ok || n != jsLen(s) {
+			t.Errorf("jsStringifiedLen(%s) = %d, %v; want %d", in, n, ok, jsLen(s))
+		}
+	}
+	for _, in := range []string{`{"1":1}`, `{"a":1,"a":2}`, `-0`, `1.5`, `1e3`, `1234567890123456`, `"a\nb"`, `{"a":1,}`, `[1,]`, `{"a":1} x`, ``} {
+		if n, ok := jsStringifiedLen([]byte(in)); ok {
+			t.Errorf("jsStringifiedLen(%s) = %d, measured: jsStringify's to measure", in, n)
+		}
+	}
+}
