@@ -624,13 +624,12 @@ func TestPlannerSummarizesWhatOutliningCannotShrink(t *testing.T) {
 }
 
 // BuildForModel is Build then ForModel, with the same totals, on contexts
-// long enough to take several item chunks.
+// that take several item chunks.
 func TestBuildForModelIsBuildThenForModel(t *testing.T) {
+	defer func(n int) { itemChunk = n }(itemChunk)
+	itemChunk = 16
 	rapid.Check(t, func(t *rapid.T) {
 		ctx, res := randomContext(t, 1, 200, 200)
-		if rapid.IntRange(0, 9).Draw(t, "long") == 0 {
-			ctx, res = randomContext(t, itemChunk/3, itemChunk/2, 8)
-		}
 		o := Options{Budget: rapid.SampledFrom([]int{0, 300, 3000, 1 << 30}).Draw(t, "budget")}
 		want, werr := Build(ctx, res, o)
 		got, msgs, err := BuildForModel(ctx, res, o)
@@ -651,6 +650,11 @@ func TestBuildForModelIsBuildThenForModel(t *testing.T) {
 		}
 		if got.Messages != nil {
 			t.Fatalf("%d built messages kept", len(got.Messages))
+		}
+		for _, c := range got.Changes { // positions count across the chunks
+			if m := ctx.Messages[c.Position]; m.Entry == nil || m.Entry.ID != c.EntryID {
+				t.Fatalf("change of %s at position %d, which holds another message (%s)", c.EntryID, c.Position, m.Raw)
+			}
 		}
 		want.Messages = nil
 		if diff := cmp.Diff(want, got, cmp.AllowUnexported(Message{})); diff != "" {

@@ -165,8 +165,8 @@ func (p *planner) level(e *session.Entry) (session.Level, string) {
 	return session.DefaultLevel(e), ""
 }
 
-// itemChunk is how many items load allocates at once.
-const itemChunk = 1 << 14
+// itemChunk is how many items load allocates at once. (A variable for tests.)
+var itemChunk = 1 << 14
 
 // load decodes and counts msgs, indexes their tool calls and renders what the
 // cursor stamped.
