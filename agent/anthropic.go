@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"iter"
+	"slices"
 	"strings"
 
+	"github.com/arborlog/arbor/internal/jsonscan"
 	"github.com/arborlog/arbor/session"
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
@@ -94,9 +96,7 @@ func anthropicMessage(m session.MessageData) (anthropic.MessageParam, bool) {
 				blocks = append(blocks, anthropic.NewThinkingBlock(b.ThinkingSignature, b.Thinking))
 			}
 		case b.Type == "toolCall" && m.Role == "assistant":
-			var input any = map[string]any{}
-			_ = json.Unmarshal(b.Arguments, &input)
-			blocks = append(blocks, anthropic.NewToolUseBlock(b.ID, input, b.Name))
+			blocks = append(blocks, anthropic.NewToolUseBlock(b.ID, toolInput(b.Arguments), b.Name))
 		}
 	}
 	if len(blocks) == 0 {
@@ -106,6 +106,117 @@ func anthropicMessage(m session.MessageData) (anthropic.MessageParam, bool) {
 		return anthropic.NewUserMessage(blocks...), true
 	}
 	return anthropic.NewAssistantMessage(blocks...), true
+}
+
+// toolInput is a tool call's arguments as the input of its tool_use block:
+// what json.Unmarshal makes of them ({} when they are not JSON). Arguments of
+// plain JSON (sortedJSON) are given as the JSON that value encodes to, without
+// making it: a million tool calls are not each decoded into a map.
+func toolInput(args json.RawMessage) any {
+	if raw, ok := sortedJSON(args); ok {
+		return raw
+	}
+	var input any = map[string]any{}
+	_ = json.Unmarshal(args, &input)
+	return input
+}
+
+// sortedJSON is what encoding/json writes (with HTML escaping) of the value
+// json.Unmarshal makes of raw, for raw of strings without escapes, integers
+// of up to 15 digits, true, false, null, and objects whose keys have no
+// escape and are not repeated: those with their members sorted by key, the
+// rest as written, without spaces. ok is false for anything else.
+func sortedJSON(raw []byte) (json.RawMessage, bool) {
+	w := wire{ok: true, html: true}
+	end := w.sorted(raw, jsonscan.SkipSpace(raw, 0))
+	return w.b, w.ok && jsonscan.SkipSpace(raw, end) == len(raw)
+}
+
+// sorted writes the value at i of raw as sortedJSON does, and returns where
+// it ends.
+func (w *wire) sorted(raw []byte, i int) int {
+	if i >= len(raw) {
+		w.ok = false
+		return i
+	}
+	switch c := raw[i]; {
+	case c == '"':
+		s, end, ok := jsonscan.PlainAt(raw, i)
+		w.need(ok)
+		w.str(s)
+		return end
+	case c == '[':
+		w.raw("[")
+		i = jsonscan.SkipSpace(raw, i+1)
+		for n := 0; w.ok && i < len(raw) && raw[i] != ']'; n++ {
+			if n > 0 {
+				w.need(raw[i] == ',')
+				i = jsonscan.SkipSpace(raw, i+1)
+			}
+			w.comma(n)
+			i = jsonscan.SkipSpace(raw, w.sorted(raw, i))
+		}
+		w.need(i < len(raw))
+		w.raw("]")
+		return i + 1
+	case c == '{':
+		type member struct {
+			key        string
+			start, end int // of the value, written
+		}
+		var members []member
+		values := wire{ok: true, html: true}
+		i = jsonscan.SkipSpace(raw, i+1)
+		for values.ok && w.ok && i < len(raw) && raw[i] != '}' {
+			if len(members) > 0 {
+				w.need(raw[i] == ',')
+				i = jsonscan.SkipSpace(raw, i+1)
+			}
+			key, end, ok := jsonscan.PlainAt(raw, i)
+			w.need(ok && !slices.ContainsFunc(members, func(m member) bool { return m.key == key }))
+			if i = jsonscan.SkipSpace(raw, end); i >= len(raw) || raw[i] != ':' {
+				w.ok = false
+				break
+			}
+			start := len(values.b)
+			i = jsonscan.SkipSpace(raw, values.sorted(raw, jsonscan.SkipSpace(raw, i+1)))
+			members = append(members, member{key, start, len(values.b)})
+		}
+		w.need(values.ok && i < len(raw))
+		slices.SortFunc(members, func(a, b member) int { return strings.Compare(a.key, b.key) })
+		w.raw("{")
+		for n, m := range members {
+			w.comma(n)
+			w.str(m.key)
+			w.raw(":")
+			w.b = append(w.b, values.b[m.start:m.end]...)
+		}
+		w.raw("}")
+		return i + 1
+	case c == 't' || c == 'f' || c == 'n':
+		for _, lit := range [...]string{"true", "false", "null"} {
+			if end, ok := jsonscan.Literal(raw, i, lit); ok {
+				w.raw(lit)
+				return end
+			}
+		}
+	case c == '-' || '0' <= c && c <= '9':
+		j := i
+		if c == '-' {
+			j++
+		}
+		start := j
+		for j < len(raw) && '0' <= raw[j] && raw[j] <= '9' {
+			j++
+		}
+		digits := j - start
+		if digits > 0 && digits <= 15 && (raw[start] != '0' || digits == 1 && c != '-') && (j == len(raw) || raw[j] != '.' && raw[j] != 'e' && raw[j] != 'E') {
+			w.b = append(w.b, raw[i:j]...) // a float64 holds it exactly, and encoding/json writes it back so
+			return j
+		}
+	}
+	w.ok = false
+	return i
 }
 
 // params is the request without its messages (see anthropicMessages).

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/anthropics/anthropic-sdk-go/v2"
+
 	"github.com/arborlog/arbor/session"
 )
 
@@ -100,6 +102,24 @@ func FuzzWireIsTheSDKs(f *testing.F) {
 			if got, ok := appendAnthropic(nil, m); ok && (err != nil || string(got) != string(want)) {
 				t.Fatalf("anthropic: wrote\n%s\nthe SDK\n%s (%v)", got, want, err)
 			}
+		}
+	})
+}
+
+// FuzzToolInputIsTheMaps: the input toolInput gives a tool_use block is
+// written as the map json.Unmarshal makes of the arguments would be.
+func FuzzToolInputIsTheMaps(f *testing.F) {
+	for _, s := range []string{`{"path":"a.go","command":"ls <x> & y"}`, ` {"b": [1, -2, 0, true, null, {"z":{},"a":"\u2028"}], "a": "é"} `, `[]`, `"s"`, `12`,
+		`{"a":1,"a":2}`, `-0`, `1.5`, `1e3`, `1234567890123456`, `{"a\u0062":1}`, `{"a":1,}`, `[1,]`, ``, `{`, "{\"s\":\"x\u2028y\u2029<\"}"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, args []byte) {
+		var input any = map[string]any{}
+		_ = json.Unmarshal(args, &input)
+		want, werr := anthropic.NewAssistantMessage(anthropic.NewToolUseBlock("i", input, "n")).MarshalJSON()
+		got, err := anthropic.NewAssistantMessage(anthropic.NewToolUseBlock("i", toolInput(args), "n")).MarshalJSON()
+		if (err == nil) != (werr == nil) || string(got) != string(want) {
+			t.Fatalf("arguments %q: wrote\n%s (%v)\nas a map\n%s (%v)", args, got, err, want, werr)
 		}
 	})
 }

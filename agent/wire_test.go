@@ -82,3 +82,18 @@ func TestWireQuotesAsTheSDKs(t *testing.T) {
 		t.Errorf("invalid UTF-8 written: %s", got)
 	}
 }
+
+// Plain tool arguments become the input's JSON without a map; others the map.
+func TestToolInputOfPlainArguments(t *testing.T) {
+	if got, ok := toolInput([]byte(` {"path": "a.go", "command": "ls <x> & y", "n": [1, -2, {"b": true, "a": null}]} `)).(json.RawMessage); !ok ||
+		string(got) != `{"command":"ls \u003cx\u003e \u0026 y","n":[1,-2,{"a":null,"b":true}],"path":"a.go"}` {
+		t.Errorf("plain arguments: %s (%v)", got, ok)
+	}
+	for _, args := range []string{`{"a":1.5}`, `{"a":1,"a":2}`, `not json`, ``} {
+		if got, ok := toolInput([]byte(args)).(map[string]any); !ok {
+			t.Errorf("arguments %q: %#v, want the map json.Unmarshal makes", args, toolInput([]byte(args)))
+		} else if args == `{"a":1.5}` && got["a"] != 1.5 {
+			t.Errorf("arguments %q: %v", args, got)
+		}
+	}
+}

@@ -81,7 +81,7 @@ func plainJSLen(b []byte, i int) (n, end int, ok bool) {
 	}
 	switch c := b[i]; {
 	case c == '"':
-		s, end, ok := plainString(b, i)
+		s, end, ok := jsonscan.PlainAt(b, i)
 		return jsLen(s) + 2, end, ok
 	case c == '{' || c == '[':
 		closer := byte('}')
@@ -95,7 +95,7 @@ func plainJSLen(b []byte, i int) (n, end int, ok bool) {
 		keys := make([]string, 0, 8)
 		for {
 			if c == '{' {
-				key, j, ok := plainString(b, i)
+				key, j, ok := jsonscan.PlainAt(b, i)
 				if _, index := arrayIndex(key); !ok || index || slices.Contains(keys, key) {
 					return 0, j, false
 				}
@@ -148,20 +148,6 @@ func plainJSLen(b []byte, i int) (n, end int, ok bool) {
 		return j - i, j, true
 	}
 	return 0, i, false
-}
-
-// plainString is the JSON string at i of b when it has no escape and is
-// valid UTF-8, and where it ends.
-func plainString(b []byte, i int) (string, int, bool) {
-	if i >= len(b) || b[i] != '"' {
-		return "", i, false
-	}
-	end, ok := jsonscan.String(b, i)
-	if !ok {
-		return "", end, false
-	}
-	s, ok := jsonscan.Plain(b[i:end])
-	return s, end, ok
 }
 
 func writeJS(b *strings.Builder, raw jsontext.Value) bool {

@@ -128,6 +128,19 @@ func Plain(v []byte) (string, bool) {
 	return unsafe.String(&s[0], len(s)), true
 }
 
+// PlainAt is Plain of the JSON string at i of b, and the offset after it.
+func PlainAt(b []byte, i int) (string, int, bool) {
+	if i >= len(b) || b[i] != '"' {
+		return "", i, false
+	}
+	end, ok := String(b, i)
+	if !ok {
+		return "", end, false
+	}
+	s, ok := Plain(b[i:end])
+	return s, end, ok
+}
+
 // Bool is the JSON true or false v holds; ok is false for any other value.
 func Bool(v []byte) (b, ok bool) {
 	switch string(v) {
