@@ -29,31 +29,53 @@ func ScanContentInto(v []byte, blocks []Block) (Content, bool) {
 		s, ok := jsonscan.Plain(v)
 		return Content{IsString: true, String: s}, ok
 	case '[':
-	default:
-		return Content{}, true // anything else is no content
+		c, _, ok := scanBlocksAt(v, 0, blocks)
+		return c, ok
 	}
+	return Content{}, true // anything else is no content
+}
+
+// scanContentAt is ScanContentInto of the value at offset at of b (a
+// member's, as jsonscan.MembersAt gives it), and the offset after it.
+func scanContentAt(b []byte, at int, blocks []Block) (Content, int, bool) {
+	if at < len(b) {
+		switch b[at] {
+		case '"':
+			s, end, ok := jsonscan.PlainAt(b, at)
+			return Content{IsString: true, String: s}, end, ok
+		case '[':
+			return scanBlocksAt(b, at, blocks)
+		}
+	}
+	end, ok := jsonscan.SkipValue(b, at)
+	return Content{}, end, ok // anything else is no content
+}
+
+// scanBlocksAt reads the list of blocks at offset at of b, into blocks[:0].
+func scanBlocksAt(b []byte, at int, blocks []Block) (Content, int, bool) {
 	c := Content{Blocks: blocks[:0]}
-	ok := jsonscan.Elements(v, func(el []byte) bool {
-		if el[0] != '{' {
-			return true // not a block
+	end, ok := jsonscan.ElementsAt(b, at, func(i int) (int, bool) {
+		if b[i] != '{' {
+			return jsonscan.SkipValue(b, i) // not a block
 		}
-		b, ok := scanBlock(el)
+		blk, end, ok := scanBlockAt(b, i)
 		if ok {
-			c.Blocks = append(c.Blocks, b)
+			c.Blocks = append(c.Blocks, blk)
 		}
-		return ok
+		return end, ok
 	})
 	if len(c.Blocks) == 0 {
 		c.Blocks = nil // as the decoder leaves a list without blocks
 	}
-	return c, ok
+	return c, end, ok
 }
 
-// scanBlock is parseBlock of a block as written; ok is false where ScanContent gives up.
-func scanBlock(obj []byte) (Block, bool) {
+// scanBlockAt is parseBlock of the block at offset i of raw, as written, and
+// the offset after it; ok is false where ScanContent gives up.
+func scanBlockAt(raw []byte, i int) (Block, int, bool) {
 	var b Block
 	var seen jsonscan.Seen
-	ok := jsonscan.Members(obj, func(name, value []byte) bool {
+	end, ok := jsonscan.MembersAt(raw, i, func(name []byte, at int) (int, bool) {
 		var dst *string
 		bit := uint32(1)
 		switch string(name) { // every field of Block (TestScanBlockFields)
@@ -84,26 +106,28 @@ func scanBlock(obj []byte) (Block, bool) {
 		case "argumentsError":
 			dst, bit = &b.ArgumentsError, 1<<12
 		default:
-			return true
+			return jsonscan.SkipValue(raw, at)
 		}
 		if !seen.First(bit) {
-			return false
+			return at, false
 		}
-		switch {
-		case dst != nil:
-			s, ok := jsonscan.Plain(value)
+		if dst != nil {
+			s, end, ok := jsonscan.PlainAt(raw, at)
 			*dst = s
-			return ok
-		case bit == 1<<5:
-			var ok bool
-			b.Redacted, ok = jsonscan.Bool(value)
-			return ok
-		default:
-			b.Arguments = value[:len(value):len(value)] // an append copies rather than writes into the line
-			return true
+			return end, ok
 		}
+		end, ok := jsonscan.SkipValue(raw, at)
+		if !ok {
+			return end, false
+		}
+		if bit == 1<<5 {
+			b.Redacted, ok = jsonscan.Bool(raw[at:end])
+			return end, ok
+		}
+		b.Arguments = raw[at:end:end] // an append copies rather than writes into the line
+		return end, true
 	})
-	return b, ok
+	return b, end, ok
 }
 
 // ScanMessageData is what decoding the message object raw, as a loaded line
@@ -140,7 +164,7 @@ func (s *MessageScanner) Scan(raw []byte) (MessageData, bool) {
 func scanMessageData(d *MessageData, raw []byte, blocks []Block, u *Usage) bool {
 	*d = MessageData{}
 	var seen jsonscan.Seen
-	ok := jsonscan.Members(raw, func(name, v []byte) bool {
+	_, ok := jsonscan.MembersAt(raw, 0, func(name []byte, at int) (int, bool) {
 		bit := uint32(1)
 		var str *string
 		var flag *bool
@@ -190,19 +214,32 @@ func scanMessageData(d *MessageData, raw []byte, blocks []Block, u *Usage) bool 
 		case "display":
 			bit, flag = 1<<21, &d.Display
 		default:
-			return true
+			return jsonscan.SkipValue(raw, at)
 		}
 		if !seen.First(bit) {
-			return false
+			return at, false
 		}
-		var ok bool
+		// The strings and the content, most of a message, are walked once;
+		// the rest are skipped first.
 		switch {
 		case str != nil:
-			*str, ok = jsonscan.Plain(v)
+			s, end, ok := jsonscan.PlainAt(raw, at)
+			*str = s
+			return end, ok
+		case bit == 1<<1:
+			var end int
+			var ok bool
+			d.Content, end, ok = scanContentAt(raw, at, blocks)
+			return end, ok
+		}
+		end, ok := jsonscan.SkipValue(raw, at)
+		if !ok {
+			return end, false
+		}
+		v := raw[at:end]
+		switch {
 		case flag != nil:
 			*flag, ok = jsonscan.Bool(v)
-		case bit == 1<<1:
-			d.Content, ok = ScanContentInto(v, blocks)
 		case bit == 1<<2:
 			d.Timestamp, ok = number(v)
 		case bit == 1<<6:
@@ -216,7 +253,7 @@ func scanMessageData(d *MessageData, raw []byte, blocks []Block, u *Usage) bool 
 			x, ok = number(v)
 			d.ExitCode = &x
 		}
-		return ok
+		return end, ok
 	})
 	return ok && d.Role != ""
 }

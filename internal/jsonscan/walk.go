@@ -55,56 +55,79 @@ func SkipValue(b []byte, i int) (int, bool) {
 // or when a name has an escape (so that a caller matching names as written
 // never misses one).
 func Members(obj []byte, fn func(name, value []byte) bool) bool {
-	i := SkipSpace(obj, 0)
-	if i >= len(obj) || obj[i] != '{' {
-		return false
+	_, ok := MembersAt(obj, 0, func(name []byte, at int) (int, bool) {
+		end, ok := SkipValue(obj, at)
+		return end, ok && fn(name, obj[at:end])
+	})
+	return ok
+}
+
+// MembersAt is Members of the object at offset i of b, for a caller that
+// reads a value where it starts: fn gets the offset of each value in b and
+// returns the offset after it, having read it (or SkipValue), so that a
+// value read is walked once rather than first skipped. It returns the offset
+// after the object.
+func MembersAt(b []byte, i int, fn func(name []byte, at int) (int, bool)) (int, bool) {
+	i = SkipSpace(b, i)
+	if i >= len(b) || b[i] != '{' {
+		return i, false
 	}
-	i = SkipSpace(obj, i+1)
-	for i < len(obj) && obj[i] != '}' {
-		if obj[i] == ',' {
-			i = SkipSpace(obj, i+1)
+	i = SkipSpace(b, i+1)
+	for i < len(b) && b[i] != '}' {
+		if b[i] == ',' {
+			i = SkipSpace(b, i+1)
 		}
-		if i >= len(obj) || obj[i] != '"' {
-			return false
+		if i >= len(b) || b[i] != '"' {
+			return i, false
 		}
-		end, escaped, ok := StringEscaped(obj, i)
+		end, escaped, ok := StringEscaped(b, i)
 		if !ok || escaped {
-			return false
+			return i, false
 		}
-		name := obj[i+1 : end-1]
-		i = SkipSpace(obj, end)
-		if i >= len(obj) || obj[i] != ':' {
-			return false
+		name := b[i+1 : end-1]
+		i = SkipSpace(b, end)
+		if i >= len(b) || b[i] != ':' {
+			return i, false
 		}
-		i = SkipSpace(obj, i+1)
-		vend, ok := SkipValue(obj, i)
-		if !ok || !fn(name, obj[i:vend]) {
-			return false
+		vend, ok := fn(name, SkipSpace(b, i+1))
+		if !ok {
+			return vend, false
 		}
-		i = SkipSpace(obj, vend)
+		i = SkipSpace(b, vend)
 	}
-	return i < len(obj)
+	return i + 1, i < len(b)
 }
 
 // Elements calls fn with each element of the JSON array arr, known to be
 // valid, until fn returns false; it returns false then or when arr is not an array.
 func Elements(arr []byte, fn func(value []byte) bool) bool {
-	i := SkipSpace(arr, 0)
-	if i >= len(arr) || arr[i] != '[' {
-		return false
+	_, ok := ElementsAt(arr, 0, func(at int) (int, bool) {
+		end, ok := SkipValue(arr, at)
+		return end, ok && fn(arr[at:end])
+	})
+	return ok
+}
+
+// ElementsAt is Elements of the array at offset i of b, fn reading each
+// element where it starts as MembersAt's does. It returns the offset after
+// the array.
+func ElementsAt(b []byte, i int, fn func(at int) (int, bool)) (int, bool) {
+	i = SkipSpace(b, i)
+	if i >= len(b) || b[i] != '[' {
+		return i, false
 	}
-	i = SkipSpace(arr, i+1)
-	for i < len(arr) && arr[i] != ']' {
-		if arr[i] == ',' {
-			i = SkipSpace(arr, i+1)
+	i = SkipSpace(b, i+1)
+	for i < len(b) && b[i] != ']' {
+		if b[i] == ',' {
+			i = SkipSpace(b, i+1)
 		}
-		end, ok := SkipValue(arr, i)
-		if !ok || !fn(arr[i:end]) {
-			return false
+		end, ok := fn(i)
+		if !ok {
+			return end, false
 		}
-		i = SkipSpace(arr, end)
+		i = SkipSpace(b, end)
 	}
-	return i < len(arr)
+	return i + 1, i < len(b)
 }
 
 // Plain is the string a JSON string value without escapes holds, as a window
