@@ -194,25 +194,14 @@ func (w *wire) sorted(raw []byte, i int) int {
 		w.raw("}")
 		return i + 1
 	case c == 't' || c == 'f' || c == 'n':
-		for _, lit := range [...]string{"true", "false", "null"} {
-			if end, ok := jsonscan.Literal(raw, i, lit); ok {
-				w.raw(lit)
-				return end
-			}
+		if lit, end, ok := jsonscan.Keyword(raw, i); ok {
+			w.raw(lit)
+			return end
 		}
 	case c == '-' || '0' <= c && c <= '9':
-		j := i
-		if c == '-' {
-			j++
-		}
-		start := j
-		for j < len(raw) && '0' <= raw[j] && raw[j] <= '9' {
-			j++
-		}
-		digits := j - start
-		if digits > 0 && digits <= 15 && (raw[start] != '0' || digits == 1 && c != '-') && (j == len(raw) || raw[j] != '.' && raw[j] != 'e' && raw[j] != 'E') {
-			w.b = append(w.b, raw[i:j]...) // a float64 holds it exactly, and encoding/json writes it back so
-			return j
+		if end, ok := jsonscan.ExactInteger(raw, i); ok {
+			w.b = append(w.b, raw[i:end]...) // encoding/json writes the float64 back so
+			return end
 		}
 	}
 	w.ok = false

@@ -123,29 +123,11 @@ func plainJSLen(b []byte, i int) (n, end int, ok bool) {
 			i = jsonscan.SkipSpace(b, i+1)
 		}
 	case c == 't' || c == 'f' || c == 'n':
-		for _, lit := range [...]string{"true", "false", "null"} {
-			if end, ok := jsonscan.Literal(b, i, lit); ok {
-				return len(lit), end, true
-			}
-		}
-		return 0, i, false
+		lit, end, ok := jsonscan.Keyword(b, i)
+		return len(lit), end, ok
 	case c == '-' || '0' <= c && c <= '9':
-		j := i
-		if c == '-' {
-			j++
-		}
-		start := j
-		for j < len(b) && '0' <= b[j] && b[j] <= '9' {
-			j++
-		}
-		digits := j - start
-		switch {
-		case digits == 0 || digits > 15 || b[start] == '0' && (digits > 1 || c == '-'): // no digit, too many to stay exact, a leading zero, -0
-			return 0, j, false
-		case j < len(b) && (b[j] == '.' || b[j] == 'e' || b[j] == 'E'):
-			return 0, j, false // a fraction or an exponent: JavaScript may write it otherwise
-		}
-		return j - i, j, true
+		end, ok := jsonscan.ExactInteger(b, i) // JavaScript writes it back as it is
+		return end - i, end, ok
 	}
 	return 0, i, false
 }

@@ -168,18 +168,12 @@ func BuildEach(ctx session.Context, stamps map[string]session.Resolution, o Opti
 // BuildForModel is BuildEach converting the messages for a model
 // (Result.ForModel) as they are built.
 func BuildForModel(ctx session.Context, stamps map[string]session.Resolution, o Options) (*Result, []json.RawMessage, error) {
-	out := make([]json.RawMessage, 0, len(ctx.Messages)) // the results closing unanswered calls may add a few
-	part := make([]session.ContextMessage, 0, min(cap(out), forModelChunk))
-	res, err := BuildEach(ctx, stamps, o, func(m Message) {
-		if part = append(part, m.ContextMessage); len(part) == cap(part) {
-			out = append(out, session.ForModel(part)...)
-			part = part[:0]
-		}
-	})
+	conv := newConverter(len(ctx.Messages)) // the results closing unanswered calls may add a few
+	res, err := BuildEach(ctx, stamps, o, func(m Message) { conv.add(m.ContextMessage) })
 	if err != nil {
 		return nil, nil, err
 	}
-	return res, append(out, session.ForModel(part)...), nil
+	return res, conv.done(), nil
 }
 
 // build is Build; early false turns off the shortcut of leaveOutEarly, so
@@ -220,23 +214,42 @@ func (r *Result) Context() session.Context {
 	return c
 }
 
-// forModelChunk is how many messages ForModel converts at once.
-const forModelChunk = 1024
-
 // ForModel converts the built messages for a model (pi's convertToLlm). It
 // converts them a slice at a time rather than copying them all into a Context
 // first: for a million messages that copy is 50 MB held beside the result.
 func (r *Result) ForModel() []json.RawMessage {
-	out := make([]json.RawMessage, 0, len(r.Messages))
-	part := make([]session.ContextMessage, 0, min(len(r.Messages), forModelChunk))
-	for i, m := range r.Messages {
-		part = append(part, m.ContextMessage)
-		if len(part) == cap(part) || i == len(r.Messages)-1 {
-			out = append(out, session.ForModel(part)...)
-			part = part[:0]
-		}
+	conv := newConverter(len(r.Messages))
+	for _, m := range r.Messages {
+		conv.add(m.ContextMessage)
 	}
-	return out
+	return conv.done()
+}
+
+// converter converts messages for a model (session.ForModel) a chunk of
+// forModelChunk at a time, as they are added.
+type converter struct {
+	out  []json.RawMessage
+	part []session.ContextMessage
+}
+
+// forModelChunk is how many messages a converter converts at once.
+const forModelChunk = 1024
+
+// newConverter returns a converter for about n messages.
+func newConverter(n int) *converter {
+	return &converter{out: make([]json.RawMessage, 0, n), part: make([]session.ContextMessage, 0, min(max(n, 1), forModelChunk))}
+}
+
+func (c *converter) add(m session.ContextMessage) {
+	if c.part = append(c.part, m); len(c.part) == cap(c.part) {
+		c.out = append(c.out, session.ForModel(c.part)...)
+		c.part = c.part[:0]
+	}
+}
+
+// done converts what is left and returns every message converted.
+func (c *converter) done() []json.RawMessage {
+	return append(c.out, session.ForModel(c.part)...)
 }
 
 // Explain writes, one line each, what was cut, downgraded and left out.

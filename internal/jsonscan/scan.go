@@ -70,6 +70,38 @@ func Number(b []byte, i int) (int, bool) {
 	return i, true
 }
 
+// ExactInteger returns the offset after the JSON number at i of b when it is
+// an integer of up to 15 digits, not -0: a float64 holds it exactly, and
+// both encoding/json and JavaScript write it back as it is written. ok is
+// false for any other number (a fraction, an exponent, more digits, a
+// leading zero) and for anything else.
+func ExactInteger(b []byte, i int) (int, bool) {
+	j := i
+	if j < len(b) && b[j] == '-' {
+		j++
+	}
+	start := j
+	j = digits(b, start)
+	switch n := j - start; {
+	case n == 0 || n > 15 || b[start] == '0' && (n > 1 || start > i): // no digit, too many to stay exact, a leading zero, -0
+		return j, false
+	case j < len(b) && (b[j] == '.' || b[j] == 'e' || b[j] == 'E'):
+		return j, false
+	}
+	return j, true
+}
+
+// Keyword returns true, false or null when b holds it at i, and the offset
+// after it.
+func Keyword(b []byte, i int) (string, int, bool) {
+	for _, lit := range [...]string{"true", "false", "null"} {
+		if end, ok := Literal(b, i, lit); ok {
+			return lit, end, true
+		}
+	}
+	return "", i, false
+}
+
 func digits(b []byte, i int) int {
 	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
 		i++

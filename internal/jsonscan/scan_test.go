@@ -2,6 +2,7 @@ package jsonscan
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -85,5 +86,14 @@ func TestBoolAndSeen(t *testing.T) {
 	var s Seen
 	if !s.First(1) || !s.First(1<<31) || s.First(1) || s.First(1<<31) || !s.First(2) {
 		t.Errorf("Seen.First: a field met once more must be refused, a new one taken (set %b)", s)
+	}
+}
+
+func TestExactInteger(t *testing.T) {
+	for in, want := range map[string]bool{"0": true, "7": true, "-12": true, "123456789012345": true, "1234567890123456": false,
+		"-0": false, "01": false, "1.5": false, "1e3": false, "2E1": false, "-": false, "": false, "x": false, "12,": true} {
+		if end, ok := ExactInteger([]byte(in), 0); ok != want || ok && end != len(strings.TrimSuffix(in, ",")) {
+			t.Errorf("ExactInteger(%q) = %d, %v; want %v", in, end, ok, want)
+		}
 	}
 }
