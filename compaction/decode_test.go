@@ -77,11 +77,13 @@ var decodeSeeds = []string{
 	`{"role":"custom","customType":"n","content":"c","display":true}`,
 	// Fields of a wrong type empty the message for the decoder, wherever they are.
 	`{"role":"assistant","content":[{"type":"toolCall","id":"c","name":"read","arguments":{"path":"a"}}],"summary":5}`,
-	`{"role":"assistant","content":[{"type":"text","text":"a"}],"usage":{"input":"3"}}`,
-	`{"role":"assistant","content":[{"type":"text","text":"a"}],"usage":{"input":1e999}}`,
 	`{"role":"toolResult","toolCallId":7,"content":"x"}`, `{"role":"toolResult","isError":"yes","content":"x"}`,
 	`{"role":"user","content":"x","command":null,"output":["o"]}`, `{"role":"compactionSummary","summary":null}`,
 	`{"role":"branchSummary","summary":"esc\naped"}`, `{"role":"system","content":"p","sections":[1]}`,
+	// A usage is kept as written, and read only to find the last usable one.
+	`{"role":"assistant","content":[{"type":"text","text":"a"}],"usage":{"input":"3"}}`,
+	`{"role":"assistant","content":[{"type":"text","text":"a"}],"usage":{"input":1e999}}`,
+	`{"role":"assistant","content":[],"usage":[1]}`,
 	// What fields does not read is not checked, by either.
 	`{"role":"user","content":"x","timestamp":"not a number","api":5,"details":{"summary":1}}`,
 	`{"Role":"user","role":"assistant","content":"case"}`, `{"summ\u0061ry":"escaped name","role":"user"}`,

@@ -29,9 +29,12 @@ type fields struct {
 	ToolName   string          `json:"toolName"`
 	ToolCallID string          `json:"toolCallId"`
 	IsError    bool            `json:"isError"`
-	Usage      *session.Usage  `json:"usage"`
-	Sections   jsontext.Value  `json:"sections"`
-	ToolsAdded jsontext.Value  `json:"toolsAdded"`
+	// Usage is read only where it is used (usable): a million replies are
+	// not parsed for their usage to be estimated or summarized, and a usage
+	// of another shape leaves the rest of its message readable, as in pi.
+	Usage      jsontext.Value `json:"usage"`
+	Sections   jsontext.Value `json:"sections"`
+	ToolsAdded jsontext.Value `json:"toolsAdded"`
 }
 
 func decode(raw []byte) fields {
@@ -131,10 +134,14 @@ func ContextTokens(u session.Usage) int {
 // aborted and failed replies, and usage that counts nothing: their usage is
 // not the context's size).
 func usable(f fields) (session.Usage, bool) {
-	if f.Role != session.RoleAssistant || f.Usage == nil || f.StopReason == "aborted" || f.StopReason == "error" || ContextTokens(*f.Usage) == 0 {
+	if f.Role != session.RoleAssistant || f.Usage.Kind() != '{' || f.StopReason == "aborted" || f.StopReason == "error" {
 		return session.Usage{}, false
 	}
-	return *f.Usage, true
+	u, ok := session.ScanUsage(f.Usage)
+	if !ok && jsonUnmarshal(f.Usage, &u) != nil {
+		return session.Usage{}, false
+	}
+	return u, ContextTokens(u) != 0
 }
 
 // Estimate is the size of a context as pi estimates it.

@@ -1,6 +1,7 @@
 package compaction
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -94,6 +95,46 @@ func TestEstimateContextUsesLastCompletedUsage(t *testing.T) {
 				t.Error(diff)
 			}
 		})
+	}
+}
+
+// TestEstimateContextPassesOverABadUsage: a usage of another shape, or out of
+// range, counts for nothing, and the rest of its reply still counts, as in pi:
+// it does not make the message unreadable, wherever it stands in it. Both
+// ways of reading a message (a loaded entry's walk, the decoder) agree.
+func TestEstimateContextPassesOverABadUsage(t *testing.T) {
+	text := `"content":[{"type":"text","text":"` + strings.Repeat("y", 40) + `"}]`
+	for _, usage := range []string{`{"input":"3"}`, `{"input":1e999}`, `[1]`, `{"input":1,"input":2}`} {
+		lines := []string{
+			`{"role":"assistant","content":[],"usage":{"input":100},"stopReason":"stop"}`,
+			`{"role":"assistant","usage":` + usage + `,` + text + `,"stopReason":"stop"}`,
+			`{"role":"user","content":"` + strings.Repeat("x", 40) + `"}`,
+		}
+		want := Estimate{Tokens: 120, UsageTokens: 100, TrailingTokens: 20, LastUsageIndex: 0}
+		if usage == `{"input":1,"input":2}` { // the decoder takes the last
+			want = Estimate{Tokens: 12, UsageTokens: 2, TrailingTokens: 10, LastUsageIndex: 1}
+		}
+		var decoded []session.ContextMessage
+		log := `{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/"}` + "\n"
+		parent := "null"
+		for i, l := range lines {
+			decoded = append(decoded, session.ContextMessage{Role: session.RoleUser, Raw: []byte(l)})
+			if i < 2 {
+				decoded[i].Role = session.RoleAssistant
+			}
+			id := fmt.Sprintf(`"e%d"`, i)
+			log += `{"type":"message","id":` + id + `,"parentId":` + parent + `,"timestamp":"2026-01-01T00:00:00.000Z","message":` + l + "}\n"
+			parent = id
+		}
+		loaded := session.Load([]byte(log)).Cursor("").Context().Messages
+		if len(loaded) != 3 {
+			t.Fatalf("usage %s: %d messages loaded", usage, len(loaded))
+		}
+		for name, msgs := range map[string][]session.ContextMessage{"decoded": decoded, "loaded": loaded} {
+			if diff := cmp.Diff(want, EstimateContext(msgs)); diff != "" {
+				t.Errorf("usage %s, %s: %s", usage, name, diff)
+			}
+		}
 	}
 }
 

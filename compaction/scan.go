@@ -19,11 +19,10 @@ import (
 // empty for a field of a wrong type is never read otherwise.
 type scanner struct {
 	blocks []session.Block // reused between messages
-	usage  session.Usage
 }
 
-// fields is decode(m.Raw). What it returns (its blocks, its usage) is valid
-// until s reads again.
+// fields is decode(m.Raw). The blocks it returns are valid until s reads
+// again.
 func (s *scanner) fields(m session.ContextMessage) fields {
 	if m.Entry != nil {
 		if f, ok := s.scan(m.Raw); ok {
@@ -78,9 +77,7 @@ func (s *scanner) scan(raw []byte) (fields, bool) {
 		case 1 << 8:
 			f.IsError, ok = jsonscan.Bool(v)
 		case 1 << 9:
-			if s.usage, ok = session.ScanUsage(v); ok {
-				f.Usage = &s.usage
-			}
+			f.Usage, ok = v[:len(v):len(v)], true
 		default:
 			*str, ok = jsonscan.Plain(v)
 		}
