@@ -21,6 +21,7 @@ import (
 
 	"github.com/arborlog/arbor/internal/sessiongen"
 	"github.com/arborlog/arbor/session"
+	"github.com/arborlog/arbor/window"
 )
 
 // recorder is a provider that refuses every request (status), keeping each
@@ -130,12 +131,22 @@ func sessionFiles(t *testing.T) map[string][]byte {
 }
 
 // requestsFor are the requests the agent would send for a session: its
-// history, with and without a system prompt, pi's tools and each way of
-// asking for thinking.
+// history as a list (window.BuildForModel), with and without a system
+// prompt, pi's tools and each way of asking for thinking; and as the agent
+// sends it ("agent": made from the log as it is sent, when it can be).
 func requestsFor(t *testing.T, data []byte) map[string]Request {
-	msgs, err := (&Agent{Log: session.Load(data)}).history(context.Background())
+	l := session.Load(data)
+	c, stamps := l.Cursor("").ContextWithResolutions()
+	_, msgs, err := window.BuildForModel(c, stamps, window.Options{})
 	if err != nil {
 		t.Fatal(err)
+	}
+	agent := Request{Model: "m", System: "s", checked: true}
+	if err := (&Agent{Log: l}).history(context.Background(), &agent); err != nil {
+		t.Fatal(err)
+	}
+	if sent := slices.Collect(agent.Raw()); !slices.EqualFunc(sent, msgs, func(a, b json.RawMessage) bool { return bytes.Equal(a, b) }) {
+		t.Fatalf("the agent's request holds %d messages, not the %d built", len(sent), len(msgs))
 	}
 	tools, err := Tools(nil)
 	if err != nil {
@@ -150,7 +161,14 @@ func requestsFor(t *testing.T, data []byte) map[string]Request {
 		"tools": {Model: "m", System: "Be brief. <b>&amp;</b>", Messages: msgs, Tools: specs, Thinking: "high", MaxTokens: 1000},
 		"xhigh": {Model: "m", System: "s", Messages: msgs, Thinking: "xhigh"},
 		"off":   {Model: "m", Messages: msgs, Thinking: "off", MaxTokens: 20000},
+		"agent": agent,
 	}
+}
+
+// listed is r with its messages as a list, checked again when decoded.
+func listed(r Request) Request {
+	r.Messages, r.each, r.checked = slices.Collect(r.Raw()), nil, false
+	return r
 }
 
 // The body a request sends, written a message at a time, is byte for byte
@@ -162,7 +180,7 @@ func TestStreamedBodyIsTheSDKs(t *testing.T) {
 		rec := newRecorder(t, http.StatusBadRequest)
 		for name, data := range files {
 			for variant, r := range requestsFor(t, data) {
-				want := sdkBody(t, kind, rec, r)
+				want := sdkBody(t, kind, rec, listed(r))
 				got, sized := streamed(t, kind, rec, r, 0)
 				if len(got) != 1 {
 					t.Fatalf("%s %s %s: %d requests, want 1", kind, name, variant, len(got))

@@ -273,14 +273,13 @@ func (a *Agent) run(ctx context.Context, r *run, first []string, poll bool) (*se
 		if err := a.applyPending(); err != nil {
 			return nil, err
 		}
-		msgs, err := a.history(ctx)
-		if err != nil {
+		req := Request{Model: a.Model.ID, System: a.System, Thinking: a.Thinking, MaxTokens: a.Model.MaxTokens, NoRetry: a.NoRetry, retry: &a.retry, checked: true}
+		if err := a.history(ctx, &req); err != nil {
 			if ctx.Err() != nil {
 				return nil, ErrAborted
 			}
 			return nil, err
 		}
-		req := Request{Model: a.Model.ID, System: a.System, Messages: msgs, Thinking: a.Thinking, MaxTokens: a.Model.MaxTokens, NoRetry: a.NoRetry, retry: &a.retry, checked: true}
 		for _, t := range a.Tools {
 			req.Tools = append(req.Tools, ToolSpec{Name: t.Name, Description: t.Description, Parameters: t.Parameters})
 		}
@@ -447,7 +446,7 @@ func (a *Agent) toolResult(call session.Block, out ToolOutput) (session.Message,
 // budget, with unanswered tool calls closed, converted for the model. They are
 // the log's own bytes where a message is sent as logged: nothing is decoded
 // until the provider writes it (Request.Decoded).
-func (a *Agent) history(ctx context.Context) ([]json.RawMessage, error) {
+func (a *Agent) history(ctx context.Context, req *Request) error {
 	cur := a.Log.Cursor("")
 	c, stamps := cur.ContextWithResolutions()
 	if a.Model.Window > 0 && a.settings().Enabled {
@@ -455,20 +454,44 @@ func (a *Agent) history(ctx context.Context) ([]json.RawMessage, error) {
 			if err := a.compact(ctx, "threshold", false, ""); err == nil {
 				c, stamps = cur.ContextWithResolutions()
 			} else if ctx.Err() != nil {
-				return nil, err
+				return err
 			}
 		}
 	}
 	opts := window.Options{Budget: a.budget(), Blobs: a.Blobs}
+	if opts.Budget == 0 && window.Streamable(stamps) {
+		// Nothing to fit: each message is made as it is sent and read once.
+		req.each = streamHistory(c, stamps)
+		return nil
+	}
 	_, msgs, err := window.BuildForModel(c, stamps, opts)
 	if errors.Is(err, window.ErrBudget) && a.settings().Enabled {
 		if cerr := a.compact(ctx, "threshold", false, ""); cerr != nil {
-			return nil, fmt.Errorf("%w; compaction failed too: %v", err, cerr)
+			return fmt.Errorf("%w; compaction failed too: %v", err, cerr)
 		}
 		c, stamps = cur.ContextWithResolutions()
 		_, msgs, err = window.BuildForModel(c, stamps, opts)
 	}
-	return msgs, err
+	req.Messages = msgs
+	return err
+}
+
+// streamHistory yields the messages of c as BuildForModel makes them without a
+// budget (window.Stream, then session.ForModel), each as it is sent, with
+// what the scanner read of it when the model gets it as logged.
+func streamHistory(c session.Context, stamps map[string]session.Resolution) func(yield func(json.RawMessage, *session.MessageData) bool) {
+	return func(yield func(json.RawMessage, *session.MessageData) bool) {
+		window.Stream(c, stamps, func(m session.ContextMessage, d *session.MessageData) bool {
+			raw, same, ok := session.ForModelOne(m)
+			if !ok {
+				return true
+			}
+			if !same {
+				d = nil
+			}
+			return yield(raw, d)
+		})
+	}
 }
 
 func (a *Agent) settings() compaction.Settings {

@@ -14,6 +14,9 @@ type Request struct {
 	// Messages are the conversation as the model gets it, pi's JSON messages
 	// (session.ForModel: user, assistant, toolResult). Providers read them
 	// with Decoded, one at a time, so a long session is never held decoded.
+	// The agent's own requests without a budget leave it empty: their
+	// messages are made from the log as they are sent (Raw and Decoded give
+	// them).
 	Messages  []json.RawMessage
 	Tools     []ToolSpec
 	Thinking  string // off, minimal, low, medium, high, xhigh
@@ -23,6 +26,36 @@ type Request struct {
 	// checked: Messages are JSON already checked (the agent's history, read
 	// from its log or made by it), so Decoded does not check them again.
 	checked bool
+	// each, when set, yields the messages in place of Messages, each with
+	// what the session's scanner read of it when it did (valid until the
+	// next), so that Decoded reads each message once.
+	each func(yield func(json.RawMessage, *session.MessageData) bool)
+}
+
+// Raw yields the messages as pi's JSON: Messages, or those the agent makes as
+// the request is sent.
+func (r Request) Raw() iter.Seq[json.RawMessage] {
+	return func(yield func(json.RawMessage) bool) {
+		for raw := range r.messages() {
+			if !yield(raw) {
+				return
+			}
+		}
+	}
+}
+
+// messages yields each message with what was read of it, if anything.
+func (r Request) messages() iter.Seq2[json.RawMessage, *session.MessageData] {
+	if r.each != nil {
+		return r.each
+	}
+	return func(yield func(json.RawMessage, *session.MessageData) bool) {
+		for _, raw := range r.Messages {
+			if !yield(raw, nil) {
+				return
+			}
+		}
+	}
 }
 
 // Decoded yields the messages a provider sends, each decoded when it is
@@ -36,11 +69,14 @@ func (r Request) Decoded() iter.Seq[session.MessageData] {
 	return func(yield func(session.MessageData) bool) {
 		calls := map[string]bool{}
 		var sc session.MessageScanner
-		for _, raw := range r.Messages {
+		for raw, read := range r.messages() {
 			// What msg.Data reads first, into the one list; on checked JSON
 			// it succeeds only where ParseMessage would.
 			m, ok := session.MessageData{}, false
-			if r.checked {
+			switch {
+			case read != nil:
+				m, ok = *read, true
+			case r.checked:
 				m, ok = sc.Scan(raw)
 			}
 			if !ok {

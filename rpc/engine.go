@@ -557,6 +557,12 @@ func (e *Engine) Fitted() ([]json.RawMessage, error) {
 	err := e.view(func(l *session.Log) error {
 		ctx, stamps := l.Cursor("").ContextWithResolutions()
 		out = make([]json.RawMessage, 0, len(ctx.Messages)) // the results closing unanswered calls may add a few
+		if window.Stream(ctx, stamps, func(m session.ContextMessage, _ *session.MessageData) bool {
+			out = append(out, m.Raw)
+			return true
+		}) {
+			return nil // nothing to fit: each message read once
+		}
 		_, err := window.BuildEach(ctx, stamps, window.Options{}, func(m window.Message) { out = append(out, m.Raw) })
 		return err
 	})

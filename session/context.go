@@ -296,44 +296,53 @@ func jsMillis(ts string) jsontext.Value {
 func ForModel(msgs []ContextMessage) []json.RawMessage {
 	out := make([]json.RawMessage, 0, len(msgs))
 	for _, m := range msgs {
-		switch m.Role {
-		case RoleUser, RoleAssistant, RoleToolResult, RoleSystem:
-			out = append(out, m.Raw)
-		case RoleBashExecution:
-			ms, err := objectMembers(m.Raw)
-			if err != nil {
-				continue
-			}
-			if v, _ := find(ms, "excludeFromContext"); js.Truthy(v) {
-				continue
-			}
-			out = append(out, userText(bashText(ms), m.Raw))
-		case RoleCustom:
-			ms, err := objectMembers(m.Raw)
-			if err != nil {
-				continue
-			}
-			content, _ := find(ms, "content")
-			if content.Kind() == '"' {
-				content = mustValue([]textBlock{{Type: "text", Text: jsonStr(content)}})
-			}
-			ts, _ := find(ms, "timestamp")
-			out = append(out, buildObject(omitEmpty([]member{{"role", mustValue(RoleUser)}, {"content", content}, {"timestamp", ts}})))
-		case RoleBranchSummary:
-			var v struct {
-				Summary string `json:"summary"`
-			}
-			_ = unmarshal(m.Raw, &v)
-			out = append(out, userText(BranchSummaryPrefix+v.Summary+BranchSummarySuffix, m.Raw))
-		case RoleCompactionSummary:
-			var v struct {
-				Summary string `json:"summary"`
-			}
-			_ = unmarshal(m.Raw, &v)
-			out = append(out, userText(CompactionSummaryPrefix+v.Summary+CompactionSummarySuffix, m.Raw))
+		if raw, _, ok := ForModelOne(m); ok {
+			out = append(out, raw)
 		}
 	}
 	return out
+}
+
+// ForModelOne is ForModel of one message: what the model gets of m, if
+// anything (ok), and whether that is m as logged (same: its own bytes).
+func ForModelOne(m ContextMessage) (raw json.RawMessage, same, ok bool) {
+	switch m.Role {
+	case RoleUser, RoleAssistant, RoleToolResult, RoleSystem:
+		return m.Raw, true, true
+	case RoleBashExecution:
+		ms, err := objectMembers(m.Raw)
+		if err != nil {
+			return nil, false, false
+		}
+		if v, _ := find(ms, "excludeFromContext"); js.Truthy(v) {
+			return nil, false, false
+		}
+		return userText(bashText(ms), m.Raw), false, true
+	case RoleCustom:
+		ms, err := objectMembers(m.Raw)
+		if err != nil {
+			return nil, false, false
+		}
+		content, _ := find(ms, "content")
+		if content.Kind() == '"' {
+			content = mustValue([]textBlock{{Type: "text", Text: jsonStr(content)}})
+		}
+		ts, _ := find(ms, "timestamp")
+		return buildObject(omitEmpty([]member{{"role", mustValue(RoleUser)}, {"content", content}, {"timestamp", ts}})), false, true
+	case RoleBranchSummary:
+		var v struct {
+			Summary string `json:"summary"`
+		}
+		_ = unmarshal(m.Raw, &v)
+		return userText(BranchSummaryPrefix+v.Summary+BranchSummarySuffix, m.Raw), false, true
+	case RoleCompactionSummary:
+		var v struct {
+			Summary string `json:"summary"`
+		}
+		_ = unmarshal(m.Raw, &v)
+		return userText(CompactionSummaryPrefix+v.Summary+CompactionSummarySuffix, m.Raw), false, true
+	}
+	return nil, false, false
 }
 
 // Texts pi puts around summaries when it sends them to a model.

@@ -437,7 +437,7 @@ func protectedTokens(ctx session.Context, res map[string]session.Resolution) int
 		if d, _ := data(t[0].Raw); t[0].Role == session.RoleAssistant {
 			for _, b := range d.Content.Blocks {
 				if b.Type == "toolCall" && !answered[b.ID] {
-					n += (&planner{est: est, calls: cs}).closing(b.ID, timestampOf(t[0].Raw)).tokens
+					n += (&planner{est: est}).closing(toolBlock{b.ID, call{name: b.Name}}, timestampOf(t[0].Raw)).tokens
 				}
 			}
 		}

@@ -244,6 +244,22 @@ func (p *planner) stamp(it *item) {
 // item decodes (with sc) and counts the i'th message m into it; false if
 // the cursor leaves it out (compacted, attached).
 func (p *planner) item(it *item, i int, m *session.ContextMessage, sc *session.MessageScanner) bool {
+	if !p.start(it, i, m) {
+		return false
+	}
+	d, ok := dataWith(sc, *m)
+	if it.decoded = ok; ok {
+		it.data = factsOf(d)
+		it.tokens = p.est.data(d, m.Raw)
+	} else {
+		it.tokens = p.est.Message(*m)
+	}
+	return true
+}
+
+// start makes it the i'th message m at the cursor's level, not yet decoded;
+// false if the cursor leaves it out (compacted, attached).
+func (p *planner) start(it *item, i int, m *session.ContextMessage) bool {
 	lv, text := p.level(m.Entry)
 	if m.Entry == nil || m.Entry.Type != session.TypeMessage && m.Entry.Type != session.TypeCustomMessage && m.Entry.Type != session.TypeBranchSummary && m.Entry.Type != session.TypeCompaction {
 		lv = session.Full // only entries that reach the model carry a level
@@ -254,13 +270,6 @@ func (p *planner) item(it *item, i int, m *session.ContextMessage, sc *session.M
 	*it = item{base: m, lv: levelByte(lv), pos: int32(i)}
 	if text != "" {
 		it.extra().text = text
-	}
-	d, ok := dataWith(sc, *m)
-	if it.decoded = ok; ok {
-		it.data = factsOf(d)
-		it.tokens = p.est.data(d, m.Raw)
-	} else {
-		it.tokens = p.est.Message(*m)
 	}
 	return true
 }
@@ -283,8 +292,13 @@ func (p *planner) pair() {
 // context can be paired as they are made.
 type pairing struct {
 	p    *planner
-	open []string       // calls of the current assistant not yet answered
+	open []toolBlock    // calls of the current assistant not yet answered, as it made them
 	ts   jsontext.Value // its timestamp
+}
+
+// opened is the index in s.open of the call with id, or -1.
+func (s *pairing) opened(id string) int {
+	return slices.IndexFunc(s.open, func(b toolBlock) bool { return b.id == id })
 }
 
 // next pairs it: emit gets the error results that close what it leaves
@@ -292,7 +306,7 @@ type pairing struct {
 func (s *pairing) next(it *item, emit func(*item)) {
 	switch it.base.Role {
 	case session.RoleToolResult:
-		if i := slices.Index(s.open, it.facts().toolCallID); i >= 0 {
+		if i := s.opened(it.facts().toolCallID); i >= 0 {
 			s.open = slices.Delete(s.open, i, i+1)
 			emit(it)
 			return
@@ -308,8 +322,12 @@ func (s *pairing) next(it *item, emit func(*item)) {
 			s.ts = timestampOf(it.orig().Raw)
 		}
 		for _, b := range calls {
-			if b.id != "" && !slices.Contains(s.open, b.id) {
-				s.open = append(s.open, b.id)
+			switch i := s.opened(b.id); {
+			case b.id == "":
+			case i >= 0:
+				s.open[i] = b // a call its message repeats is answered once, named as the later one
+			default:
+				s.open = append(s.open, b)
 			}
 		}
 	default:
@@ -320,8 +338,8 @@ func (s *pairing) next(it *item, emit func(*item)) {
 
 // end closes the calls left open with error results.
 func (s *pairing) end(emit func(*item)) {
-	for _, id := range s.open {
-		emit(s.p.closing(id, s.ts))
+	for _, c := range s.open {
+		emit(s.p.closing(c, s.ts))
 	}
 	s.open = s.open[:0]
 }
@@ -329,10 +347,11 @@ func (s *pairing) end(emit func(*item)) {
 // NoResultText is the text of the error result that closes a tool call the log never answered.
 const NoResultText = "No result was recorded for this tool call: the session stopped before the tool finished."
 
-func (p *planner) closing(id string, ts jsontext.Value) *item {
-	c := p.calls.get(id)
+// closing is the error result that closes call c, which its assistant
+// message made (as pi's transformMessages names it).
+func (p *planner) closing(c toolBlock, ts jsontext.Value) *item {
 	raw := object([]member{
-		{"role", marshal(session.RoleToolResult)}, {"toolCallId", marshal(id)}, {"toolName", marshal(c.name)},
+		{"role", marshal(session.RoleToolResult)}, {"toolCallId", marshal(c.id)}, {"toolName", marshal(c.name)},
 		{"content", textContent(NoResultText)}, {"isError", marshal(true)}, {"timestamp", ts},
 	})
 	m := session.ContextMessage{Role: session.RoleToolResult, Raw: raw}

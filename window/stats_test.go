@@ -105,7 +105,8 @@ func TestStatsAgreeWithTheFile(t *testing.T) {
 				last := ctx.Messages[len(ctx.Messages)-1]
 				msg, _ := session.ParseMessage(last.Raw)
 				d, _ := msg.Data()
-				want += (&planner{est: &DefaultEstimator, calls: callsOf(ctx.Messages)}).closing(d.Content.Blocks[0].ID, timestampOf(last.Raw)).tokens
+				b := d.Content.Blocks[0]
+				want += (&planner{est: &DefaultEstimator}).closing(toolBlock{b.ID, call{name: b.Name}}, timestampOf(last.Raw)).tokens
 			}
 			if s.UsageAnchor != anchor || s.EstimatedUsed != want {
 				t.Errorf("estimatedUsed %d anchored on %s, want %d on %s", s.EstimatedUsed, s.UsageAnchor, want, anchor)
