@@ -27,7 +27,9 @@
 //
 // A Request holds its messages as pi's JSON (Request.Messages, the log's own
 // bytes where it can); Request.Decoded yields them decoded one at a time,
-// without what providers refuse. The two providers write the body a message
+// without what providers refuse. The agent's own requests without a budget
+// hold none: each message is made from the log as the body is written
+// (window.Stream) and read once, for both (Request.Raw gives them as JSON). The two providers write the body a message
 // at a time, each encoded with the SDK's own types into the body the SDK
 // encodes for the rest of the request, so a request of a million messages is
 // never held whole; a body over 8 MB is streamed (chunked), a shorter one is

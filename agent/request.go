@@ -3,6 +3,7 @@ package agent
 import (
 	"encoding/json"
 	"iter"
+	"slices"
 
 	"github.com/arborlog/arbor/session"
 )
@@ -67,7 +68,7 @@ func (r Request) messages() iter.Seq2[json.RawMessage, *session.MessageData] {
 // (one list is reused for all), its strings for good.
 func (r Request) Decoded() iter.Seq[session.MessageData] {
 	return func(yield func(session.MessageData) bool) {
-		calls := map[string]bool{}
+		var calls sentCalls
 		var sc session.MessageScanner
 		for raw, read := range r.messages() {
 			// What msg.Data reads first, into the one list; on checked JSON
@@ -95,13 +96,9 @@ func (r Request) Decoded() iter.Seq[session.MessageData] {
 				if m.StopReason == session.StopError || m.StopReason == session.StopAborted {
 					continue
 				}
-				for _, b := range m.Content.AsBlocks() {
-					if b.Type == "toolCall" {
-						calls[b.ID] = true
-					}
-				}
+				calls.add(m.Content.AsBlocks())
 			case session.RoleToolResult:
-				if !calls[m.ToolCallID] {
+				if !calls.has(m.ToolCallID) {
 					continue
 				}
 			case session.RoleUser:
@@ -113,6 +110,49 @@ func (r Request) Decoded() iter.Seq[session.MessageData] {
 			}
 		}
 	}
+}
+
+// sentCalls are the ids of the tool calls of the assistant messages sent so
+// far. A result mostly answers the last of them, so only its calls are looked
+// through first; the ids of all are indexed only when a result answers an
+// earlier one (a million calls are not hashed for a history whose results
+// follow their calls).
+type sentCalls struct {
+	last  []string        // the last assistant message's
+	older []string        // the others', until index is made
+	index map[string]bool // of older, once a result is not an answer to last
+}
+
+// add records the calls among an assistant message's blocks.
+func (c *sentCalls) add(blocks []session.Block) {
+	if c.index != nil {
+		for _, id := range c.last {
+			c.index[id] = true
+		}
+	} else {
+		c.older = append(c.older, c.last...)
+	}
+	c.last = c.last[:0]
+	for _, b := range blocks {
+		if b.Type == "toolCall" {
+			c.last = append(c.last, b.ID)
+		}
+	}
+}
+
+// has says whether a call with id was sent.
+func (c *sentCalls) has(id string) bool {
+	if slices.Contains(c.last, id) {
+		return true
+	}
+	if c.index == nil {
+		c.index = make(map[string]bool, len(c.older))
+		for _, o := range c.older {
+			c.index[o] = true
+		}
+		c.older = nil
+	}
+	return c.index[id]
 }
 
 // UserMessage is a user message of text, as Request.Messages holds it.
