@@ -34,11 +34,7 @@ func factsOf(d session.MessageData) *facts {
 	f := facts{toolCallID: d.ToolCallID, assistant: d.Role == session.RoleAssistant, hasUsage: d.Usage != nil,
 		hasText: d.Content.Text("") != "", failed: d.StopReason == "error" || d.StopReason == "aborted",
 		counts: d.Usage != nil && contextTokens(*d.Usage) > 0}
-	for _, b := range d.Content.Blocks {
-		if b.Type == "toolCall" {
-			f.calls = append(f.calls, toolBlock{b.ID, call{b.Name, jsontext.Value(b.Arguments)}})
-		}
-	}
+	f.calls = appendCalls(nil, d)
 	if f.toolCallID == "" && f.calls == nil {
 		return &plainFacts[plainIndex(f)]
 	}
@@ -67,4 +63,14 @@ func b2i(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// appendCalls appends the toolCall blocks of d to dst.
+func appendCalls(dst []toolBlock, d session.MessageData) []toolBlock {
+	for _, b := range d.Content.Blocks {
+		if b.Type == "toolCall" {
+			dst = append(dst, toolBlock{b.ID, call{b.Name, jsontext.Value(b.Arguments)}})
+		}
+	}
+	return dst
 }

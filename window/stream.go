@@ -26,6 +26,7 @@ func Stream(ctx session.Context, stamps map[string]session.Resolution, add func(
 		m       *session.ContextMessage // the message read last
 		it      item                    // it, as the planner takes it
 		d       session.MessageData     // what reading it gave
+		f       facts                   // what pairing reads of it (pairing copies what it keeps)
 		scanned bool                    // by the scanner
 		stopped bool
 	)
@@ -54,7 +55,8 @@ func Stream(ctx session.Context, stamps map[string]session.Resolution, add func(
 			d, ok = data(m.Raw)
 		}
 		if it.decoded = ok; ok {
-			it.data = factsOf(d)
+			f = facts{toolCallID: d.ToolCallID, calls: appendCalls(f.calls[:0], d)}
+			it.data = &f
 		}
 		s.next(&it, emit)
 		if stopped {
