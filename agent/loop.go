@@ -441,11 +441,12 @@ func (a *Agent) toolResult(call session.Block, out ToolOutput) (session.Message,
 	return m, err
 }
 
-// history is the request's messages: the active cursor's context at its
+// history gives req its messages: the active cursor's context at its
 // resolutions, compacted first when it passes window − reserve, fitted to the
 // budget, with unanswered tool calls closed, converted for the model. They are
 // the log's own bytes where a message is sent as logged: nothing is decoded
-// until the provider writes it (Request.Decoded).
+// until the provider writes it (Request.Decoded). Without a budget they are
+// made as the provider writes them (req.each), each read once.
 func (a *Agent) history(ctx context.Context, req *Request) error {
 	cur := a.Log.Cursor("")
 	c, stamps := cur.ContextWithResolutions()
