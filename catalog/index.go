@@ -27,9 +27,10 @@ import (
 // the same function of the same file, so two processes racing to store a file
 // store the same thing.
 
-// The text index buffers 32 MB of terms in memory before it writes a segment
-// (hashsize): with SQLite's default of 1 MB, building the index spends half its
-// time merging small segments.
+// The text index buffers up to 32 MB of terms in memory before it writes a
+// segment (hashsize), rather than SQLite's default of 1 MB, so that a statement
+// of rowsPerInsert rows (search.go) makes one segment even when its texts are
+// long: small segments cost time to merge.
 
 // schemaVersion changes whenever the tables or the meaning of a stored fold
 // change; an index of another version is rebuilt.
