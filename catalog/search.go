@@ -340,6 +340,7 @@ func extract(path string, from, to int64) ([]doc, error) {
 	}
 	var out []doc
 	var l line
+	var text []byte
 	pos := 0
 	for pos < len(data) {
 		n := bytes.IndexByte(data[pos:], '\n')
@@ -348,8 +349,8 @@ func extract(path string, from, to int64) ([]doc, error) {
 		}
 		b := data[pos : pos+n]
 		if len(b) > 0 && l.scan(b) {
-			if t := entryText(&l); t != "" {
-				out = append(out, doc{off: from + int64(pos), text: t})
+			if text = appendEntryText(text, &l); len(text) > 0 {
+				out = append(out, doc{off: from + int64(pos), text: string(text)})
 			}
 		}
 		pos += n + 1
