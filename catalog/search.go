@@ -268,13 +268,14 @@ func (c *Catalog) indexTexts(es []entry) (int64, error) {
 	return done, nil
 }
 
-// rowsPerInsert is how many text rows one INSERT statement carries. A
-// statement per row costs about as much to run (database/sql, binding,
-// starting and ending the VM) as FTS5 spends indexing a short text. But FTS5
-// writes its pending terms as a new segment at the end of every statement that
-// inserts several rows (SQLite opens a statement savepoint for it), and the
-// segments must be merged later: rows go in statements of thousands.
-const rowsPerInsert = 4096
+// rowsPerInsert is how many text rows one INSERT statement carries: as many
+// as SQLite allows (32766 parameters). A statement per row costs about as
+// much to run (database/sql, binding, starting and ending the VM) as FTS5
+// spends indexing a short text. But FTS5 writes its pending terms as a new
+// segment at the end of every statement that inserts several rows (SQLite
+// opens a statement savepoint for it), so the fewer statements the fewer
+// segments (see automerge in index.go).
+const rowsPerInsert = 16383
 
 // textInserter adds rows to the text index rowsPerInsert rows at a time.
 // Rows must come in ascending rowid order (see indexTexts), and flush must be
