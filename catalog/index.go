@@ -27,9 +27,14 @@ import (
 // the same function of the same file, so two processes racing to store a file
 // store the same thing.
 
-// The text index buffers 32 MB of terms in memory before it writes a segment
-// (hashsize): with SQLite's default of 1 MB, building the index spends half its
-// time merging small segments.
+// The text index buffers up to 32 MB of terms in memory before it writes a
+// segment (hashsize), rather than SQLite's default of 1 MB, so that a statement
+// of rowsPerInsert rows (search.go) makes one segment even when its texts are
+// long: small segments cost time to merge. It merges segments only when 16 of
+// a size have piled up (crisismerge; automerge 0), not every 4 as by default:
+// building the index of a large session writes hundreds of segments, and the
+// default merged each row into a larger segment about once per level, which
+// on long texts took longer than indexing them.
 
 // schemaVersion changes whenever the tables or the meaning of a stored fold
 // change; an index of another version is rebuilt.
@@ -55,6 +60,7 @@ CREATE TABLE files(
 );
 CREATE VIRTUAL TABLE texts USING fts5(body, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 0');
 INSERT INTO texts(texts, rank) VALUES('hashsize', 33554432);
+INSERT INTO texts(texts, rank) VALUES('automerge', 0);
 `
 
 // indexFile is an open index.

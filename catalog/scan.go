@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"bytes"
 	"github.com/arborlog/arbor/internal/jsonscan"
 	"math"
 	"strconv"
@@ -226,6 +227,22 @@ func (l *line) str(s span) (string, bool) {
 	return unquote(v)
 }
 
+// strIs reports whether the value at s is the string want. Unlike str, it
+// does not copy the string: a line's type and role are checked for every line.
+func (l *line) strIs(s span, want string) bool {
+	v := l.raw(s)
+	if len(v) < 2 || v[0] != '"' {
+		return false
+	}
+	if bytes.IndexByte(v, '\\') < 0 {
+		// Without escapes the string is its bytes: invalid UTF-8, which
+		// unquote would replace, cannot equal want anyway.
+		return string(v[1:len(v)-1]) == want
+	}
+	got, _ := unquote(v)
+	return got == want
+}
+
 // num returns a number value as JSON.parse reads it (false when not a number).
 func (l *line) num(s span) (float64, bool) {
 	v := l.raw(s)
@@ -412,7 +429,8 @@ func elements(b []byte, s span, f func(span)) {
 	}
 }
 
-// members calls f with each key and value of an already validated object.
+// objectMembers calls f with each key and value of an already validated
+// object. A key without escapes is a window on b, not a copy: f must not keep it.
 func objectMembers(b []byte, s span, f func(key string, v span)) {
 	var l line
 	l.b = b
@@ -425,7 +443,10 @@ func objectMembers(b []byte, s span, f func(key string, v span)) {
 		if !ok {
 			return
 		}
-		key, _ := unquote(b[i:ke])
+		key, plain := jsonscan.Plain(b[i:ke])
+		if !plain {
+			key, _ = unquote(b[i:ke])
+		}
 		i = jsonscan.SkipSpace(b, ke)
 		i = jsonscan.SkipSpace(b, i+1)
 		j, ok := l.value(i, 3, -1)

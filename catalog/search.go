@@ -190,13 +190,14 @@ func (c *Catalog) indexTexts(es []entry) (int64, error) {
 	defer close(stop)
 	const batchBytes = 32 << 20
 	var tx *sql.Tx
-	var ins, upd *sql.Stmt
+	var ins textInserter
+	var upd *sql.Stmt
 	begin := func() error {
 		var err error
 		if tx, err = x.db.Begin(); err != nil {
 			return err
 		}
-		if ins, err = tx.Prepare("INSERT INTO texts(rowid, body) VALUES(?, ?)"); err != nil {
+		if ins, err = newTextInserter(tx); err != nil {
 			return err
 		}
 		// Only advance from where this process started, in the version of the file
@@ -234,7 +235,7 @@ func (c *Catalog) indexTexts(es []entry) (int64, error) {
 		}
 		if n, _ := res.RowsAffected(); n == 1 {
 			for _, d := range j.docs {
-				if _, err := ins.Exec(j.e.fid<<offsetBits|d.off, d.text); err != nil {
+				if err := ins.add(j.e.fid<<offsetBits|d.off, d.text); err != nil {
 					return done, err
 				}
 			}
@@ -246,6 +247,9 @@ func (c *Catalog) indexTexts(es []entry) (int64, error) {
 			c.Progress(i+1, len(jobs))
 		}
 		if batch >= batchBytes {
+			if err := ins.flush(); err != nil {
+				return done, err
+			}
 			if err := tx.Commit(); err != nil {
 				tx = nil
 				return done, err
@@ -254,11 +258,63 @@ func (c *Catalog) indexTexts(es []entry) (int64, error) {
 		}
 	}
 	if tx != nil {
+		if err := ins.flush(); err != nil {
+			return done, err
+		}
 		err := tx.Commit()
 		tx = nil
 		return done, err
 	}
 	return done, nil
+}
+
+// rowsPerInsert is how many text rows one INSERT statement carries: as many
+// as SQLite allows (32766 parameters). A statement per row costs about as
+// much to run (database/sql, binding, starting and ending the VM) as FTS5
+// spends indexing a short text. But FTS5 writes its pending terms as a new
+// segment at the end of every statement that inserts several rows (SQLite
+// opens a statement savepoint for it), so the fewer statements the fewer
+// segments (see automerge in index.go).
+const rowsPerInsert = 16383
+
+// textInserter adds rows to the text index rowsPerInsert rows at a time.
+// Rows must come in ascending rowid order (see indexTexts), and flush must be
+// called before the transaction commits.
+type textInserter struct {
+	tx   *sql.Tx
+	full *sql.Stmt // inserts rowsPerInsert rows
+	args []any     // the queued rows: rowid, body, rowid, body, ...
+}
+
+func newTextInserter(tx *sql.Tx) (textInserter, error) {
+	full, err := tx.Prepare(insertTexts(rowsPerInsert))
+	return textInserter{tx: tx, full: full, args: make([]any, 0, 2*rowsPerInsert)}, err
+}
+
+// insertTexts is the statement that inserts n rows into texts.
+func insertTexts(n int) string {
+	return "INSERT INTO texts(rowid, body) VALUES" + strings.Repeat("(?,?),", n-1) + "(?,?)"
+}
+
+// add queues a row, and writes the queue when it is full.
+func (w *textInserter) add(rowid int64, body string) error {
+	w.args = append(w.args, rowid, body)
+	if len(w.args) < 2*rowsPerInsert {
+		return nil
+	}
+	_, err := w.full.Exec(w.args...)
+	w.args = w.args[:0]
+	return err
+}
+
+// flush writes the queued rows.
+func (w *textInserter) flush() error {
+	if len(w.args) == 0 {
+		return nil
+	}
+	_, err := w.tx.Exec(insertTexts(len(w.args)/2), w.args...)
+	w.args = w.args[:0]
+	return err
 }
 
 // extract reads the complete lines of a file in [from, to) and returns the
@@ -285,6 +341,7 @@ func extract(path string, from, to int64) ([]doc, error) {
 	}
 	var out []doc
 	var l line
+	var text []byte
 	pos := 0
 	for pos < len(data) {
 		n := bytes.IndexByte(data[pos:], '\n')
@@ -293,8 +350,8 @@ func extract(path string, from, to int64) ([]doc, error) {
 		}
 		b := data[pos : pos+n]
 		if len(b) > 0 && l.scan(b) {
-			if t := entryText(&l); t != "" {
-				out = append(out, doc{off: from + int64(pos), text: t})
+			if text = appendEntryText(text, &l); len(text) > 0 {
+				out = append(out, doc{off: from + int64(pos), text: string(text)})
 			}
 		}
 		pos += n + 1

@@ -3,6 +3,7 @@ package catalog
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -337,5 +338,59 @@ func TestRegexLiterals(t *testing.T) {
 		if diff := cmp.Diff(want, literals(pat)); diff != "" {
 			t.Errorf("literals(%q) (-want +got):\n%s", pat, diff)
 		}
+	}
+}
+
+// TestSearchFindsEveryRowOfABatch indexes sessions whose entries fill an
+// INSERT statement exactly, and by one more, and whose rows share a statement
+// across two files, and finds each entry.
+func TestSearchFindsEveryRowOfABatch(t *testing.T) {
+	for _, sizes := range [][]int{{rowsPerInsert}, {rowsPerInsert + 1}, {rowsPerInsert - 1, 2}} {
+		dir := t.TempDir()
+		for f, n := range sizes {
+			var b strings.Builder
+			fmt.Fprintf(&b, `{"type":"session","version":3,"id":"0195dddd-0000-7000-8000-%012d","timestamp":"2026-03-01T12:00:00.000Z","cwd":"/p"}`+"\n", f)
+			for i := range n {
+				fmt.Fprintf(&b, `{"type":"message","id":"e%d","parentId":null,"timestamp":"2026-03-01T12:00:00.000Z","message":{"role":"user","content":"common f%dn%d"}}`+"\n", i, f, i)
+			}
+			if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("s%d.jsonl", f)), []byte(b.String()), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		c := Open(t.TempDir())
+		search := func(query string) []Hit {
+			t.Helper()
+			q, err := ParseQuery(query)
+			if err != nil {
+				t.Fatal(err)
+			}
+			hits, err := c.Search(Scope{Dir: dir}, q, SearchOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return hits
+		}
+		total := 0
+		for _, n := range sizes {
+			total += n
+		}
+		for f, n := range sizes {
+			for _, i := range []int{0, rowsPerInsert - 1, rowsPerInsert, n - 1} {
+				if i >= n {
+					continue
+				}
+				word := fmt.Sprintf("f%dn%d", f, i)
+				hits := search(word)
+				if len(hits) != 1 || hits[0].EntryID != fmt.Sprintf("e%d", i) || hits[0].Snippet != "common "+word {
+					t.Errorf("sizes %v: search %s found %+v, want entry e%d of file %d", sizes, word, hits, i, f)
+				}
+			}
+		}
+		// Counted in the index: a hit for each would read the file for each.
+		var found int
+		if err := c.idx.db.QueryRow("SELECT count(*) FROM texts WHERE texts MATCH 'common'").Scan(&found); err != nil || found != total {
+			t.Errorf("sizes %v: %d entries indexed (%v), want %d", sizes, found, err, total)
+		}
+		c.Close()
 	}
 }

@@ -127,11 +127,10 @@ func (s *summary) add(l *line, b []byte) {
 		return
 	}
 	s.Entries++
-	typ, _ := l.str(mustField(l, -1, "type"))
-	switch typ {
-	case "session_info":
+	switch typ := mustField(l, -1, "type"); {
+	case l.strIs(typ, "session_info"):
 		s.sessionInfo(l)
-	case "message":
+	case l.strIs(typ, "message"):
 		s.message(l)
 	}
 }
@@ -146,7 +145,7 @@ func (s *summary) header(l *line) {
 		s.Phase = phaseOther
 		return
 	}
-	if typ, _ := l.str(mustField(l, -1, "type")); typ != "session" {
+	if !l.strIs(mustField(l, -1, "type"), "session") {
 		s.Phase = phaseOther
 		return
 	}
@@ -214,8 +213,8 @@ func (s *summary) message(l *line) {
 	if role == nil || content == nil {
 		return
 	}
-	r, ok := l.str(role.val)
-	if !ok || (r != "user" && r != "assistant") {
+	user := l.strIs(role.val, "user")
+	if !user && !l.strIs(role.val, "assistant") {
 		return
 	}
 	// Last activity: message.timestamp when it is a number, else the entry's.
@@ -239,7 +238,7 @@ text:
 		s.Drop = true // not a string, not an array, or an array holding null
 		return
 	}
-	if s.First != "" || r != "user" {
+	if s.First != "" || !user {
 		return
 	}
 	s.First = jsText(l.b, content.val)

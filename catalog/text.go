@@ -15,43 +15,42 @@ type doc struct {
 
 // entryText returns the searchable text of a scanned line, or "" when it has
 // none: its pieces of text, one per line.
-func entryText(l *line) string {
-	if !l.object {
-		return ""
-	}
-	if typ, _ := l.str(mustField(l, -1, "type")); typ != "message" {
-		return ""
+func entryText(l *line) string { return string(appendEntryText(nil, l)) }
+
+// appendEntryText is entryText written over buf[:0], whose memory it reuses.
+func appendEntryText(buf []byte, l *line) []byte {
+	t := textBuf(buf[:0])
+	if !l.object || !l.strIs(mustField(l, -1, "type"), "message") {
+		return t
 	}
 	mi := l.fieldIndex("message")
 	if mi < 0 || l.b[l.members[mi].val.start] != '{' {
-		return ""
+		return t
 	}
-	role, _ := l.str(mustField(l, mi, "role"))
+	role := mustField(l, mi, "role")
 	b := l.b
-	var t textBuf
-	switch role {
-	case "user", "assistant", "toolResult", "custom":
+	switch {
+	case l.strIs(role, "user"), l.strIs(role, "assistant"), l.strIs(role, "toolResult"), l.strIs(role, "custom"):
 		content, ok := l.field(mi, "content")
 		if !ok {
-			return ""
+			return t
 		}
 		if b[content.start] == '"' {
 			t.add(b, content)
 			break
 		}
 		if b[content.start] != '[' {
-			return ""
+			return t
 		}
 		elements(b, content, func(e span) {
 			if b[e.start] != '{' {
 				return
 			}
-			var typ string
-			var text, thinking, name, args span
+			var typ, text, thinking, name, args span
 			objectMembers(b, e, func(k string, v span) {
 				switch k {
 				case "type":
-					typ, _ = unquote(b[v.start:v.end])
+					typ = v
 				case "text":
 					text = v
 				case "thinking":
@@ -62,19 +61,19 @@ func entryText(l *line) string {
 					args = v
 				}
 			})
-			switch typ {
-			case "text":
+			switch {
+			case l.strIs(typ, "text"):
 				t.add(b, text)
-			case "thinking":
+			case l.strIs(typ, "thinking"):
 				t.add(b, thinking)
-			case "toolCall":
+			case l.strIs(typ, "toolCall"):
 				t.add(b, name)
 				if args.end != 0 {
 					t.values(b, args)
 				}
 			}
 		})
-	case "bashExecution":
+	case l.strIs(role, "bashExecution"):
 		if v, ok := l.field(mi, "command"); ok {
 			t.add(b, v)
 		}
@@ -82,7 +81,7 @@ func entryText(l *line) string {
 			t.add(b, v)
 		}
 	}
-	return string(t)
+	return t
 }
 
 // textBuf collects pieces of text separated by newlines, skipping empty ones.

@@ -4,7 +4,10 @@
 // scanner build their validating walks from these, so both accept the same lines.
 package jsonscan
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"math/bits"
+)
 
 // MaxDepth bounds nesting, as encoding/json does, so hostile input cannot exhaust the stack.
 const MaxDepth = 10000
@@ -158,7 +161,8 @@ func StringEscaped(b []byte, i int) (int, bool, bool) {
 }
 
 // skipPlain skips eight bytes at a time while none of them is a quote, a
-// backslash or a control character: message text is most of a session file,
+// backslash or a control character, and returns the offset of the first such
+// byte, or of the last few bytes of b: message text is most of a session file,
 // and this is where scanning spends its time.
 func skipPlain(b []byte, i int) int {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
@@ -166,9 +170,11 @@ func skipPlain(b []byte, i int) int {
 		v := binary.LittleEndian.Uint64(b[i:])
 		q := v ^ ('"' * ones)
 		bs := v ^ ('\\' * ones)
-		// A high bit is set iff some byte is < 0x20, == '"' or == '\\'.
-		if ((v-0x20*ones)|(q-ones)|(bs-ones))&^(v|q|bs)&highs != 0 {
-			return i
+		// The high bit of the first byte that is < 0x20, == '"' or == '\\' is
+		// set, and no bit below it. (A borrow from that byte may set bits of the
+		// bytes after it, which are not looked at.)
+		if m := ((v - 0x20*ones) | (q - ones) | (bs - ones)) &^ (v | q | bs) & highs; m != 0 {
+			return i + bits.TrailingZeros64(m)/8
 		}
 	}
 	return i

@@ -21,6 +21,35 @@ func TestStringEveryByteEveryLane(t *testing.T) {
 	}
 }
 
+// TestSkipPlainStopsAtTheFirst puts a quote, a backslash or a control byte at
+// every offset of three words of bytes that are none of these (the ones next to
+// them included), with each kind of byte after it: skipPlain must stop exactly
+// there.
+func TestSkipPlainStopsAtTheFirst(t *testing.T) {
+	plain := strings.Repeat("a\xc3\xa9 !#[]\x7f\xe2\x82\xac~", 2)[:24]
+	stops := []byte{'"', '\\'}
+	for c := range byte(0x20) {
+		stops = append(stops, c)
+	}
+	for _, c := range stops {
+		for off := range len(plain) {
+			for _, next := range []byte{'a', 0xff, 0x00, '"', '\\'} {
+				b := []byte(plain)
+				b[off] = c
+				if off+1 < len(b) {
+					b[off+1] = next
+				}
+				if got := skipPlain(b, 0); got != off {
+					t.Errorf("byte %#x at %d, %#x after it: skipPlain stops at %d", c, off, next, got)
+				}
+			}
+		}
+	}
+	if got := skipPlain([]byte(plain), 0); got != len(plain) {
+		t.Errorf("no byte to stop at: skipPlain stops at %d of %d", got, len(plain))
+	}
+}
+
 func TestNumber(t *testing.T) {
 	for _, tc := range []struct {
 		in   string
