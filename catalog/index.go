@@ -38,7 +38,7 @@ import (
 
 // schemaVersion changes whenever the tables or the meaning of a stored fold
 // change; an index of another version is rebuilt.
-const schemaVersion = 5
+const schemaVersion = 6 // 6: automerge 0
 
 const busyTimeoutMS = 15000
 
