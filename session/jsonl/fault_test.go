@@ -263,14 +263,19 @@ func TestAppendFaults(t *testing.T) {
 // TestCreateFaults: a new session whose first write fails writes everything
 // once when the disk recovers.
 func TestCreateFaults(t *testing.T) {
+	// The lines go to the file as many to a write(2) as fit in writeBatch: a
+	// first message longer than that makes a second write.
+	big := strings.Repeat("x", writeBatch)
 	for _, fault := range []struct {
 		name string
-		set  func(*faultFS)
+		text string                   // of the first message
+		set  func(f *faultFS, hl int) // hl: the header line's length
 	}{
-		{"header write", func(f *faultFS) { f.write = writeFault(1, 3, syscall.ENOSPC) }},
-		{"second line", func(f *faultFS) { f.write = writeFault(2, 3, syscall.ENOSPC) }},
-		{"file fsync", func(f *faultFS) { f.sync = nth(1, ".jsonl", syscall.EIO) }},
-		{"folder fsync", func(f *faultFS) { f.syncDir = nth(1, "", syscall.EIO) }},
+		{"header write", "a", func(f *faultFS, _ int) { f.write = writeFault(1, 3, syscall.ENOSPC) }},
+		{"second line", "a", func(f *faultFS, hl int) { f.write = writeFault(1, hl+3, syscall.ENOSPC) }},
+		{"second write", big, func(f *faultFS, _ int) { f.write = writeFault(2, 3, syscall.ENOSPC) }},
+		{"file fsync", "a", func(f *faultFS, _ int) { f.sync = nth(1, ".jsonl", syscall.EIO) }},
+		{"folder fsync", "a", func(f *faultFS, _ int) { f.syncDir = nth(1, "", syscall.EIO) }},
 	} {
 		t.Run(fault.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "new", "s.jsonl")
@@ -287,8 +292,8 @@ func TestCreateFaults(t *testing.T) {
 			if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
 				t.Fatalf("a setup entry alone created the file: %v", err)
 			}
-			fault.set(ffs)
-			if _, err := s.AppendMessage(user(t, "a")); err == nil {
+			fault.set(ffs, len(s.Header().Raw())+1)
+			if _, err := s.AppendMessage(user(t, fault.text)); err == nil {
 				t.Fatal("append on a failing disk succeeded")
 			}
 			ffs.write, ffs.sync, ffs.syncDir = nil, nil, nil
