@@ -426,6 +426,9 @@ func (s *store) appendLines(lines [][]byte, sync bool) error {
 	first := len(s.own)
 	mark := s.size
 	single := len(lines) == 1
+	if !single && cap(s.buf) < writeBatch {
+		s.buf = make([]byte, 0, writeBatch) // one buffer for every write
+	}
 	var one int64 // the bytes of a single whole line, placed by the size read after it
 	for len(lines) > 0 {
 		buf, k := s.buf[:0], 0
