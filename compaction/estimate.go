@@ -138,8 +138,11 @@ func usable(f fields) (session.Usage, bool) {
 		return session.Usage{}, false
 	}
 	u, ok := session.ScanUsage(f.Usage)
-	if !ok && jsonUnmarshal(f.Usage, &u) != nil {
-		return session.Usage{}, false
+	if !ok {
+		// What the walk gives up on, the decoder reads, into a fresh value.
+		if u = (session.Usage{}); jsonUnmarshal(f.Usage, &u) != nil {
+			return session.Usage{}, false
+		}
 	}
 	return u, ContextTokens(u) != 0
 }
