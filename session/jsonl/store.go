@@ -429,6 +429,12 @@ func (s *store) appendLines(lines [][]byte, sync bool) error {
 	if !single && cap(s.buf) < writeBatch {
 		s.buf = make([]byte, 0, writeBatch) // one buffer for every write
 	}
+	// An open store keeps no more than an ordinary line's buffer between calls.
+	defer func() {
+		if cap(s.buf) > 64<<10 {
+			s.buf = nil
+		}
+	}()
 	var one int64 // the bytes of a single whole line, placed by the size read after it
 	for len(lines) > 0 {
 		buf, k := s.buf[:0], 0
