@@ -111,14 +111,30 @@ type textJob struct {
 	e          *entry
 	from, to   int64
 	mtime, ino int64 // the version of the file the offsets are of
-	docs       []doc
-	err        error
 }
 
+// piece is a run of whole lines of a job's file, [from, to), and the text of
+// its entries once a worker has extracted it.
+type piece struct {
+	job      *textJob
+	from, to int64
+	data     []byte
+	docs     []doc
+	last     bool // the job's last piece
+	err      error
+	ready    chan struct{} // closed once docs (or err) are set
+}
+
+// pieceBytes is about how many bytes of lines a piece holds: a large file is
+// extracted a piece at a time, by the workers, while the writer indexes the
+// pieces before it. (A test makes it small.)
+var pieceBytes int64 = 4 << 20
+
 // indexTexts adds the text of whatever the index has not indexed yet (files
-// that are new or grew) and returns how many bytes it read. Files are read in
-// parallel; one writer feeds SQLite, committing in batches so that other
-// processes get their turn.
+// that are new or grew) and returns how many bytes it read. One goroutine
+// cuts the files into pieces of whole lines, workers extract their text in
+// parallel, and one writer feeds SQLite in order, committing in batches so
+// that other processes get their turn.
 func (c *Catalog) indexTexts(es []entry) (int64, error) {
 	x := c.idx
 	type behind struct{ from, to, mtime, ino int64 }
@@ -152,42 +168,57 @@ func (c *Catalog) indexTexts(es []entry) (int64, error) {
 	// FTS5 writes a segment whenever a rowid is not above the previous one, so
 	// rows go in ascending rowid order: by file id, then by offset.
 	slices.SortFunc(jobs, func(a, b *textJob) int { return cmp.Compare(a.e.fid, b.e.fid) })
-	// Workers extract text in order of the job list; the writer consumes jobs in
-	// that order, so at most a window of extracted files waits in memory.
-	ready := make([]chan struct{}, len(jobs))
-	for i := range ready {
-		ready[i] = make(chan struct{})
-	}
-	// ahead bounds how many files workers extract before the writer consumes
-	// them, so memory stays small however many files there are.
+
+	// ahead bounds how many pieces are cut before the writer consumes them, so
+	// memory stays small however large the files are.
 	ahead := make(chan struct{}, 4*runtime.GOMAXPROCS(0))
-	next := make(chan int)
+	order := make(chan *piece, cap(ahead)) // to the writer, in order
+	work := make(chan *piece)              // to the workers
 	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
 	go func() {
-		defer close(next)
-		for i := range jobs {
-			select {
-			case ahead <- struct{}{}:
-			case <-stop:
+		defer wg.Done()
+		defer close(order)
+		defer close(work)
+		for _, j := range jobs {
+			if !cutPieces(j, func(p *piece) bool {
+				select {
+				case ahead <- struct{}{}:
+				case <-stop:
+					return false
+				}
+				p.ready = make(chan struct{})
+				order <- p
+				if p.err != nil {
+					close(p.ready)
+				} else {
+					work <- p
+				}
+				return true
+			}) {
 				return
 			}
-			next <- i
 		}
 	}()
-	var wg sync.WaitGroup
 	for range max(1, runtime.GOMAXPROCS(0)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := range next {
-				j := jobs[i]
-				j.docs, j.err = extract(j.e.abs, j.from, j.to)
-				close(ready[i])
+			for p := range work {
+				p.docs = extractLines(p.data, p.from)
+				if int64(cap(p.data)) == pieceBytes {
+					b := p.data[:0]
+					pieceBufs.Put(&b)
+				}
+				p.data = nil
+				close(p.ready)
 			}
 		}()
 	}
 	defer wg.Wait()
 	defer close(stop)
+
 	const batchBytes = 32 << 20
 	var tx *sql.Tx
 	var ins textInserter
@@ -214,13 +245,17 @@ func (c *Catalog) indexTexts(es []entry) (int64, error) {
 	}
 	defer abort()
 	var batch, done int64
-	for i, j := range jobs {
-		<-ready[i]
+	jobsDone := 0
+	for p := range order {
+		<-p.ready
 		<-ahead
-		if j.err != nil {
-			j.docs = nil
-			if !errors.Is(j.err, os.ErrNotExist) {
-				return done, j.err
+		j := p.job
+		if p.last {
+			jobsDone++
+		}
+		if p.err != nil {
+			if !errors.Is(p.err, os.ErrNotExist) {
+				return done, p.err
 			}
 			continue
 		}
@@ -229,22 +264,24 @@ func (c *Catalog) indexTexts(es []entry) (int64, error) {
 				return done, err
 			}
 		}
-		res, err := upd.Exec(j.to, j.e.fid, j.from, j.mtime, j.ino)
+		// Each piece advances the file's text_off from its start to its end,
+		// so a batch may end within a file.
+		res, err := upd.Exec(p.to, j.e.fid, p.from, j.mtime, j.ino)
 		if err != nil {
 			return done, err
 		}
 		if n, _ := res.RowsAffected(); n == 1 {
-			for _, d := range j.docs {
+			for _, d := range p.docs {
 				if err := ins.add(j.e.fid<<offsetBits|d.off, d.text); err != nil {
 					return done, err
 				}
 			}
 		}
-		batch += j.to - j.from
-		done += j.to - j.from
-		j.docs = nil
-		if c.Progress != nil {
-			c.Progress(i+1, len(jobs))
+		batch += p.to - p.from
+		done += p.to - p.from
+		p.docs = nil
+		if p.last && c.Progress != nil {
+			c.Progress(jobsDone, len(jobs))
 		}
 		if batch >= batchBytes {
 			if err := ins.flush(); err != nil {
@@ -317,28 +354,80 @@ func (w *textInserter) flush() error {
 	return err
 }
 
-// extract reads the complete lines of a file in [from, to) and returns the
-// text of each entry that has some.
-func extract(path string, from, to int64) ([]doc, error) {
+// cutPieces hands the complete lines of j's file in [j.from, j.to) to emit,
+// in pieces of about pieceBytes (a longer line makes a piece of its own), and
+// reports whether emit took them all. A file that cannot be read gives one
+// piece with the error; one that shrank ends early: the next listing reads it
+// again.
+func cutPieces(j *textJob, emit func(*piece) bool) bool {
+	src, err := textSource(j.e.abs)
+	if err != nil {
+		return emit(&piece{job: j, err: err, last: true})
+	}
+	if c, ok := src.(io.Closer); ok {
+		defer c.Close()
+	}
+	for from := j.from; from < j.to; {
+		var data []byte
+		for n := min(pieceBytes, j.to-from); ; n = min(2*n, j.to-from) {
+			data = pieceBuf(n)
+			if _, err := src.ReadAt(data, from); err != nil {
+				if errors.Is(err, io.EOF) {
+					return emit(&piece{job: j, from: from, to: from, last: true})
+				}
+				return emit(&piece{job: j, err: err, last: true})
+			}
+			if i := bytes.LastIndexByte(data, '\n'); i >= 0 {
+				data = data[:i+1]
+				break
+			}
+			if n == j.to-from { // no longer the lines that were summarized
+				return emit(&piece{job: j, from: from, to: from, last: true})
+			}
+		}
+		to := from + int64(len(data))
+		if !emit(&piece{job: j, from: from, to: to, data: data, last: to == j.to}) {
+			return false
+		}
+		from = to
+	}
+	return true
+}
+
+// pieceBufs keeps the buffers of pieces of pieceBytes for the next ones.
+var pieceBufs sync.Pool
+
+// pieceBuf returns a buffer of n bytes.
+func pieceBuf(n int64) []byte {
+	if n <= pieceBytes {
+		if b, ok := pieceBufs.Get().(*[]byte); ok && int64(cap(*b)) >= n {
+			return (*b)[:n]
+		}
+		return make([]byte, n, pieceBytes)
+	}
+	return make([]byte, n)
+}
+
+// textSource opens a file for its text: a pi session as it is, another
+// agent's session as its conversion (which the offsets are of).
+func textSource(path string) (io.ReaderAt, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	var src io.ReaderAt = f
 	if pi, ok, err := foreignFile(path); ok {
+		f.Close()
 		if err != nil {
 			return nil, err
 		}
-		src = bytes.NewReader(pi)
+		return bytes.NewReader(pi), nil
 	}
-	data := make([]byte, to-from)
-	if _, err := io.ReadFull(io.NewSectionReader(src, from, to-from), data); err != nil {
-		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
-			return nil, nil // the file shrank: the next listing reads it again
-		}
-		return nil, err
-	}
+	return f, nil
+}
+
+// extractLines returns the text of each entry with some among data's lines,
+// whose first starts at offset base of its file.
+func extractLines(data []byte, base int64) []doc {
 	var out []doc
 	var l line
 	var text []byte
@@ -351,12 +440,12 @@ func extract(path string, from, to int64) ([]doc, error) {
 		b := data[pos : pos+n]
 		if len(b) > 0 && l.scan(b) {
 			if text = appendEntryText(text, &l); len(text) > 0 {
-				out = append(out, doc{off: from + int64(pos), text: string(text)})
+				out = append(out, doc{off: base + int64(pos), text: string(text)})
 			}
 		}
 		pos += n + 1
 	}
-	return out, nil
+	return out
 }
 
 // searchIndex runs q through the full-text index.

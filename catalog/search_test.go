@@ -394,3 +394,73 @@ func TestSearchFindsEveryRowOfABatch(t *testing.T) {
 		c.Close()
 	}
 }
+
+// TestSearchAcrossPieces: a file indexed in pieces (here of 256 bytes, some
+// lines longer than several) has every entry indexed once, at its own line,
+// and its text indexed to its end; as does what is appended later.
+func TestSearchAcrossPieces(t *testing.T) {
+	defer func(n int64) { pieceBytes = n }(pieceBytes)
+	pieceBytes = 256
+	dir := t.TempDir()
+	path := filepath.Join(dir, "s.jsonl")
+	var b strings.Builder
+	b.WriteString(`{"type":"session","version":3,"id":"0195dddd-0000-7000-8000-000000000001","timestamp":"2026-03-01T12:00:00.000Z","cwd":"/p"}` + "\n")
+	line := func(i int) string {
+		pad := strings.Repeat("x", (i*37)%200)
+		if i%25 == 7 {
+			pad = strings.Repeat("long ", 300) // over five pieces
+		}
+		return fmt.Sprintf(`{"type":"message","id":"e%d","parentId":null,"timestamp":"2026-03-01T12:00:00.000Z","message":{"role":"user","content":"common word%d %s"}}`+"\n", i, i, pad)
+	}
+	for i := range 200 {
+		b.WriteString(line(i))
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c := Open(t.TempDir())
+	defer c.Close()
+	check := func(n int) {
+		t.Helper()
+		for i := range n {
+			q, err := ParseQuery(fmt.Sprintf("word%d", i))
+			if err != nil {
+				t.Fatal(err)
+			}
+			hits, err := c.Search(Scope{Dir: dir}, q, SearchOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(hits) != 1 || hits[0].EntryID != fmt.Sprintf("e%d", i) {
+				t.Fatalf("search word%d found %+v, want entry e%d", i, hits, i)
+			}
+		}
+		var found int
+		var textOff, off int64
+		if err := c.idx.db.QueryRow("SELECT count(*) FROM texts WHERE texts MATCH 'common'").Scan(&found); err != nil || found != n {
+			t.Fatalf("%d entries indexed (%v), want %d", found, err, n)
+		}
+		if err := c.idx.db.QueryRow("SELECT text_off, off FROM files").Scan(&textOff, &off); err != nil || textOff != off || off != fileSize(t, path) {
+			t.Fatalf("text indexed to %d of %d, file %d bytes (%v)", textOff, off, fileSize(t, path), err)
+		}
+	}
+	check(200)
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 200; i < 260; i++ {
+		f.WriteString(line(i))
+	}
+	f.Close()
+	check(260)
+}
+
+func fileSize(t *testing.T, path string) int64 {
+	t.Helper()
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi.Size()
+}
