@@ -207,7 +207,7 @@ func (c *Cursor) AppendCompaction(d CompactionData) (*Entry, error) {
 		if !ok {
 			return nil, fmt.Errorf("%w: %s", ErrNoCursor, cid)
 		}
-		system, _ := SystemPrompt(c.l.project(cur.leaf).Context().Messages)
+		system, _ := SystemPrompt(c.l.buildContext(cur.leaf).Messages)
 		return c.l.appendWith(cid, TypeCompaction, nil, func(e *Entry) []member {
 			first := d.FirstKeptEntryID
 			if first == "" {
