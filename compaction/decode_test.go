@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -26,18 +27,7 @@ func checkFields(t *testing.T, s *scanner, m session.ContextMessage) {
 // TestScannerFields reads every message of the contexts of every session under
 // the repository's testdata folders and examples/ both ways.
 func TestScannerFields(t *testing.T) {
-	var files []string
-	for _, root := range []string{"..", "../examples"} {
-		filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
-			if err == nil && !d.IsDir() && strings.HasSuffix(p, ".jsonl") && (root != ".." || strings.Contains(p, "testdata")) {
-				files = append(files, p)
-			}
-			return nil
-		})
-	}
-	if len(files) < 100 {
-		t.Fatalf("found %d sessions", len(files))
-	}
+	files := repositorySessions(t)
 	n, scanned := 0, 0
 	var s scanner
 	for _, f := range files {
@@ -60,6 +50,63 @@ func TestScannerFields(t *testing.T) {
 		t.Fatalf("%d of %d messages were read without the decoder", scanned, n)
 	}
 	t.Logf("%d sessions, %d messages, %d read without the decoder", len(files), n, scanned)
+}
+
+// TestEachFieldsIsFields: eachFields hands over, in order, what a scanner reads
+// from each message, across batches: the context messages of every repository
+// session, over and over to more than three batches, every seventh without its
+// entry (so read by the decoder).
+func TestEachFieldsIsFields(t *testing.T) {
+	var msgs []session.ContextMessage
+	for _, f := range repositorySessions(t) {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		msgs = append(msgs, session.Load(data).Context().Messages...)
+	}
+	for len(msgs) < 3*fieldsBatch+17 {
+		msgs = append(msgs, msgs...)
+	}
+	for i := 0; i < len(msgs); i += 7 {
+		msgs[i].Entry = nil
+	}
+	var want []fields
+	var s scanner
+	for _, m := range msgs {
+		f := s.fields(m)
+		f.Content.Blocks = slices.Clone(f.Content.Blocks)
+		want = append(want, f)
+	}
+	i := 0
+	eachFields(msgs, func(f *fields) {
+		if i >= len(want) || !reflect.DeepEqual(*f, want[i]) {
+			t.Fatalf("message %d of %d: eachFields gave\n%#v, want\n%#v", i, len(msgs), *f, want[min(i, len(want)-1)])
+		}
+		i++
+	})
+	if i != len(msgs) {
+		t.Fatalf("eachFields gave %d of %d messages", i, len(msgs))
+	}
+}
+
+// repositorySessions lists the sessions under the repository's testdata
+// folders and examples/.
+func repositorySessions(t *testing.T) []string {
+	t.Helper()
+	var files []string
+	for _, root := range []string{"..", "../examples"} {
+		filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && strings.HasSuffix(p, ".jsonl") && (root != ".." || strings.Contains(p, "testdata")) {
+				files = append(files, p)
+			}
+			return nil
+		})
+	}
+	if len(files) < 100 {
+		t.Fatalf("found %d sessions", len(files))
+	}
+	return files
 }
 
 var decodeSeeds = []string{

@@ -222,11 +222,18 @@ func EstimateProjected(p session.Projection, branch []*session.Entry) Estimate {
 		}
 	}
 	// Every message is estimated: those after the usage were above.
-	var s scanner
-	for _, m := range msgs[:est.LastUsageIndex+1] {
-		if m.Role != session.RoleSystem {
-			tokens += estimateWith(&s, m)
+	before := msgs[:est.LastUsageIndex+1]
+	sums := make([]int, partsOf(len(before)))
+	spread(len(sums), len(before), func(part, lo, hi int) {
+		var s scanner
+		for _, m := range before[lo:hi] {
+			if m.Role != session.RoleSystem {
+				sums[part] += estimateWith(&s, m)
+			}
 		}
+	})
+	for _, n := range sums {
+		tokens += n
 	}
 	if sys, _ := session.SystemPrompt(msgs); sys != nil {
 		tokens += estimate(decode(sys))

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -240,14 +239,17 @@ func jsMembers(raw jsontext.Value) ([]kv, bool) {
 // arrayIndex reports whether a property key is an array index (a canonical
 // integer below 2³²−1), which JavaScript orders before every other key.
 func arrayIndex(k string) (int64, bool) {
-	if k == "" || (len(k) > 1 && k[0] == '0') {
+	if k == "" || len(k) > 10 || (len(k) > 1 && k[0] == '0') {
 		return 0, false
 	}
-	n, err := strconv.ParseInt(k, 10, 64)
-	if err != nil || n < 0 || n >= math.MaxUint32 || strconv.FormatInt(n, 10) != k {
-		return 0, false
+	var n int64
+	for i := 0; i < len(k); i++ { // digits only: no error made for every other key
+		if k[i] < '0' || k[i] > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(k[i]-'0')
 	}
-	return n, true
+	return n, n < math.MaxUint32
 }
 
 func writeJSString(b *strings.Builder, s string) {

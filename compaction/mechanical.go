@@ -117,12 +117,10 @@ func (Mechanical) Summarize(_ context.Context, r Request) (string, error) {
 		}
 		findings = append(findings, f)
 	}
-	var sc scanner
-	for _, m := range r.Messages {
-		f := sc.fields(m)
+	eachFields(r.Messages, func(f *fields) {
 		switch f.Role {
 		case session.RoleUser, session.RoleBashExecution, session.RoleCustom:
-			text := userText(f)
+			text := userText(*f)
 			if f.Role == session.RoleUser && strings.TrimSpace(text) != "" {
 				if original == "" {
 					original = text
@@ -178,7 +176,7 @@ func (Mechanical) Summarize(_ context.Context, r Request) (string, error) {
 		case session.RoleBranchSummary, session.RoleCompactionSummary:
 			earlier = append(earlier, strings.TrimPrefix(stripFileLists(f.Summary), BranchSummaryPreamble))
 		}
-	}
+	})
 
 	if prev.original != "" {
 		original = prev.original

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/arborlog/arbor/internal/js"
+	"maps"
 	"slices"
 
 	"github.com/arborlog/arbor/session"
@@ -200,12 +201,8 @@ func (p *Plan) fill(cut cutPoint, prev int) error {
 	if prev >= 0 {
 		ops.addDetails(compactionOf(p.Path[prev]))
 	}
-	for _, m := range p.MessagesToSummarize {
-		ops.addMessage(m)
-	}
-	for _, m := range p.TurnPrefixMessages {
-		ops.addMessage(m)
-	}
+	ops.addMessages(p.MessagesToSummarize)
+	ops.addMessages(p.TurnPrefixMessages)
 	p.ReadFiles, p.ModifiedFiles = ops.lists()
 	return nil
 }
@@ -566,6 +563,26 @@ type fileOps struct {
 }
 
 func newFileOps() *fileOps { return &fileOps{read: map[string]bool{}, modified: map[string]bool{}} }
+
+// addMessages adds the file operations of ms, on every core: the sets do not
+// depend on the order the messages are read in.
+func (o *fileOps) addMessages(ms []session.ContextMessage) {
+	parts := make([]*fileOps, partsOf(len(ms)))
+	spread(len(parts), len(ms), func(part, lo, hi int) {
+		q := o
+		if part > 0 {
+			q = newFileOps()
+			parts[part] = q
+		}
+		for _, m := range ms[lo:hi] {
+			q.addMessage(m)
+		}
+	})
+	for _, q := range parts[1:] {
+		maps.Copy(o.read, q.read)
+		maps.Copy(o.modified, q.modified)
+	}
+}
 
 // addMessage records the files an assistant message's tool calls, or the
 // calls nested in a tool result (code mode), touched: read reads, write and

@@ -85,3 +85,78 @@ func (s *scanner) scan(raw []byte) (fields, bool) {
 	})
 	return f, ok && f.Role != ""
 }
+
+// eachFields calls f with the fields of each message of msgs, in order. The
+// fields are read a batch ahead on another goroutine, so reading them and
+// what f does with them (a summary of a million messages) take turns on two
+// cores rather than one. What f is given is valid until it returns.
+func eachFields(msgs []session.ContextMessage, f func(*fields)) {
+	if len(msgs) < 2*fieldsBatch {
+		var s scanner
+		for _, m := range msgs {
+			fs := s.fields(m)
+			f(&fs)
+		}
+		return
+	}
+	type batch struct {
+		fs     []fields
+		spans  []blockSpan
+		blocks []session.Block // every message's blocks, one after another
+	}
+	full := make(chan *batch, 1)
+	free := make(chan *batch, 3)
+	for range cap(free) {
+		free <- &batch{fs: make([]fields, 0, fieldsBatch), spans: make([]blockSpan, 0, fieldsBatch)}
+	}
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		defer close(full)
+		var s scanner
+		for lo := 0; lo < len(msgs); lo += fieldsBatch {
+			var b *batch
+			select {
+			case b = <-free:
+			case <-stop:
+				return
+			}
+			b.fs, b.spans, b.blocks = b.fs[:0], b.spans[:0], b.blocks[:0]
+			for _, m := range msgs[lo:min(len(msgs), lo+fieldsBatch)] {
+				fs := s.fields(m)
+				b.spans = append(b.spans, blockSpan{int32(len(b.blocks)), int32(len(b.blocks) + len(fs.Content.Blocks)), fs.Content.Blocks != nil})
+				b.blocks = append(b.blocks, fs.Content.Blocks...)
+				fs.Content.Blocks = nil
+				b.fs = append(b.fs, fs)
+			}
+			// The batch's blocks are where they stay only now it is read.
+			for i, sp := range b.spans {
+				if sp.some {
+					b.fs[i].Content.Blocks = b.blocks[sp.start:sp.end:sp.end]
+				}
+			}
+			select {
+			case full <- b:
+			case <-stop:
+				return
+			}
+		}
+	}()
+	for b := range full {
+		for i := range b.fs {
+			f(&b.fs[i])
+		}
+		clear(b.fs) // let go of what decode made
+		free <- b
+	}
+}
+
+// fieldsBatch is how many messages eachFields reads ahead at a time.
+const fieldsBatch = 1024
+
+// blockSpan is where one message's blocks are in a batch's; some is false
+// where the message's were nil.
+type blockSpan struct {
+	start, end int32
+	some       bool
+}

@@ -62,6 +62,9 @@ func TestJSStringify(t *testing.T) {
 		{`[1.0, 1e21, 1e-7, 0.000001, -0, 123456789012345678901]`, `[1,1e+21,1e-7,0.000001,0,123456789012345680000]`},
 		{`"tab\t nl\n u2028\u2028 ctl\u0001 <>&"`, "\"tab\\t nl\\n u2028\u2028 ctl\\u0001 <>&\""},
 		{`{"nested":{"x":[true,false,null]}}`, `{"nested":{"x":[true,false,null]}}`},
+		// Only canonical integers below 2³²−1 are array indexes, as in JavaScript.
+		{`{"x":1,"4294967295":2,"4294967294":3,"01":4,"-1":5,"+1":6,"1e3":7,"0":8,"99999999999":9}`,
+			`{"0":8,"4294967294":3,"x":1,"4294967295":2,"01":4,"-1":5,"+1":6,"1e3":7,"99999999999":9}`},
 	}
 	for _, tt := range tests {
 		got, ok := jsStringify([]byte(tt.in))
