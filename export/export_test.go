@@ -7,12 +7,14 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
 
 	goldenfile "github.com/arborlog/arbor/internal/golden"
 	"github.com/arborlog/arbor/internal/pitest"
+	"github.com/arborlog/arbor/internal/sessiongen"
 	"github.com/arborlog/arbor/redact"
 
 	"github.com/arborlog/arbor/compaction"
@@ -384,5 +386,44 @@ func TestReplacedIsCovers(t *testing.T) {
 	}
 	if checked < 10 {
 		t.Errorf("only %d compactions checked", checked)
+	}
+}
+
+// TestMarkdownOnEveryCore: a long session's Markdown, made a run of entries
+// on each core, is the Markdown made on one, redaction included, and has a
+// heading for every user message.
+func TestMarkdownOnEveryCore(t *testing.T) {
+	var data bytes.Buffer
+	if err := sessiongen.Chain(&data, 5*markdownRun+3, 24); err != nil {
+		t.Fatal(err)
+	}
+	l := session.Load(data.Bytes())
+	red, err := redact.New([]string{`scanner`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	markdown := func(procs int) string {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+		var b bytes.Buffer
+		if err := Markdown(&b, l, Options{Redact: red}); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	one, four := markdown(1), markdown(4)
+	if one != four {
+		t.Fatalf("on four cores the Markdown differs from one core's (%d and %d bytes)", len(four), len(one))
+	}
+	users := 0
+	for _, e := range l.Entries() {
+		if e.Role() == session.RoleUser {
+			users++
+		}
+	}
+	if n := strings.Count(one, "## User\n"); n != users || users < markdownRun {
+		t.Fatalf("%d user headings for %d user messages", n, users)
+	}
+	if strings.Contains(one, "scanner") || !strings.Contains(one, "[REDACTED") {
+		t.Fatal("the custom pattern was not redacted")
 	}
 }

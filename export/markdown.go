@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/arborlog/arbor/internal/inorder"
 	"github.com/arborlog/arbor/session"
 )
 
@@ -42,32 +43,44 @@ func Markdown(w io.Writer, l *session.Log, o Options) error {
 		fmt.Fprintf(&b, "- Leaf: %s\n", code(e.ID))
 	}
 	b.WriteString("\n")
-	// Entry by entry: the output is never held whole, and redaction is fast
-	// on small texts.
+	// Entry by entry, redacted each on its own (redaction is fast on small
+	// texts), a run of entries on each core: the output is never held whole.
 	bw := bufio.NewWriterSize(w, 1<<16)
-	flush := func() {
-		out := b.Bytes()
+	redacted := func(out []byte) []byte {
 		if o.Redact != nil {
-			s, n := o.Redact.Redact(string(out))
-			if n > 0 {
-				out = []byte(s)
+			if s, n := o.Redact.Redact(string(out)); n > 0 {
+				return []byte(s)
 			}
 		}
-		bw.Write(out)
-		b.Reset()
+		return out
 	}
-	flush()
-	for _, x := range path {
-		markdownEntry(&b, x, o)
-		flush()
+	bw.Write(redacted(b.Bytes()))
+	err = inorder.Do(len(path), markdownRun, func(lo, hi int) []byte {
+		var out, b bytes.Buffer
+		var sc session.MessageScanner
+		for _, x := range path[lo:hi] {
+			markdownEntry(&b, x, &sc, o)
+			out.Write(redacted(b.Bytes()))
+			b.Reset()
+		}
+		return out.Bytes()
+	}, func(out []byte) error {
+		_, err := bw.Write(out)
+		return err
+	})
+	if err != nil {
+		return err
 	}
 	return bw.Flush()
 }
 
-func markdownEntry(b *bytes.Buffer, e *session.Entry, o Options) {
+// markdownRun is how many entries a core renders at a time.
+const markdownRun = 1024
+
+func markdownEntry(b *bytes.Buffer, e *session.Entry, sc *session.MessageScanner, o Options) {
 	switch e.Type {
 	case session.TypeMessage:
-		markdownMessage(b, e, o)
+		markdownMessage(b, e, sc, o)
 	case session.TypeCompaction:
 		var c struct {
 			Summary      string  `json:"summary"`
@@ -101,13 +114,9 @@ func markdownEntry(b *bytes.Buffer, e *session.Entry, o Options) {
 	}
 }
 
-func markdownMessage(b *bytes.Buffer, e *session.Entry, o Options) {
-	m, err := e.Message()
-	if err != nil {
-		return
-	}
-	d, err := m.Data()
-	if err != nil {
+func markdownMessage(b *bytes.Buffer, e *session.Entry, sc *session.MessageScanner, o Options) {
+	d, ok := messageData(e, sc)
+	if !ok {
 		return
 	}
 	switch d.Role {
@@ -178,6 +187,22 @@ func markdownMessage(b *bytes.Buffer, e *session.Entry, o Options) {
 			fmt.Fprintf(b, "## %s\n\n%s\n\n", oneLineText(d.CustomType), strings.TrimSpace(contentMarkdown(d.Content)))
 		}
 	}
+}
+
+// messageData is what Message.Data reads of a message entry, false when
+// Entry.Message refuses it. A message the scanner reads (with a role) is not
+// checked again: its line was checked when the file was loaded. What it
+// returns is valid until sc reads again.
+func messageData(e *session.Entry, sc *session.MessageScanner) (session.MessageData, bool) {
+	if d, ok := sc.Scan(e.MessageRaw()); ok && d.Role != "" {
+		return d, true
+	}
+	m, err := e.Message()
+	if err != nil {
+		return session.MessageData{}, false
+	}
+	d, err := m.Data()
+	return d, err == nil
 }
 
 // failed reports an assistant message that ended other than by stopping or
