@@ -115,8 +115,8 @@ func markdownEntry(b *bytes.Buffer, e *session.Entry, sc *session.MessageScanner
 }
 
 func markdownMessage(b *bytes.Buffer, e *session.Entry, sc *session.MessageScanner, o Options) {
-	d, ok := messageData(e, sc)
-	if !ok {
+	d, ok, err := sc.Message(e.MessageRaw())
+	if !ok || err != nil {
 		return
 	}
 	switch d.Role {
@@ -187,22 +187,6 @@ func markdownMessage(b *bytes.Buffer, e *session.Entry, sc *session.MessageScann
 			fmt.Fprintf(b, "## %s\n\n%s\n\n", oneLineText(d.CustomType), strings.TrimSpace(contentMarkdown(d.Content)))
 		}
 	}
-}
-
-// messageData is what Message.Data reads of a message entry, false when
-// Entry.Message refuses it. A message the scanner reads (with a role) is not
-// checked again: its line was checked when the file was loaded. What it
-// returns is valid until sc reads again.
-func messageData(e *session.Entry, sc *session.MessageScanner) (session.MessageData, bool) {
-	if d, ok := sc.Scan(e.MessageRaw()); ok && d.Role != "" {
-		return d, true
-	}
-	m, err := e.Message()
-	if err != nil {
-		return session.MessageData{}, false
-	}
-	d, err := m.Data()
-	return d, err == nil
 }
 
 // failed reports an assistant message that ended other than by stopping or

@@ -159,6 +159,23 @@ func (s *MessageScanner) Scan(raw []byte) (MessageData, bool) {
 	return s.d, ok
 }
 
+// Message is ParseMessage(raw) and then Message.Data, for raw that is valid
+// JSON (a loaded entry's message, a context's): a message the scanner reads,
+// role and all, is taken as read and not walked again. ok is false where
+// ParseMessage refuses raw, and err is what Data returns. The result is valid
+// until s reads again.
+func (s *MessageScanner) Message(raw []byte) (d MessageData, ok bool, err error) {
+	if d, ok := s.Scan(raw); ok && d.Role != "" {
+		return d, true, nil
+	}
+	m, err := ParseMessage(raw)
+	if err != nil {
+		return MessageData{}, false, nil
+	}
+	d, err = m.Data()
+	return d, true, err
+}
+
 // scanMessageData is ScanMessageData into d, its blocks appended to
 // blocks[:0] and its usage written to *u.
 func scanMessageData(d *MessageData, raw []byte, blocks []Block, u *Usage) bool {

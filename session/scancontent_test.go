@@ -234,3 +234,66 @@ func FuzzScanUsageRecord(f *testing.F) {
 	}
 	f.Fuzz(checkUsageRecord)
 }
+
+// checkMessage: MessageScanner.Message of valid JSON is ParseMessage and then
+// Data: refused where ParseMessage refuses it, and the same fields and error
+// otherwise.
+func checkMessage(t *testing.T, sc *MessageScanner, msg string) {
+	raw := []byte(msg)
+	if !json.Valid(raw) {
+		return
+	}
+	got, ok, gotErr := sc.Message(raw)
+	m, err := ParseMessage(raw)
+	if ok != (err == nil) {
+		t.Fatalf("Message(%s) ok %v; ParseMessage: %v", msg, ok, err)
+	}
+	if !ok {
+		return
+	}
+	want, wantErr := m.Data()
+	if (gotErr == nil) != (wantErr == nil) || !reflect.DeepEqual(got, want) {
+		t.Fatalf("Message(%s) =\n%#v, %v; want\n%#v, %v", msg, got, gotErr, want, wantErr)
+	}
+}
+
+// TestMessageScannerMessage: Message of the seed messages, of messages
+// ParseMessage refuses, and of every message of the repository's pi 1.6.0
+// sessions, with one scanner reused.
+func TestMessageScannerMessage(t *testing.T) {
+	msgs := append([]string{`{"content":"no role"}`, `{"role":"","content":"x"}`, `{"role":7}`, `{"role":null}`,
+		`{"role":"user","role":"assistant"}`, `{"role":"u\u0073er","content":"escaped role"}`, `[1]`, `"text"`}, scanMessageSeeds...)
+	files, _ := filepath.Glob("../testdata/pi16/*/*.jsonl")
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range Load(b).Entries() {
+			if raw := e.MessageRaw(); raw != nil {
+				msgs = append(msgs, string(raw))
+			}
+		}
+	}
+	var sc MessageScanner
+	refused := 0
+	for _, m := range msgs {
+		checkMessage(t, &sc, m)
+		if _, ok, _ := sc.Message([]byte(m)); !ok {
+			refused++
+		}
+	}
+	if refused < 6 {
+		t.Fatalf("Message refused %d messages, want the 6 ParseMessage refuses", refused)
+	}
+}
+
+func FuzzMessageScannerMessage(f *testing.F) {
+	for _, s := range scanMessageSeeds {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, msg string) {
+		var sc MessageScanner
+		checkMessage(t, &sc, msg)
+	})
+}

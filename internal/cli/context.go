@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/arborlog/arbor/catalog"
+	"github.com/arborlog/arbor/internal/inorder"
 	"github.com/arborlog/arbor/internal/termtext"
 	"github.com/arborlog/arbor/session"
 	"github.com/arborlog/arbor/window"
@@ -259,21 +260,35 @@ func hasCursor(l *session.Log, id string) bool {
 // printTranscript writes the context for a person: one block per message,
 // with its mark (outlined, summarized, cut, added by arbor) when it has one.
 func printTranscript(w interface{ WriteString(string) (int, error) }, ctx session.Context, marks map[int]string) {
-	for i, m := range ctx.Messages {
-		msg, err := session.ParseMessage(m.Raw)
-		if err != nil {
-			continue
+	// A run of messages on each core, printed in order.
+	inorder.Do(len(ctx.Messages), transcriptRun, func(lo, hi int) string {
+		var b strings.Builder
+		var sc session.MessageScanner
+		for i := lo; i < hi; i++ {
+			m := ctx.Messages[i]
+			d, ok, err := sc.Message(m.Raw)
+			if !ok {
+				continue
+			}
+			b.WriteString("── " + termtext.Line(m.Role))
+			if m.Entry != nil {
+				b.WriteString(" [" + termtext.Line(m.Entry.ID) + "]")
+			}
+			if mark, ok := marks[i]; ok {
+				b.WriteString(" (" + mark + ")")
+			}
+			b.WriteString("\n")
+			text := string(m.Raw)
+			if err == nil {
+				text = Describe(d, m.Raw)
+			}
+			b.WriteString(termtext.Block(strings.TrimRight(text, "\n")) + "\n\n")
 		}
-		w.WriteString("── " + termtext.Line(m.Role))
-		if m.Entry != nil {
-			w.WriteString(" [" + termtext.Line(m.Entry.ID) + "]")
-		}
-		if mark, ok := marks[i]; ok {
-			w.WriteString(" (" + mark + ")")
-		}
-		w.WriteString("\n")
-		w.WriteString(termtext.Block(strings.TrimRight(Describe(msg), "\n")) + "\n\n")
-	}
+		return b.String()
+	}, func(s string) error {
+		w.WriteString(s)
+		return nil
+	})
 	model := "none"
 	if ctx.Model != nil {
 		model = valueText(ctx.Model.Provider) + "/" + valueText(ctx.Model.ModelID)
@@ -291,14 +306,13 @@ func valueText(v []byte) string {
 	return string(v)
 }
 
-// Describe renders a message as readable text: its text, thinking, tool calls
-// and results. One-line fields (a tool's name) are made printable here; the
-// caller prints the whole through termtext.Block.
-func Describe(m session.Message) string {
-	d, err := m.Data()
-	if err != nil {
-		return string(m.Raw())
-	}
+// transcriptRun is how many messages a core describes at a time.
+const transcriptRun = 1024
+
+// Describe renders a message (d, read from raw) as readable text: its text,
+// thinking, tool calls and results. One-line fields (a tool's name) are made
+// printable here; the caller prints the whole through termtext.Block.
+func Describe(d session.MessageData, raw []byte) string {
 	var b strings.Builder
 	switch d.Role {
 	case session.RoleBashExecution:
@@ -308,7 +322,7 @@ func Describe(m session.Message) string {
 		var v struct {
 			Summary string `json:"summary"`
 		}
-		_ = jsonUnmarshal(m.Raw(), &v)
+		_ = jsonUnmarshal(raw, &v)
 		return v.Summary
 	case session.RoleToolResult:
 		status := ""
