@@ -70,7 +70,10 @@ func pairingLog(t *rapid.T) *session.Log {
 // it, and stops when asked; with an outline or summary stamped it hands over
 // nothing and says so.
 func TestStreamIsBuild(t *testing.T) {
+	defer func(n int) { streamRun = n }(streamRun)
 	rapid.Check(t, func(t *rapid.T) {
+		// Runs of a few messages: what is read ahead crosses runs.
+		streamRun = rapid.SampledFrom([]int{1, 2, 3, 1024}).Draw(t, "run")
 		l := pairingLog(t)
 		ctx := l.Context()
 		stamps := map[string]session.Resolution{}
@@ -90,8 +93,13 @@ func TestStreamIsBuild(t *testing.T) {
 			}
 		}
 		var got []session.ContextMessage
+		var last session.MessageData // what was handed over of the last message read
+		var lastRaw []byte
 		ok := Stream(ctx, stamps, func(m session.ContextMessage, d *session.MessageData) bool {
 			got = append(got, m)
+			if d != nil {
+				last, lastRaw = *d, m.Raw
+			}
 			scan, scanned := session.ScanMessageData(m.Raw)
 			if read := m.Entry != nil && original[&m.Raw[0]] && scanned; read != (d != nil) {
 				t.Fatalf("message %d (%s): read %v handed over, want %v", len(got)-1, m.Raw, d != nil, read)
@@ -118,6 +126,12 @@ func TestStreamIsBuild(t *testing.T) {
 		}
 		if len(got) != len(want.Messages) {
 			t.Fatalf("%d messages, want %d", len(got), len(want.Messages))
+		}
+		if lastRaw != nil && len(got) > 0 && &got[len(got)-1].Raw[0] == &lastRaw[0] {
+			// The last message's read stays good after Stream returns.
+			if scan, _ := session.ScanMessageData(lastRaw); !cmp.Equal(scan, last) {
+				t.Fatalf("the last message's read changed after Stream returned: %s", cmp.Diff(scan, last))
+			}
 		}
 		for i, m := range got {
 			if w := want.Messages[i]; string(m.Raw) != string(w.Raw) || m.Role != w.Role || m.Entry != w.Entry {
