@@ -152,6 +152,24 @@ func TestScanMessageData(t *testing.T) {
 // ScanMessageData gives: nothing of the message before carries over.
 func TestMessageScannerReuse(t *testing.T) {
 	msgs := append([]string(nil), scanMessageSeeds...)
+	msgs = append(msgs, pi16Messages(t)...)
+	if len(msgs) < 100 {
+		t.Fatalf("%d messages to read, want the repository's sessions", len(msgs))
+	}
+	var sc MessageScanner
+	for _, m := range msgs {
+		got, gotOK := sc.Scan([]byte(m))
+		want, wantOK := ScanMessageData([]byte(m))
+		if gotOK != wantOK || gotOK && !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s: reused scanner %v %+v, fresh %v %+v", m, gotOK, got, wantOK, want)
+		}
+	}
+}
+
+// pi16Messages is every message of the repository's pi 1.6.0 sessions.
+func pi16Messages(t *testing.T) []string {
+	t.Helper()
+	var msgs []string
 	files, _ := filepath.Glob("../testdata/pi16/*/*.jsonl")
 	for _, f := range files {
 		b, err := os.ReadFile(f)
@@ -164,17 +182,7 @@ func TestMessageScannerReuse(t *testing.T) {
 			}
 		}
 	}
-	if len(msgs) < 100 {
-		t.Fatalf("%d messages to read, want the repository's sessions", len(msgs))
-	}
-	var sc MessageScanner
-	for _, m := range msgs {
-		got, gotOK := sc.Scan([]byte(m))
-		want, wantOK := ScanMessageData([]byte(m))
-		if gotOK != wantOK || gotOK && !reflect.DeepEqual(got, want) {
-			t.Fatalf("%s: reused scanner %v %+v, fresh %v %+v", m, gotOK, got, wantOK, want)
-		}
-	}
+	return msgs
 }
 
 func FuzzScanMessageData(f *testing.F) {
@@ -263,18 +271,7 @@ func checkMessage(t *testing.T, sc *MessageScanner, msg string) {
 func TestMessageScannerMessage(t *testing.T) {
 	msgs := append([]string{`{"content":"no role"}`, `{"role":"","content":"x"}`, `{"role":7}`, `{"role":null}`,
 		`{"role":"user","role":"assistant"}`, `{"role":"u\u0073er","content":"escaped role"}`, `[1]`, `"text"`}, scanMessageSeeds...)
-	files, _ := filepath.Glob("../testdata/pi16/*/*.jsonl")
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, e := range Load(b).Entries() {
-			if raw := e.MessageRaw(); raw != nil {
-				msgs = append(msgs, string(raw))
-			}
-		}
-	}
+	msgs = append(msgs, pi16Messages(t)...)
 	var sc MessageScanner
 	refused := 0
 	for _, m := range msgs {
