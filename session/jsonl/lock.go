@@ -92,12 +92,15 @@ type writerLock struct {
 }
 
 // lockFile takes the writer lock on the file at path, which must exist. It
-// fails at once, naming the holder, when another process has it.
+// fails at once, naming the holder, when another process has it (within a
+// second when the holder runs this program and its record is not found).
 //
 // The holder's record is written before the lock is tried, so whoever is
 // refused finds it; a refused writer takes its own record back. A holder
 // that lets go while it is being looked up is no holder: the lock is tried
-// again.
+// again. So is one that runs this program without a record here, until the
+// deadline: it may have let go and locked again between the looks, its
+// record made anew.
 func lockFile(path string) (*writerLock, error) {
 	var record, key string
 	if info, err := os.Stat(path); err == nil {
@@ -124,9 +127,17 @@ func lockFile(path string) (*writerLock, error) {
 			return nil, &LockError{Path: path}
 		}
 		h, arbor, held := findHolder(fileKey(info), record)
+		same := !arbor && h.PID != 0 && h.PID != os.Getpid() && sameProgram(h.PID)
+		if held && same && time.Now().Before(deadline) {
+			// An arbor without a record here: one that let go and took the
+			// lock again between the looks (its record is made before it
+			// locks and removed after), or one with another ARBOR_DIR. Look
+			// again until the deadline.
+			continue
+		}
 		if held || time.Now().After(deadline) {
 			removeRecord(record)
-			return nil, &LockError{Path: path, Holder: h, Arbor: arbor, SameProgram: !arbor && h.PID != 0 && h.PID != os.Getpid() && sameProgram(h.PID)}
+			return nil, &LockError{Path: path, Holder: h, Arbor: arbor, SameProgram: same}
 		}
 	}
 	info, serr := fl.Stat()
