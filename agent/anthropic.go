@@ -82,8 +82,11 @@ func anthropicMessages(r Request) iter.Seq[anthropic.MessageParam] {
 // anthropicMessage converts a user or assistant message; ok is false for one
 // with nothing to send.
 func anthropicMessage(m session.MessageData) (anthropic.MessageParam, bool) {
-	var blocks []anthropic.ContentBlockParamUnion
-	for _, b := range m.Content.AsBlocks() {
+	bs := m.Content.AsBlocks()
+	// One block list of the size it may reach: a million replies are not
+	// each grown block by block.
+	blocks := make([]anthropic.ContentBlockParamUnion, 0, len(bs))
+	for _, b := range bs {
 		switch {
 		case b.Type == "text":
 			if b.Text != "" {
