@@ -65,7 +65,7 @@ func TestEachFieldsIsFields(t *testing.T) {
 		}
 		msgs = append(msgs, session.Load(data).Context().Messages...)
 	}
-	for len(msgs) < 3*fieldsBatch+17 {
+	for len(msgs) < 3*fieldsRun+17 {
 		msgs = append(msgs, msgs...)
 	}
 	for i := 0; i < len(msgs); i += 7 {

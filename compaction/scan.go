@@ -1,6 +1,9 @@
 package compaction
 
 import (
+	"sync"
+
+	"github.com/arborlog/arbor/internal/inorder"
 	"github.com/arborlog/arbor/internal/jsonscan"
 	"github.com/arborlog/arbor/session"
 )
@@ -87,76 +90,64 @@ func (s *scanner) scan(raw []byte) (fields, bool) {
 }
 
 // eachFields calls f with the fields of each message of msgs, in order. The
-// fields are read a batch ahead on another goroutine, so reading them and
-// what f does with them (a summary of a million messages) take turns on two
-// cores rather than one. What f is given is valid until it returns.
+// fields are read a run ahead on the other cores (internal/inorder), so
+// reading them and what f does with them (a summary of a million messages)
+// take turns on two cores rather than one. What f is given is valid until it
+// returns.
 func eachFields(msgs []session.ContextMessage, f func(*fields)) {
-	if len(msgs) < 2*fieldsBatch {
-		var s scanner
-		for _, m := range msgs {
-			fs := s.fields(m)
-			f(&fs)
-		}
-		return
-	}
-	type batch struct {
-		fs     []fields
-		spans  []blockSpan
-		blocks []session.Block // every message's blocks, one after another
-	}
-	full := make(chan *batch, 1)
-	free := make(chan *batch, 3)
-	for range cap(free) {
-		free <- &batch{fs: make([]fields, 0, fieldsBatch), spans: make([]blockSpan, 0, fieldsBatch)}
-	}
-	stop := make(chan struct{})
-	defer close(stop)
-	go func() {
-		defer close(full)
-		var s scanner
-		for lo := 0; lo < len(msgs); lo += fieldsBatch {
-			var b *batch
-			select {
-			case b = <-free:
-			case <-stop:
-				return
-			}
-			b.fs, b.spans, b.blocks = b.fs[:0], b.spans[:0], b.blocks[:0]
-			for _, m := range msgs[lo:min(len(msgs), lo+fieldsBatch)] {
-				fs := s.fields(m)
-				b.spans = append(b.spans, blockSpan{int32(len(b.blocks)), int32(len(b.blocks) + len(fs.Content.Blocks)), fs.Content.Blocks != nil})
-				b.blocks = append(b.blocks, fs.Content.Blocks...)
-				fs.Content.Blocks = nil
-				b.fs = append(b.fs, fs)
-			}
-			// The batch's blocks are where they stay only now it is read.
-			for i, sp := range b.spans {
-				if sp.some {
-					b.fs[i].Content.Blocks = b.blocks[sp.start:sp.end:sp.end]
-				}
-			}
-			select {
-			case full <- b:
-			case <-stop:
-				return
-			}
-		}
-	}()
-	for b := range full {
+	inorder.Do(len(msgs), fieldsRun, func(lo, hi int) *fieldsBatch {
+		return readFields(msgs[lo:hi])
+	}, func(b *fieldsBatch) error {
 		for i := range b.fs {
 			f(&b.fs[i])
 		}
 		clear(b.fs) // let go of what decode made
-		free <- b
-	}
+		fieldsBatches.Put(b)
+		return nil
+	})
 }
 
-// fieldsBatch is how many messages eachFields reads ahead at a time.
-const fieldsBatch = 1024
+// fieldsRun is how many messages eachFields reads at a time.
+const fieldsRun = 1024
+
+// fieldsBatch is the fields of a run of messages, their blocks in blocks.
+type fieldsBatch struct {
+	fs     []fields
+	spans  []blockSpan
+	blocks []session.Block // every message's blocks, one after another
+}
+
+// fieldsBatches keeps batches for the next runs: a million messages are read
+// into a few.
+var fieldsBatches sync.Pool
 
 // blockSpan is where one message's blocks are in a batch's; some is false
 // where the message's were nil.
 type blockSpan struct {
 	start, end int32
 	some       bool
+}
+
+// readFields reads msgs into a batch.
+func readFields(msgs []session.ContextMessage) *fieldsBatch {
+	b, _ := fieldsBatches.Get().(*fieldsBatch)
+	if b == nil {
+		b = &fieldsBatch{}
+	}
+	b.fs, b.spans, b.blocks = b.fs[:0], b.spans[:0], b.blocks[:0]
+	var s scanner
+	for _, m := range msgs {
+		fs := s.fields(m)
+		b.spans = append(b.spans, blockSpan{int32(len(b.blocks)), int32(len(b.blocks) + len(fs.Content.Blocks)), fs.Content.Blocks != nil})
+		b.blocks = append(b.blocks, fs.Content.Blocks...)
+		fs.Content.Blocks = nil
+		b.fs = append(b.fs, fs)
+	}
+	// The batch's blocks are where they stay only now it is read.
+	for i, sp := range b.spans {
+		if sp.some {
+			b.fs[i].Content.Blocks = b.blocks[sp.start:sp.end:sp.end]
+		}
+	}
+	return b
 }
