@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/arborlog/arbor/internal/inorder"
 	"hash/crc64"
 	"io"
 	"os"
@@ -80,13 +81,46 @@ func summarize(f file, prev *state) (*state, error) {
 		st.off, st.tailStart, st.tailHash, st.headHash, st.sum = prev.off, prev.tailStart, prev.tailHash, prev.headHash, prev.sum
 		st.resumed = true
 	}
+	// headDone: st.headHash is of the first min(st.off, headBytes) bytes, as
+	// grewFrom will check it.
+	headDone := st.resumed && st.off >= headBytes
+	var tail []byte // an unterminated last line
+	if st.size-st.off > 2*pieceBytes {
+		tail, err = foldPieces(fh, st, &r.l)
+	} else {
+		var headSet bool
+		tail, headSet, err = foldAll(fh, st, r)
+		headDone = headDone || headSet
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", f.path, err)
+	}
+	if st.off > 0 && !headDone {
+		st.headHash = hashRange(fh, 0, min(st.off, headBytes), make([]byte, headBytes))
+	}
+	final := st.sum
+	if len(tail) > 0 && final.Phase != phaseOther && !final.Drop {
+		final.add(&r.l, tail) // pi parses an unterminated last line too
+	}
+	st.listed = final.isSession()
+	st.info = final.info(f.path, st.size, timeFromNS(st.mtimeNS))
+	return st, nil
+}
+
+// foldAll folds st's file from st.off on, a chunk at a time, and returns the
+// unterminated last line (if any) and whether it set st.headHash.
+func foldAll(fh *os.File, st *state, r *reader) (tail []byte, headSet bool, err error) {
 	if _, err := fh.Seek(st.off, io.SeekStart); err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	buf := r.buf
+	defer func() {
+		if cap(buf) > readBuf {
+			r.buf = make([]byte, readBuf) // do not keep a huge buffer in the pool
+		}
+	}()
 	have := 0 // bytes of an unfinished line at the start of buf
 	pos := st.off
-	headDone := st.resumed
 	for {
 		if have == len(buf) { // one line longer than the buffer
 			nb := make([]byte, 2*len(buf))
@@ -112,7 +146,7 @@ func summarize(f file, prev *state) (*state, error) {
 			st.tailHash = crc64.Checksum(chunk[start:used], crcTable)
 			if pos == 0 && used >= headBytes {
 				st.headHash = crc64.Checksum(chunk[:headBytes], crcTable)
-				headDone = true
+				headSet = true
 			}
 			pos += int64(used)
 			st.off = pos
@@ -121,25 +155,12 @@ func summarize(f file, prev *state) (*state, error) {
 			have = len(chunk)
 		}
 		if err == io.EOF || (err == nil && pos+int64(have) >= st.size) {
-			break // as much as the stat said is read: no need to ask for the EOF
+			return buf[:have], headSet, nil // as much as the stat said is read: no need to ask for the EOF
 		}
 		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", f.path, err)
+			return nil, false, err
 		}
 	}
-	if st.off > 0 && !headDone {
-		st.headHash = hashRange(fh, 0, min(st.off, headBytes), make([]byte, headBytes))
-	}
-	final := st.sum
-	if have > 0 && final.Phase != phaseOther && !final.Drop {
-		final.add(&r.l, buf[:have]) // pi parses an unterminated last line too
-	}
-	st.listed = final.isSession()
-	st.info = final.info(f.path, st.size, timeFromNS(st.mtimeNS))
-	if cap(buf) > readBuf {
-		r.buf = make([]byte, readBuf) // do not keep a huge buffer in the pool
-	}
-	return st, nil
 }
 
 // grewFrom reports whether fh is prev's file with bytes appended: same inode,
@@ -216,4 +237,124 @@ func summarizeAll(files []file, prev []*state, report progress) ([]*state, error
 	close(next)
 	wg.Wait()
 	return out, firstErr
+}
+
+// foldPieces folds st's file from st.off to st.size as foldAll does, but in
+// pieces of about pieceBytes of whole lines, on every core: each piece is
+// folded as if a session's header came before it, and the folds are joined
+// in order. Only while no header has been seen is a piece folded again,
+// where the one before it ended, since the header may be in it.
+func foldPieces(fh *os.File, st *state, l *line) (tail []byte, err error) {
+	cuts, err := cutLines(fh, st.off, st.size)
+	if err != nil {
+		return nil, err
+	}
+	type part struct {
+		from  int64
+		data  []byte
+		short bool    // the file ended before the piece did
+		sum   summary // the fold of data's lines after a header
+		used  int     // bytes of complete lines
+		last  int     // where the last of them starts
+		crc   uint64  // its crc64
+		err   error
+	}
+	ended := false // a piece held less than it should have: the file changed, stop there
+	err = inorder.Do(len(cuts), 1, func(i, _ int) *part {
+		p := &part{from: cuts[i]}
+		to := st.size
+		if i+1 < len(cuts) {
+			to = cuts[i+1]
+		}
+		p.data = pieceBuf(to - p.from)
+		n, err := fh.ReadAt(p.data, p.from)
+		if err != nil && !errors.Is(err, io.EOF) {
+			p.err = err
+			return p
+		}
+		p.data, p.short = p.data[:n], int64(n) < to-p.from
+		r := readers.Get().(*reader)
+		p.sum = summary{Phase: phaseSession, Started: true}
+		p.used = p.sum.feed(&r.l, p.data)
+		readers.Put(r)
+		if p.used > 0 {
+			p.last = bytes.LastIndexByte(p.data[:p.used-1], '\n') + 1
+			p.crc = crc64.Checksum(p.data[p.last:p.used], crcTable)
+		}
+		return p
+	}, func(p *part) error {
+		defer putPieceBuf(p.data)
+		if p.err != nil || ended {
+			return p.err
+		}
+		if st.sum.Phase == phaseStart {
+			st.sum.feed(l, p.data)
+		} else {
+			st.sum.join(&p.sum)
+		}
+		if p.used > 0 {
+			st.off = p.from + int64(p.used)
+			st.tailStart, st.tailHash = p.from+int64(p.last), p.crc
+		}
+		if p.used < len(p.data) || p.short {
+			tail = bytes.Clone(p.data[p.used:])
+			ended = true
+		}
+		return nil
+	})
+	return tail, err
+}
+
+// cutLines returns where the pieces of [from, end) of r start: from, then the
+// start of the last line that begins within pieceBytes of the piece before
+// (or, when a line is longer than that, of the line after it).
+func cutLines(r io.ReaderAt, from, end int64) ([]int64, error) {
+	cuts := []int64{from}
+	win := make([]byte, 64<<10)
+	for prev := from; end-prev > pieceBytes; {
+		c, err := lineStartNear(r, prev, prev+pieceBytes, end, win)
+		if err != nil {
+			return nil, err
+		}
+		if c < 0 {
+			break // the rest is one line
+		}
+		cuts = append(cuts, c)
+		prev = c
+	}
+	return cuts, nil
+}
+
+// lineStartNear returns the start of the last line that starts in (prev, t],
+// else of the first that starts in (t, end), else -1.
+func lineStartNear(r io.ReaderAt, prev, t, end int64, win []byte) (int64, error) {
+	for hi := t; hi > prev; {
+		lo := max(prev, hi-int64(len(win)))
+		b := win[:hi-lo]
+		if _, err := r.ReadAt(b, lo); err != nil {
+			if errors.Is(err, io.EOF) {
+				return -1, nil // the file shrank
+			}
+			return -1, err
+		}
+		if i := bytes.LastIndexByte(b, '\n'); i >= 0 {
+			return lo + int64(i) + 1, nil
+		}
+		hi = lo
+	}
+	for lo := t; lo < end-1; {
+		b := win[:min(int64(len(win)), end-1-lo)]
+		n, err := r.ReadAt(b, lo)
+		if i := bytes.IndexByte(b[:n], '\n'); i >= 0 {
+			return lo + int64(i) + 1, nil
+		}
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return -1, nil
+			}
+			return -1, err
+		}
+		lo += int64(n)
+	}
+	return -1, nil
 }

@@ -207,10 +207,7 @@ func (c *Catalog) indexTexts(es []entry) (int64, error) {
 			defer wg.Done()
 			for p := range work {
 				p.docs = extractLines(p.data, p.from)
-				if int64(cap(p.data)) == pieceBytes {
-					b := p.data[:0]
-					pieceBufs.Put(&b)
-				}
+				putPieceBuf(p.data)
 				p.data = nil
 				close(p.ready)
 			}
@@ -406,6 +403,14 @@ func pieceBuf(n int64) []byte {
 		return make([]byte, n, pieceBytes)
 	}
 	return make([]byte, n)
+}
+
+// putPieceBuf keeps b for the next pieces if pieceBuf made it for one.
+func putPieceBuf(b []byte) {
+	if int64(cap(b)) == pieceBytes {
+		b = b[:0]
+		pieceBufs.Put(&b)
+	}
 }
 
 // textSource opens a file for its text: a pi session as it is, another

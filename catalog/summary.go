@@ -51,6 +51,8 @@ type summary struct {
 	First      string  `json:"f,omitempty"`
 	Activity   float64 `json:"a,omitempty"` // the latest user or assistant message time, Unix ms; 0 when none
 	Started    bool    `json:"s,omitempty"` // a non-blank byte was seen: JavaScript's trim() applies at the file's start only
+
+	named bool // a session_info line set Name (for join)
 }
 
 type phase int8
@@ -172,8 +174,27 @@ func (s *summary) header(l *line) {
 	}
 }
 
+// join folds into s the fold p of the lines that follow s's, which was made
+// as if they followed a session header (see foldPieces).
+func (s *summary) join(p *summary) {
+	if s.Phase != phaseSession || s.Drop {
+		return // nothing after changes the outcome
+	}
+	s.Drop = p.Drop
+	s.Entries += p.Entries
+	s.Messages += p.Messages
+	if p.named {
+		s.Name, s.named = p.Name, true
+	}
+	if s.First == "" {
+		s.First = p.First
+	}
+	s.Activity = max(s.Activity, p.Activity)
+}
+
 // sessionInfo applies pi's `name = entry.name?.trim() || undefined`.
 func (s *summary) sessionInfo(l *line) {
+	s.named = true
 	v, ok := l.field(-1, "name")
 	if !ok || isNull(l.raw(v)) {
 		s.Name = ""
