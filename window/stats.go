@@ -135,9 +135,13 @@ func Measure(c *session.Cursor, o StatsOptions) Stats {
 	if o.Classifier == nil {
 		o.Classifier = DefaultClassifier()
 	}
+	// The file's usage first: read on every core, it then allocates beside
+	// the log alone, not the context too.
+	usage := FileUsage(l)
 	ctx, resolutions := c.ContextWithResolutions()
 	s := Stats{ContextWindow: o.Window, CompletionReserve: o.Reserve, PromptBudget: max(0, o.Window-o.Reserve)}
 	t := o.measure(ctx, resolutions, &s, measureChunk)
+	s.APIUsage = usage
 
 	for _, e := range l.Entries() {
 		if !e.IsMarker() {
@@ -147,7 +151,6 @@ func Measure(c *session.Cursor, o StatsOptions) Stats {
 			s.Redactions += redactionsOf(e)
 		}
 	}
-	s.APIUsage = FileUsage(l)
 	var path []*session.Entry
 	if leaf := c.Leaf(); leaf != nil {
 		path = l.PathTo(leaf.ID)

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -239,6 +241,40 @@ func TestFileUsageEscapedName(t *testing.T) {
 	u := FileUsage(session.Load([]byte(data)))
 	if u.Requests != 2 || u.TotalTokens != 6 || u.Cost != 1 {
 		t.Errorf("FileUsage = %+v, want 2 requests, 6 tokens, $1", u)
+	}
+}
+
+// TestFileUsageOnEveryCore: read a run at a time on every core, the usage
+// sums are those of adding each entry's record in the file's order, to the
+// last bit, whatever the run size.
+func TestFileUsageOnEveryCore(t *testing.T) {
+	logs := realisticSessions(t)
+	var b strings.Builder
+	b.WriteString(`{"type":"session","version":3,"id":"s","timestamp":"2026-12-01T00:00:00.000Z","cwd":"/w"}` + "\n")
+	parent := "null"
+	for i := range 3000 {
+		id := fmt.Sprintf(`"m%d"`, i)
+		fmt.Fprintf(&b, `{"type":"message","id":%s,"parentId":%s,"timestamp":"2026-12-01T00:00:01.000Z","message":{"role":"assistant","content":[],"provider":"p","model":"m%d","usage":{"input":%d,"output":2,"cacheRead":0,"cacheWrite":0,"totalTokens":3,"cost":{"total":%v}},"stopReason":"stop","timestamp":1}}`+"\n",
+			id, parent, i%3, i, 0.1+float64(i)/7)
+		parent = id
+	}
+	logs["3,000 replies of three models"] = session.Load([]byte(b.String()))
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	defer func(n int) { usageRun = n }(usageRun)
+	for name, l := range logs {
+		var want APIUsage
+		for _, e := range l.Entries() {
+			if key, m, ok := e.UsageRecord(); ok {
+				want.add(key, m)
+			}
+		}
+		want.finish()
+		for _, run := range []int{1, 7, 4096} {
+			usageRun = run
+			if got := FileUsage(l); !reflect.DeepEqual(got, want) {
+				t.Errorf("%s, runs of %d: FileUsage = %+v, want %+v", name, run, got, want)
+			}
+		}
 	}
 }
 
