@@ -47,17 +47,29 @@ var thinkingBudget = map[string]int64{"minimal": 1024, "low": 2048, "medium": 81
 
 // anthropicMessages are the request's messages as Messages API messages, each
 // converted when it is reached; consecutive tool results go back in one user
-// message, as the API wants.
-func anthropicMessages(r Request) iter.Seq[anthropic.MessageParam] {
+// message, as the API wants. With reuse, a message's parameters are made in
+// lists the next message reuses, so they are valid only until the next is
+// yielded, which is all splice needs: a million messages then make a few
+// lists, not a million sets of parameters for the collector to sweep.
+func anthropicMessages(r Request, reuse bool) iter.Seq[anthropic.MessageParam] {
 	return func(yield func(anthropic.MessageParam) bool) {
-		var results []anthropic.ContentBlockParamUnion
+		p := new(anthropicParams)
+		send := func(m anthropic.MessageParam) bool {
+			ok := yield(m)
+			if reuse {
+				p.reset()
+			} else {
+				p = new(anthropicParams)
+			}
+			return ok
+		}
+		results := false // p.blocks are tool results not sent yet
 		flush := func() bool {
-			if len(results) == 0 {
+			if !results {
 				return true
 			}
-			ok := yield(anthropic.NewUserMessage(results...))
-			results = nil
-			return ok
+			results = false
+			return send(p.message("user", p.blocks))
 		}
 		for m := range r.Decoded() {
 			if m.Role == "toolResult" {
@@ -65,13 +77,14 @@ func anthropicMessages(r Request) iter.Seq[anthropic.MessageParam] {
 				if text == "" {
 					text = "(no output)"
 				}
-				results = append(results, anthropic.NewToolResultBlock(m.ToolCallID, text, m.IsError))
+				p.blocks = append(p.blocks, p.toolResult(m.ToolCallID, text, m.IsError))
+				results = true
 				continue
 			}
 			if !flush() {
 				return
 			}
-			if msg, ok := anthropicMessage(m); ok && !yield(msg) {
+			if msg, ok := p.convert(m); ok && !send(msg) {
 				return
 			}
 		}
@@ -79,36 +92,76 @@ func anthropicMessages(r Request) iter.Seq[anthropic.MessageParam] {
 	}
 }
 
-// anthropicMessage converts a user or assistant message; ok is false for one
-// with nothing to send.
-func anthropicMessage(m session.MessageData) (anthropic.MessageParam, bool) {
-	bs := m.Content.AsBlocks()
-	// One block list of the size it may reach: a million replies are not
-	// each grown block by block.
-	blocks := make([]anthropic.ContentBlockParamUnion, 0, len(bs))
-	for _, b := range bs {
+// anthropicParams makes the SDK's parameters of a message as the SDK's
+// constructors (NewTextBlock, NewToolResultBlock, NewUserMessage, ...) do, in
+// lists that reset keeps for the next message.
+type anthropicParams struct {
+	blocks    []anthropic.ContentBlockParamUnion // the message's
+	texts     []anthropic.TextBlockParam
+	thoughts  []anthropic.ThinkingBlockParam
+	uses      []anthropic.ToolUseBlockParam
+	results   []anthropic.ToolResultBlockParam
+	contents  []anthropic.ToolResultBlockParamContentUnion
+	user      anthropic.UserMessageParam
+	assistant anthropic.AssistantMessageParam
+}
+
+// reset lets the next message reuse the lists; what was made before must no
+// longer be read.
+func (p *anthropicParams) reset() {
+	p.blocks, p.texts, p.thoughts = p.blocks[:0], p.texts[:0], p.thoughts[:0]
+	p.uses, p.results, p.contents = p.uses[:0], p.results[:0], p.contents[:0]
+}
+
+// convert converts a user or assistant message; ok is false for one with
+// nothing to send.
+func (p *anthropicParams) convert(m session.MessageData) (anthropic.MessageParam, bool) {
+	p.blocks = p.blocks[:0]
+	for _, b := range m.Content.AsBlocks() {
 		switch {
 		case b.Type == "text":
 			if b.Text != "" {
-				blocks = append(blocks, anthropic.NewTextBlock(b.Text))
+				p.blocks = append(p.blocks, anthropic.ContentBlockParamUnion{OfText: p.text(b.Text)})
 			}
 		case b.Type == "image" && m.Role == "user":
-			blocks = append(blocks, anthropic.NewImageBlockBase64(b.MimeType, b.Data))
+			p.blocks = append(p.blocks, anthropic.NewImageBlockBase64(b.MimeType, b.Data))
 		case b.Type == "thinking" && m.Role == "assistant":
 			if b.ThinkingSignature != "" {
-				blocks = append(blocks, anthropic.NewThinkingBlock(b.ThinkingSignature, b.Thinking))
+				p.thoughts = append(p.thoughts, anthropic.ThinkingBlockParam{Signature: b.ThinkingSignature, Thinking: b.Thinking})
+				p.blocks = append(p.blocks, anthropic.ContentBlockParamUnion{OfThinking: &p.thoughts[len(p.thoughts)-1]})
 			}
 		case b.Type == "toolCall" && m.Role == "assistant":
-			blocks = append(blocks, anthropic.NewToolUseBlock(b.ID, toolInput(b.Arguments), b.Name))
+			p.uses = append(p.uses, anthropic.ToolUseBlockParam{ID: b.ID, Input: toolInput(b.Arguments), Name: b.Name})
+			p.blocks = append(p.blocks, anthropic.ContentBlockParamUnion{OfToolUse: &p.uses[len(p.uses)-1]})
 		}
 	}
-	if len(blocks) == 0 {
+	if len(p.blocks) == 0 {
 		return anthropic.MessageParam{}, false
 	}
-	if m.Role == "user" {
-		return anthropic.NewUserMessage(blocks...), true
+	return p.message(m.Role, p.blocks), true
+}
+
+// message is NewUserMessage(blocks...) or NewAssistantMessage(blocks...).
+func (p *anthropicParams) message(role string, blocks []anthropic.ContentBlockParamUnion) anthropic.MessageParam {
+	if role == "user" {
+		p.user = anthropic.UserMessageParam{Content: blocks}
+		return anthropic.MessageParam{OfUser: &p.user}
 	}
-	return anthropic.NewAssistantMessage(blocks...), true
+	p.assistant = anthropic.AssistantMessageParam{Content: blocks}
+	return anthropic.MessageParam{OfAssistant: &p.assistant}
+}
+
+func (p *anthropicParams) text(t string) *anthropic.TextBlockParam {
+	p.texts = append(p.texts, anthropic.TextBlockParam{Text: t})
+	return &p.texts[len(p.texts)-1]
+}
+
+// toolResult is NewToolResultBlock(id, text, isError).
+func (p *anthropicParams) toolResult(id, text string, isError bool) anthropic.ContentBlockParamUnion {
+	p.contents = append(p.contents, anthropic.ToolResultBlockParamContentUnion{OfText: p.text(text)})
+	n := len(p.contents)
+	p.results = append(p.results, anthropic.ToolResultBlockParam{ToolUseID: id, Content: p.contents[n-1 : n : n], IsError: anthropic.Bool(isError)})
+	return anthropic.ContentBlockParamUnion{OfToolResult: &p.results[len(p.results)-1]}
 }
 
 // toolInput is a tool call's arguments as the input of its tool_use block:
@@ -255,7 +308,7 @@ func (p *Anthropic) Stream(ctx context.Context, r Request, on func(Delta)) (*ses
 	}
 	// The messages are written into the body by the middleware (see splice).
 	params := p.params(r)
-	msgs := anthropicMessages(r)
+	msgs := anthropicMessages(r, true)
 	if hasAny(msgs) {
 		params.Messages = []anthropic.MessageParam{}
 		once = append(once, option.WithMiddleware(splice(msgs, appendAnthropic)))

@@ -75,7 +75,7 @@ func sdkBody(t *testing.T, kind string, rec *recorder, r Request) []byte {
 	} else {
 		p := NewAnthropic(o)
 		full := p.params(r)
-		full.Messages = slices.Collect(anthropicMessages(r))
+		full.Messages = slices.Collect(anthropicMessages(r, false))
 		p.client.Messages.NewStreaming(ctx, full, aoption.WithMaxRetries(0)).Close()
 	}
 	bodies, _ := rec.take()

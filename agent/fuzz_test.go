@@ -97,7 +97,7 @@ func FuzzWireIsTheSDKs(f *testing.F) {
 				t.Fatalf("openai: wrote\n%s\nthe SDK\n%s (%v)", got, want, err)
 			}
 		}
-		for m := range anthropicMessages(r) {
+		for m := range anthropicMessages(r, true) {
 			want, err := m.MarshalJSON()
 			if got, ok := appendAnthropic(nil, m); ok && (err != nil || string(got) != string(want)) {
 				t.Fatalf("anthropic: wrote\n%s\nthe SDK\n%s (%v)", got, want, err)

@@ -39,7 +39,7 @@ func TestWireWritesEverySessionMessage(t *testing.T) {
 				image := m.OfUser != nil && slices.ContainsFunc(m.OfUser.Content.OfArrayOfContentParts, func(p openai.ChatCompletionContentPartUnionParam) bool { return p.OfImageURL != nil })
 				check("openai", name+" "+variant, m, got, ok, image)
 			}
-			for m := range anthropicMessages(r) {
+			for m := range anthropicMessages(r, true) {
 				got, ok := appendAnthropic(nil, m)
 				image := m.OfUser != nil && slices.ContainsFunc(m.OfUser.Content, func(b anthropic.ContentBlockParamUnion) bool { return b.OfImage != nil })
 				check("anthropic", name+" "+variant, m, got, ok, image)
@@ -65,7 +65,7 @@ func TestWireQuotesAsTheSDKs(t *testing.T) {
 			}
 			n++
 		}
-		for m := range anthropicMessages(r) {
+		for m := range anthropicMessages(r, true) {
 			want, _ := m.MarshalJSON()
 			if got, ok := appendAnthropic(nil, m); !ok || string(got) != string(want) {
 				t.Errorf("anthropic %q: wrote %s (%v), the SDK %s", text, got, ok, want)
