@@ -5,6 +5,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -139,4 +141,38 @@ func FuzzWriteRawArray(f *testing.F) {
 			t.Fatalf("%q is said to marshal as it is, but encoding/json makes %q", b, want)
 		}
 	})
+}
+
+// TestWriteRawArrayOnEveryCore: checked a run at a time on every core, a
+// long list of messages is written in order as encoding/json marshals it,
+// whatever the run size, with messages that must be compacted or escaped
+// among those written as they are.
+func TestWriteRawArrayOnEveryCore(t *testing.T) {
+	var ms []json.RawMessage
+	for i := range 5000 {
+		switch i % 7 {
+		case 3:
+			ms = append(ms, json.RawMessage(fmt.Sprintf(`{"role": "user", "content": "%d <b> & \u2028"}`, i)))
+		case 5:
+			ms = append(ms, json.RawMessage(fmt.Sprintf("{\"n\":%d,\n\"t\":\"\u2029\"}", i)))
+		default:
+			ms = append(ms, json.RawMessage(fmt.Sprintf(`{"role":"assistant","content":[{"type":"text","text":"reply %d"}]}`, i)))
+		}
+	}
+	want, err := json.Marshal(ms)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	defer func(n int) { rawRun = n }(rawRun)
+	for _, run := range []int{1, 3, 1024, 10000} {
+		rawRun = run
+		var out bytes.Buffer
+		bw := bufio.NewWriter(&out)
+		writeRawArray(bw, ms)
+		bw.Flush()
+		if !bytes.Equal(out.Bytes(), want) {
+			t.Errorf("runs of %d: the list written differs from encoding/json's (%d and %d bytes)", run, out.Len(), len(want))
+		}
+	}
 }

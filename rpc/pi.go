@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/arborlog/arbor/agent"
+	"github.com/arborlog/arbor/internal/inorder"
 	"github.com/arborlog/arbor/internal/jsonscan"
 	"github.com/arborlog/arbor/session"
 )
@@ -121,28 +122,57 @@ func writeMessages(w io.Writer, r piResponse) bool {
 }
 
 // writeRawArray writes ms as a JSON array, each message as encoding/json
-// marshals a RawMessage (compacted, HTML-escaped), one at a time.
+// marshals a RawMessage (compacted, HTML-escaped). Runs of rawRun messages
+// are checked (and the rare message that needs it rewritten) on every core,
+// and written in order.
 func writeRawArray(bw *bufio.Writer, ms []json.RawMessage) {
 	bw.WriteByte('[')
-	var compact, escaped bytes.Buffer
-	for i, m := range ms {
-		if i > 0 {
-			bw.WriteByte(',')
+	written := 0
+	inorder.Do(len(ms), rawRun, func(lo, hi int) *[][]byte {
+		out, _ := rawRuns.Get().(*[][]byte)
+		if out == nil {
+			out = new([][]byte)
 		}
-		if marshalsAsIs(m) {
-			bw.Write(m) // most messages of a session: no copy
-			continue
+		for _, m := range ms[lo:hi] {
+			*out = append(*out, marshaledRaw(m))
 		}
-		compact.Reset()
-		escaped.Reset()
-		if json.Compact(&compact, m) != nil {
-			bw.WriteString("null") // not JSON: never so for a message read from a session
-			continue
+		return out
+	}, func(out *[][]byte) error {
+		for _, m := range *out {
+			if written > 0 {
+				bw.WriteByte(',')
+			}
+			bw.Write(m)
+			written++
 		}
-		json.HTMLEscape(&escaped, compact.Bytes())
-		bw.Write(escaped.Bytes())
-	}
+		clear(*out)
+		*out = (*out)[:0]
+		rawRuns.Put(out)
+		return nil
+	})
 	bw.WriteByte(']')
+}
+
+// rawRun is how many messages writeRawArray checks at a time on one core. (A
+// variable for tests.)
+var rawRun = 1024
+
+// rawRuns keeps the lists of a run's messages for the next runs.
+var rawRuns sync.Pool
+
+// marshaledRaw is what encoding/json writes of the RawMessage m: m itself
+// for most messages of a session (no copy), else m compacted and escaped,
+// or null when m is not JSON (never so for a message read from a session).
+func marshaledRaw(m []byte) []byte {
+	if marshalsAsIs(m) {
+		return m
+	}
+	var compact, escaped bytes.Buffer
+	if json.Compact(&compact, m) != nil {
+		return []byte("null")
+	}
+	json.HTMLEscape(&escaped, compact.Bytes())
+	return escaped.Bytes()
 }
 
 // marshalsAsIs reports whether encoding/json marshals the RawMessage m as m
