@@ -30,18 +30,21 @@ import (
 // The text index buffers up to 32 MB of terms in memory before it writes a
 // segment (hashsize), rather than SQLite's default of 1 MB, so that a statement
 // of rowsPerInsert rows (search.go) makes one segment even when its texts are
-// long: small segments cost time to merge. It merges segments only when 64 of
-// a size have piled up (crisismerge 64; automerge 0), not every 4 as by
+// long: small segments cost time to merge. It merges segments only when 128 of
+// a size have piled up (crisismerge 128; automerge 0), not every 4 as by
 // default: building the index of a large session writes a segment per
-// statement, and the default merged each row into a larger segment about once
-// per level, which on long texts took longer than indexing them. A session of
-// a million entries makes about 60 segments, so it is built without a merge
-// (at 16, merging took 0.9 s of 7.5); a query looks a term up in each segment,
-// a b-tree search each.
+// statement and one per commit (search.go's batchBytes), and the default
+// merged each row into a larger segment about once per level, which on long
+// texts took longer than indexing them (at 16, merging took 0.9 s of 7.5 on a
+// million entries). A million entries make 60 to 70 segments, so they are
+// built without a merge: at 64, plain1m's 66 were merged once, 0.5 s of its
+// 4 to 4.5 s. A query looks a term up in each segment, a b-tree search each:
+// searching plain1m's 66 segments took as long as searching the 3 the merge
+// left (32 to 41 ms either way, BENCHMARKS.md).
 
 // schemaVersion changes whenever the tables or the meaning of a stored fold
 // change; an index of another version is rebuilt.
-const schemaVersion = 7 // 6: automerge 0; 7: crisismerge 64
+const schemaVersion = 8 // 6: automerge 0; 7: crisismerge 64; 8: crisismerge 128
 
 const busyTimeoutMS = 15000
 
@@ -64,7 +67,7 @@ CREATE TABLE files(
 CREATE VIRTUAL TABLE texts USING fts5(body, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 0');
 INSERT INTO texts(texts, rank) VALUES('hashsize', 33554432);
 INSERT INTO texts(texts, rank) VALUES('automerge', 0);
-INSERT INTO texts(texts, rank) VALUES('crisismerge', 64);
+INSERT INTO texts(texts, rank) VALUES('crisismerge', 128);
 `
 
 // indexFile is an open index.
