@@ -4,12 +4,13 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/arborlog/arbor/internal/inorder"
 	"hash/crc64"
 	"io"
 	"os"
 	"runtime"
 	"sync"
+
+	"github.com/arborlog/arbor/internal/inorder"
 )
 
 // state is what the index keeps about one file: the key it was read under,

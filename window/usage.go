@@ -38,6 +38,7 @@ func FileUsage(l *session.Log) APIUsage {
 		for _, r := range *rs {
 			u.add(r.key, r.m)
 		}
+		clear(*rs)
 		*rs = (*rs)[:0]
 		usageRecords.Put(rs)
 		return nil
