@@ -150,6 +150,7 @@ func BenchmarkAppend(b *testing.B) {
 				b.Fatal(err)
 			}
 			b.SetBytes(int64(len(e.Raw()) + 1))
+			defer reportCPU(b)()
 			for b.Loop() {
 				if _, err := s.AppendMessage(m); err != nil {
 					b.Fatal(err)

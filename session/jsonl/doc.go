@@ -17,11 +17,25 @@
 //     of its own lines landed, so theirs are never mistaken for its own. A
 //     tail without its newline is read again for a moment (a write in flight),
 //     then ended in place with a newline: never moved, never cut, never glued.
-//   - An id is acknowledged only after the store has checked that the file it
-//     wrote to is still linked (its link count, from the descriptor) and,
-//     then or at least every millisecond, that the path still names it; a
-//     file renamed over the session is reported, and nothing more is written
-//     through that session.
+//   - Invariant: an id is acknowledged only when its line is in the file
+//     whole with a newline right before it, read back after the write. A
+//     line another writer began after the store's last look can still be
+//     right before the write(2) (O_APPEND places it, and nothing can be seen
+//     in time): the entry is then written again behind a newline of its own,
+//     in the same write(2), before it is acknowledged, and the other line is
+//     not lost: whole (its writer puts the newline first) it is written
+//     again at once; unfinished, once its rest comes (put back together).
+//     Once a writer that leaves its lines without their newline was seen,
+//     every line of the store begins with a newline of its own (blank lines
+//     are nothing to every reader), so none of its lines is landed on again.
+//     A line written again never ends another writer's unfinished line: it
+//     waits for a later append, or, closing, about a quarter of a second,
+//     and is left out (reported in Repairs) rather than split one.
+//   - An id is acknowledged only after the store has checked that the path
+//     still names the file it wrote to (device and inode, a stat of the path
+//     after every write): a file renamed over the session, removed, or in a
+//     folder moved away (and replaced by a copy) is reported, and nothing
+//     more is written through that session.
 //   - Durability policy: Always fsyncs after every entry, Turn (the default)
 //     after every assistant message, every compaction and on close, Never
 //     leaves it to the operating system.

@@ -173,14 +173,21 @@ func TestGluedOntoAFragment(t *testing.T) {
 // the store waits, so the next append ends it with a newline in place; its
 // rest, when it comes, makes an unreadable line of its own. The line is put
 // back together from the two and written again whole, once: nothing is cut
-// or moved.
+// or moved. The same when arbor's lines begin with a newline of their own,
+// as they do once a writer that puts the newline first was seen.
 func TestSlowWriterMended(t *testing.T) {
-	for _, when := range []string{"next append", "close"} {
+	for _, when := range []string{"next append", "close", "newline first, next append", "newline first, close"} {
 		t.Run(when, func(t *testing.T) {
 			path, _ := seed(t)
 			s, err := Open(path)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if strings.HasPrefix(when, "newline first") {
+				appendRaw(t, path, newlineFirst(1))
+				if _, err := s.AppendMessage(user(t, "after a newline-first line")); err != nil {
+					t.Fatal(err)
+				}
 			}
 			line := foreignLine(3) // bigger than a page
 			appendRaw(t, path, line[:100])
@@ -188,7 +195,7 @@ func TestSlowWriterMended(t *testing.T) {
 				t.Fatal(err)
 			}
 			appendRaw(t, path, line[100:]+"\n")
-			if when == "next append" {
+			if strings.HasSuffix(when, "next append") {
 				if _, err := s.AppendMessage(user(t, "after the rest")); err != nil {
 					t.Fatal(err)
 				}
@@ -462,7 +469,7 @@ func TestReplacedFile(t *testing.T) {
 		if _, err := s.AppendMessage(user(t, "before")); err != nil {
 			t.Fatal(err)
 		}
-		replace(t, path) // at once: within the millisecond the path is trusted for a file of one link
+		replace(t, path) // at once, right after an acknowledged append
 		e, err := s.AppendMessage(user(t, "after"))
 		if err == nil {
 			t.Fatalf("entry %s acknowledged though %s names another file", e.ID, path)

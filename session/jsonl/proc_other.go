@@ -17,9 +17,6 @@ func fileKey(info fs.FileInfo) string {
 	return fmt.Sprintf("%x", sum[:8])
 }
 
-// links is not known here: the path is looked at on every check.
-func links(fs.FileInfo) int { return -1 }
-
 func alive(pid int) bool {
 	p, err := os.FindProcess(pid)
 	return err == nil && p != nil

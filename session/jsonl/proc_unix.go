@@ -26,15 +26,6 @@ func fileKey(info fs.FileInfo) string {
 	return "unknown"
 }
 
-// links returns the file's link count (0 once it was renamed over or
-// removed), or -1 when it is not known.
-func links(info fs.FileInfo) int {
-	if st, ok := info.Sys().(*syscall.Stat_t); ok {
-		return int(st.Nlink)
-	}
-	return -1
-}
-
 // alive reports whether a process with pid exists.
 func alive(pid int) bool {
 	err := syscall.Kill(pid, 0)

@@ -54,8 +54,12 @@ const (
 	repairBlankFile        // empty or only blank lines: write the header first
 )
 
-// span is a range of the file this store wrote itself.
-type span struct{ start, end int64 }
+// span is a range of the file this store wrote itself; lead when it begins
+// with a newline of its own, which ends whatever line of others' is before it.
+type span struct {
+	start, end int64
+	lead       bool
+}
 
 // store persists a Log's appends to one file. Its methods run with the Log's lock held.
 //
@@ -70,17 +74,13 @@ type store struct {
 	policy Durability
 	lock   *writerLock
 
-	f File
-	// pathChecked is when the path last named f (checkPath), and links f's
-	// link count then.
-	pathChecked time.Time
-	links       int
-	size        int64  // [0, size) of the file is accounted for: read, or written by this store
-	own         []span // this store's lines past size, in file order, with others' bytes before them
-	created     bool   // the file exists with a header
-	defer_      bool   // hold entries until the first user or assistant message
-	header      []byte
-	pending     []*session.Entry
+	f       File
+	size    int64  // [0, size) of the file is accounted for: read, or written by this store
+	own     []span // this store's lines past size, in file order, with others' bytes before them
+	created bool   // the file exists with a header
+	defer_  bool   // hold entries until the first user or assistant message
+	header  []byte
+	pending []*session.Entry
 
 	repair   repair
 	snapshot []*session.Entry // entries to write when the repair rewrites the file
@@ -97,8 +97,13 @@ type store struct {
 	others  []*session.Entry // others' entries read while writing, for the next Refresh
 	cuts    [][]byte         // beginnings of others' lines that a line of this store split
 	mended  [][]byte         // others' lines put back together, to write again
-	broken  error            // the path no longer names the open file: every write fails with this
-	closed  bool
+	// lead: another writer was seen leaving its last line without its
+	// newline between its writes (a writer that puts the newline first), so
+	// every line of this store begins with a newline of its own: none can be
+	// glued onto a line of that writer begun after the store's last look.
+	lead   bool
+	broken error // the path no longer names the open file: every write fails with this
+	closed bool
 }
 
 var _ session.Store = (*store)(nil)
@@ -106,6 +111,11 @@ var _ session.Store = (*store)(nil)
 // settle is how long a tail without its newline is watched for the rest of a
 // write in flight before it is taken for a torn line.
 var settle = []time.Duration{time.Millisecond, 4 * time.Millisecond, 16 * time.Millisecond}
+
+// closeWait is how long Close waits, at most, for a line in flight at the
+// end of the file to be finished before it writes again a line put back
+// together (about a quarter of a second, only while one waits).
+var closeWait = []time.Duration{time.Millisecond, 4 * time.Millisecond, 16 * time.Millisecond, 32 * time.Millisecond, 64 * time.Millisecond, 128 * time.Millisecond}
 
 // Refresh returns entries another program appended since this store last looked.
 func (s *store) Refresh() ([]*session.Entry, error) {
@@ -133,7 +143,9 @@ func (s *store) Refresh() ([]*session.Entry, error) {
 	}
 	out, err := s.readOthers()
 	if err == nil {
-		err = s.writeMended()
+		if err = s.writeMended(); errors.Is(err, errLater) {
+			err = nil
+		}
 	}
 	out = append(append(stash, out...), s.others...)
 	s.others = nil
@@ -165,12 +177,16 @@ func (s *store) readOthers() ([]*session.Entry, error) {
 		}
 		// Others' bytes are the pieces between this store's own spans. A piece
 		// followed by an own line ends where that line starts: its unfinished
-		// last line, if any, had the own line glued on and is unreadable.
+		// last line, if any, had the own line glued on and is unreadable, unless
+		// the own line began with a newline of its own, which ended it.
 		var out []*session.Entry
 		at := int64(0)
 		for _, o := range s.own {
 			piece := buf[at : o.start-s.size]
-			out = append(out, s.parseOthers(piece[:bytes.LastIndexByte(piece, '\n')+1])...)
+			if !o.lead {
+				piece = piece[:bytes.LastIndexByte(piece, '\n')+1]
+			}
+			out = append(out, s.parseOthers(piece)...)
 			at = o.end - s.size
 		}
 		last := buf[at:]
@@ -183,8 +199,10 @@ func (s *store) readOthers() ([]*session.Entry, error) {
 			// This store's own line ends the file unfinished (a failed write that could not be cut).
 			s.repair = repairTerminate
 		case session.IsCompleteJSON(last[complete:]):
-			// A whole line whose newline is missing: take it, and end it before appending.
-			complete, s.repair = len(last), repairTerminate
+			// A whole line whose newline is missing: take it, and end it before
+			// appending. Its writer puts the newline first, or has yet to write
+			// it: its next line may begin just before this store's write.
+			complete, s.repair, s.lead = len(last), repairTerminate, true
 		case try < len(settle):
 			time.Sleep(settle[try])
 			continue
@@ -220,7 +238,7 @@ func (s *store) Write(e *session.Entry) error {
 		}
 		return err
 	}
-	if err := s.put(e.Raw(), s.policy.SyncsAfter(e)); err != nil {
+	if err := s.put(e.Raw(), s.policy.SyncsAfter(e), false); err != nil {
 		return err
 	}
 	// The entry is in the file on a line of its own: acknowledged. Another
@@ -230,11 +248,20 @@ func (s *store) Write(e *session.Entry) error {
 	return nil
 }
 
-// put appends one line on a line of its own (SPEC §7, other writers).
-func (s *store) put(raw []byte, sync bool) error {
-	for try := 0; ; try++ {
-		if err := s.fix(); err != nil {
-			return err
+// put appends one line on a line of its own (SPEC §7, other writers) and
+// returns once it is there: the bytes right before it are a newline, read
+// back after the write. A line written again (again: another writer's line
+// put back together) begins with a newline of its own and is never written
+// while the file ends in another writer's unfinished line, which it would
+// split: then it returns errLater, and the line waits for a later append or
+// for Close.
+func (s *store) put(raw []byte, sync, again bool) error {
+	lead := again || s.lead
+	for {
+		if s.repair == repairRewrite {
+			if err := s.fix(); err != nil {
+				return err
+			}
 		}
 		for look := 0; look < looks && s.grew(); look++ {
 			// Others appended since the last look (while the entry was being
@@ -244,37 +271,84 @@ func (s *store) put(raw []byte, sync bool) error {
 				return err
 			}
 		}
-		n := len(s.own)
-		line := raw
-		forced := try == gluedTries
-		if forced {
-			// On a line of its own whatever else is in flight: the newline is in the same write(2).
-			line = append([]byte{'\n'}, line...)
+		if again && s.unfinishedTail() {
+			return errLater
 		}
+		// A last line without its newline is ended first: by a write of its
+		// own, or by the newline this line begins with, in the same write(2).
+		ends, torn := s.repair == repairTerminate, s.unfinishedTail()
+		if ends && !lead {
+			if err := s.fix(); err != nil {
+				return err
+			}
+			ends = false
+		}
+		n, mark := len(s.own), s.size
+		line := raw
+		if lead {
+			line = append([]byte{'\n'}, raw...)
+		}
+		s.repair = repairNone
 		if err := s.appendLines([][]byte{line}, sync); err != nil {
+			if ends {
+				s.repair = repairTerminate
+			}
 			return err
 		}
-		if len(s.own) == n {
+		if ends {
+			s.repairs = append(s.repairs, fmt.Sprintf("ended the last line of %s, which lacked its newline (an unreadable fragment stays in place as a line of its own)", s.path))
+		}
+		start := s.size - int64(len(line)+1)
+		if len(s.own) > n {
+			start = s.own[n].start
+			s.own[n].lead = lead
+		} else if !ends {
+			// Right after the bytes the store had accounted for, which end in a newline.
 			return nil
 		}
-		cut, glued := s.unfinishedBefore(s.own[n].start)
-		if forced || !glued {
-			if glued && cut != nil && len(s.cuts) < maxCuts {
-				// The newline ended another writer's unfinished line: keep its
-				// beginning for its rest.
-				s.cuts = append(s.cuts, cut)
+		prev, unfinished := s.unfinishedBefore(start)
+		if !unfinished {
+			return nil
+		}
+		if lead {
+			// Another writer's line, ended by this line's newline: whole, it is
+			// read in place; unfinished (a torn line, or one begun after the
+			// last look), it is split, and put back together when its rest
+			// comes.
+			switch {
+			case prev == nil:
+			case !session.IsCompleteJSON(prev):
+				if len(s.cuts) < maxCuts {
+					s.cuts = append(s.cuts, prev)
+				}
+			case torn && start-int64(len(prev)) < mark:
+				// The torn line the last look left unread was finished
+				// meanwhile: read it now (readOthers reads only past mark).
+				if e, ok := session.ParseLine(prev); ok {
+					s.others = append(s.others, e)
+				}
 			}
 			return nil
 		}
 		// Another writer began a line after this store last looked and before
-		// its write(2) landed: the line went onto the end of that fragment and
-		// is unreadable there. It is not acknowledged until it is in the file on
-		// a line of its own: look again (let the fragment finish, or end it),
-		// and write it again. The other writer's line is split by this one;
-		// its beginning is kept, to be put back together with its rest.
+		// its write(2) landed: the line went onto the end of it and is
+		// unreadable there. It is not acknowledged until it is in the file on
+		// a line of its own: written again, after a newline of its own in the
+		// same write(2), which no line of another writer can precede.
 		waiting := 0
-		if cut != nil && len(s.cuts) < maxCuts {
-			s.cuts = append(s.cuts, cut)
+		switch {
+		case prev == nil:
+		case session.IsCompleteJSON(prev):
+			// The other line was whole (its writer puts the newline first):
+			// taken now, and written again whole after this one.
+			if e, ok := session.ParseLine(prev); ok {
+				s.others = append(s.others, e)
+			}
+			s.mended = append(s.mended, prev)
+			s.lead = true
+		case len(s.cuts) < maxCuts:
+			// Split: its beginning is kept, to be put back together with its rest.
+			s.cuts = append(s.cuts, prev)
 			waiting = len(s.cuts)
 		}
 		if err := s.lookAgain(); err != nil {
@@ -292,7 +366,19 @@ func (s *store) put(raw []byte, sync bool) error {
 				}
 			}
 		}
+		lead = true
 	}
+}
+
+// errLater: a line put back together waits, as the file ends in another
+// writer's unfinished line.
+var errLater = errors.New("jsonl: another program's line is being written at the end of the file")
+
+// unfinishedTail reports whether the file ended, at the last look, in
+// another writer's line without its newline that is not a whole JSON value:
+// a write still in flight, or a torn line.
+func (s *store) unfinishedTail() bool {
+	return s.repair == repairTerminate && s.whole < s.size
 }
 
 // maxCuts bounds the other writers' line beginnings kept at once, and
@@ -337,7 +423,7 @@ func (s *store) writeMended() error {
 	for len(s.mended) > 0 {
 		m := s.mended[0]
 		s.mended = s.mended[1:]
-		if err := s.put(m, false); err != nil {
+		if err := s.put(m, false, true); err != nil {
 			s.mended = append([][]byte{m}, s.mended...)
 			return err
 		}
@@ -381,20 +467,18 @@ func (s *store) parseOthers(data []byte) []*session.Entry {
 }
 
 // looks bounds how often one append looks again at a file that grew since
-// the last look; gluedTries how often an entry that landed on another
-// writer's unfinished line is written again before it is written after a
-// newline of its own, which no unfinished line can precede.
-const looks, gluedTries = 3, 8
+// the last look.
+const looks = 3
 
-// lookAgain reads what others appended, for the next Refresh to index, and
-// ends a fragment that stays.
+// lookAgain reads what others appended, for the next Refresh to index; a
+// fragment that stays is left for put to end.
 func (s *store) lookAgain() error {
 	more, err := s.readOthers()
 	if err != nil {
 		return err
 	}
 	s.others = append(s.others, more...)
-	return s.fix()
+	return nil
 }
 
 // grew reports whether the file is longer than this store knows it to be.
@@ -504,7 +588,7 @@ func (s *store) wrote(n int64) {
 		s.size = end
 		return
 	}
-	s.own = append(s.own, span{start, end})
+	s.own = append(s.own, span{start: start, end: end})
 }
 
 // undo takes back what one appendLines call wrote (the bytes from mark on,
@@ -544,30 +628,21 @@ func contiguous(ss []span) bool {
 	return true
 }
 
-// pathEvery is how often a file with one link is compared with its path: a
-// file renamed over or removed has no link left, which every check sees from
-// the descriptor alone (fstat); one renamed away keeps its link, and what was
-// written is still in it, so the path itself is looked at only this often.
-const pathEvery = time.Millisecond
-
-// checkPath fails when the path no longer names the open file (it was
-// renamed over or removed): what was written went to a file nobody will read.
-// It runs after every write, before the entry is acknowledged.
+// checkPath fails when the path no longer names the open file: it was
+// renamed over or removed, or its folder was moved away (and maybe replaced
+// by a copy). What was written then went to a file nobody will read. It runs
+// after every write, before the entry is acknowledged, and compares the
+// path's file with the open one (device and inode) every time: an entry
+// acknowledged after a look at the path is in the file the path named at
+// that moment, so a copy made later holds it.
 func (s *store) checkPath(mine fs.FileInfo) error {
-	// A file that had other links and lost one (renamed over at this path,
-	// kept at another) is looked at at once, like one with several links.
-	n := links(mine)
-	if n == 1 && s.links == 1 && time.Since(s.pathChecked) < pathEvery {
-		return nil
-	}
 	now, err := s.fs.Stat(s.path)
 	if err == nil && os.SameFile(mine, now) {
-		s.pathChecked, s.links = time.Now(), n
 		return nil
 	}
-	how := "was replaced by another file (an editor, sed -i or a sync tool renamed a new file over it)"
+	how := "was replaced by another file (an editor, sed -i or a sync tool renamed a new file over it, or its folder was moved and replaced)"
 	if errors.Is(err, fs.ErrNotExist) {
-		how = "was removed or renamed"
+		how = "was removed or renamed, or its folder was"
 	}
 	s.broken = fmt.Errorf("%s %s while arbor had it open: the last entry went to the old file and was not kept, and nothing more is written; reopen the session, which now reads what is at %s, and append again", s.path, how, s.path)
 	return s.broken
@@ -797,7 +872,7 @@ func (s *store) rewrite() error {
 	}
 	s.f.Close()
 	s.lock.release()
-	s.f, s.lock, s.own, s.snapshot, s.pathChecked, s.links = nf, nl, nil, nil, time.Time{}, 0
+	s.f, s.lock, s.own, s.snapshot = nf, nl, nil, nil
 	// What was carried over and not indexed yet is read as others' lines.
 	s.size = int64(b.Len()) + max(indexed, 0)
 	s.whole = s.size
@@ -846,20 +921,26 @@ func (s *store) close() error {
 	}
 	if len(s.cuts)+len(s.mended) > 0 && s.f != nil && s.created && s.broken == nil && s.repair != repairRewrite {
 		// Another writer's line that a line of this store split: a last
-		// moment for its rest, to write it again whole.
-		for _, d := range settle {
-			if len(s.cuts) == 0 {
+		// moment for its rest, to write it again whole, and for a line still
+		// being written at the end of the file, which writing it would split.
+		for i := 0; ; i++ {
+			if err := s.writeMended(); err != nil && !errors.Is(err, errLater) {
+				errs = append(errs, err)
 				break
 			}
-			time.Sleep(d)
+			rest := len(s.cuts) > 0 && i < len(settle)
+			if !rest && len(s.mended) == 0 || i == len(closeWait) {
+				break
+			}
+			time.Sleep(closeWait[i])
 			if s.grew() {
 				if _, err := s.readOthers(); err != nil {
 					break
 				}
 			}
 		}
-		if err := s.writeMended(); err != nil {
-			errs = append(errs, err)
+		if n := len(s.mended); n > 0 {
+			s.repairs = append(s.repairs, fmt.Sprintf("did not write again %d line(s) of another program that arbor's lines split in %s: the file ended in a line still being written, which writing them would have split (the pieces stay as unreadable lines)", n, s.path))
 		}
 	}
 	if s.f != nil {
