@@ -16,7 +16,8 @@
 //     append their complete lines are indexed; the store records where each
 //     of its own lines landed, so theirs are never mistaken for its own. A
 //     tail without its newline is read again for a moment (a write in flight),
-//     then ended in place with a newline: never moved, never cut, never glued.
+//     then ended in place by the newline the store's next line begins with,
+//     in the same write(2): never moved, never cut, never glued.
 //   - Invariant: an id is acknowledged only when its line is in the file
 //     whole with a newline right before it, read back after the write. A
 //     line another writer began after the store's last look can still be

@@ -274,15 +274,11 @@ func (s *store) put(raw []byte, sync, again bool) error {
 		if again && s.unfinishedTail() {
 			return errLater
 		}
-		// A last line without its newline is ended first: by a write of its
-		// own, or by the newline this line begins with, in the same write(2).
+		// A last line without its newline is ended by the newline this line
+		// begins with, in the same write(2): no line of another writer can
+		// come between them.
 		ends, torn := s.repair == repairTerminate, s.unfinishedTail()
-		if ends && !lead {
-			if err := s.fix(); err != nil {
-				return err
-			}
-			ends = false
-		}
+		lead = lead || ends
 		n, mark := len(s.own), s.size
 		line := raw
 		if lead {
