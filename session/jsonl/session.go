@@ -430,6 +430,8 @@ func FirstLine(path string) ([]byte, error) {
 
 // ForkFrom copies every entry of the session at src into a new session for cwd
 // in dir (pi's forkFrom), migrating an old file first. The new file is written at once.
+// Unlike pi, the fork does not keep the source's name (Log.ForgetName): a name
+// should find one session.
 func ForkFrom(src, cwd, dir string, opts ...Option) (*Session, error) {
 	old, err := Read(src, opts...)
 	if err != nil {
@@ -444,6 +446,10 @@ func ForkFrom(src, cwd, dir string, opts ...Option) (*Session, error) {
 		return old.Copy(cwd, append(append(c.header, session.WithParent(abs)), o...)...), nil
 	})
 	if err != nil {
+		return nil, err
+	}
+	if err := s.Log.ForgetName(); err != nil {
+		_ = s.Close()
 		return nil, err
 	}
 	if err := s.Flush(); err != nil {
