@@ -562,12 +562,13 @@ func TestPageDeepTree(t *testing.T) {
 	if got, want := eval[string](b, `document.getElementById('tree-status').textContent`), fmt.Sprintf("%d of %d entries shown", depth+2, depth+2); got != want {
 		t.Errorf("status %q, want %q", got, want)
 	}
-	if got := b.convIDs(); len(got) == 0 || got[len(got)-1] != "last" || len(got) > 200 {
-		t.Errorf("conversation shows %d entries ending %v; want the path's last entries", len(got), got[max(0, len(got)-1):])
+	// As pi's page, it opens at the top: the path's first entries.
+	if got := b.convIDs(); len(got) == 0 || got[0] != "e0" || len(got) > 200 {
+		t.Errorf("conversation shows %d entries starting %v; want the path's first entries", len(got), got[:min(1, len(got))])
 	}
 	b.click(`#conv button.more`)
 	if n := len(b.convIDs()); n <= 40 {
-		t.Errorf("after 'Show earlier entries' %d entries", n)
+		t.Errorf("after 'Show later entries' %d entries", n)
 	}
 	b.open(exportPage(t, l, Options{}, csp), "#leaf=e5&entry=e2")
 	if got := b.convIDs(); len(got) != 6 || got[0] != "e0" {
@@ -664,10 +665,10 @@ func TestPagePiCorpus(t *testing.T) {
 		if leaf := l.Leaf(); leaf != nil {
 			want = ids(l.PathTo(leaf.ID))
 		}
-		// The page draws the last 40 entries of a long path, more on request.
+		// The page draws the first 40 entries of a long path, more on scrolling.
 		got := b.convIDs()
-		if len(got) < min(len(want), 40) || len(got) > len(want) || !cmp.Equal(want[len(want)-len(got):], got, cmpopts.EquateEmpty()) {
-			t.Errorf("%s: conversation %v, want the end of the active path %v", f, got, want)
+		if len(got) < min(len(want), 40) || len(got) > len(want) || !cmp.Equal(want[:len(got)], got, cmpopts.EquateEmpty()) {
+			t.Errorf("%s: conversation %v, want the start of the active path %v", f, got, want)
 		}
 		if m := b.messages(); len(m) > 0 {
 			t.Errorf("%s: console: %s", f, strings.Join(m, "\n"))
@@ -696,6 +697,60 @@ func TestPageHugeOutput(t *testing.T) {
 	b.click(`#entry-r button.rest`)
 	if n := eval[int](b, `document.querySelector('#entry-r pre').textContent.length`); n != len(big) {
 		t.Errorf("after 'Show the other' the output shows %d of %d characters", n, len(big))
+	}
+	b.noConsole()
+}
+
+// The page opens at the top, as pi's does: the header (name, folder, cost)
+// and the first user message in view, the rest of the path reached by
+// scrolling alone, down to the leaf.
+func TestPageOpensAtTheTop(t *testing.T) {
+	var sb strings.Builder
+	sb.WriteString(`{"type":"session","version":3,"id":"long","timestamp":"2026-12-01T00:00:00.000Z","cwd":"/w"}` + "\n")
+	sb.WriteString(`{"type":"session_info","id":"n","parentId":null,"timestamp":"2026-12-01T00:00:00.000Z","name":"the long one"}` + "\n")
+	parent := `"n"`
+	const n = 300
+	for i := 0; i < n; i++ {
+		role := "user"
+		if i%2 == 1 {
+			role = "assistant"
+		}
+		fmt.Fprintf(&sb, `{"type":"message","id":"e%d","parentId":%s,"timestamp":"2026-12-01T00:00:00.000Z","message":{"role":%q,"content":[{"type":"text","text":"step %d\\n\\nmore text to give the entry some height"}],"timestamp":%d}}`+"\n", i, parent, role, i, i)
+		parent = fmt.Sprintf(`"e%d"`, i)
+	}
+	l := session.Load([]byte(sb.String()))
+	b := newBrowser(t)
+	b.open(exportPage(t, l, Options{}, csp), "")
+	inView := func(id string) bool {
+		return eval[bool](b, fmt.Sprintf(`(() => { const e = document.getElementById(%q); if (!e) return false; const r = e.getBoundingClientRect(); return r.bottom > 0 && r.top < innerHeight; })()`, id))
+	}
+	if !inView("head") || !inView("entry-e0") {
+		t.Errorf("opened without the header or the first user message in view: header %v, e0 %v", inView("head"), inView("entry-e0"))
+	}
+	if h := eval[string](b, `document.querySelector('#head h1').textContent`); h != "the long one" {
+		t.Errorf("header names %q", h)
+	}
+	// Scroll down as a reader would, without a click, until the leaf shows.
+	for i := 0; i < 200 && !inView("entry-e299"); i++ {
+		eval[int](b, `(() => { const m = document.getElementById('main'); m.scrollTop += m.clientHeight; return 0; })()`)
+		time.Sleep(20 * time.Millisecond)
+	}
+	if !inView("entry-e299") {
+		t.Errorf("the leaf is not reached by scrolling: %d entries painted", len(b.convIDs()))
+	}
+	b.noConsole()
+}
+
+// A branch summary pi wrote before 1.6.0 names the branch point as fromId,
+// which says nothing of how many entries it summarizes: the page does not
+// say "Summarizes 0 entries".
+func TestPageBranchSummaryOfOldPi(t *testing.T) {
+	b := newBrowser(t)
+	l := load(t, "refactor")
+	b.open(exportPage(t, l, Options{}, csp), "#leaf=2f5c8d93&entry=2f5c8d93")
+	got := eval[string](b, `document.getElementById('entry-2f5c8d93').textContent`)
+	if strings.Contains(got, "Summarizes 0 entries") || !strings.Contains(got, "Summarizes a branch left at 72a0b8e4") {
+		t.Errorf("the branch summary reads %q", got)
 	}
 	b.noConsole()
 }

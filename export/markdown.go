@@ -144,9 +144,7 @@ func markdownMessage(b *bytes.Buffer, e *session.Entry, sc *session.MessageScann
 					var v any
 					args := string(blk.Arguments)
 					if json.Unmarshal(blk.Arguments, &v) == nil {
-						if pretty, err := json.MarshalIndent(v, "", "  "); err == nil {
-							args = string(pretty)
-						}
+						args = indentJSON(v, args)
 					}
 					b.WriteString(fence("json", args))
 				}
@@ -253,3 +251,17 @@ func quote(s string) string {
 }
 
 func oneLineText(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// indentJSON is v as indented JSON, with &, < and > left as they are: a
+// command's "&&" and "2>" read as typed, not as \u0026\u0026 and 2\u003e. On
+// failure it returns fallback.
+func indentJSON(v any, fallback string) string {
+	var buf strings.Builder
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return fallback
+	}
+	return strings.TrimSuffix(buf.String(), "\n")
+}

@@ -453,7 +453,9 @@
           var n = 0;
           var onPath = new Set(pathTo(i));
           for (var x = from; x >= 0 && !onPath.has(x); x = P[x]) n++;
-          bn.appendChild(document.createTextNode(n + ' entries of the branch ending at '));
+          // pi before 1.6.0 wrote the branch point as fromId, not the leaf
+          // that was left: the entries summarized are not known then.
+          bn.appendChild(document.createTextNode(n > 0 ? n + ' entries of the branch ending at ' : 'a branch left at '));
           var b = el('button', 'link', str(e.fromId)); b.type = 'button'; b.dataset.select = e.fromId;
           bn.appendChild(b);
         } else bn.appendChild(document.createTextNode('another branch'));
@@ -597,7 +599,9 @@
       if (a === undefined || b === undefined) return;
       for (var k = a; k <= b; k++) if (E[path[k]].type !== 'compaction') compactedBy.set(path[k], x);
     });
-    var pos = pathIndex.has(target) ? pathIndex.get(target) : path.length - 1;
+    // Without a target the page opens at the top: the header (name, folder,
+    // cost) and the path from its first entry, the leaf a scroll away.
+    var pos = pathIndex.has(target) ? pathIndex.get(target) : 0;
     paintPath(Math.max(0, pos));
     tree.refresh(true);
     if (!noHash && leaf >= 0) {
@@ -611,8 +615,15 @@
       node.classList.add('target');
       node.scrollIntoView({ block: 'start' });
       main.scrollTop -= document.getElementById('toolbar').offsetHeight;
-    } else main.scrollTop = main.scrollHeight;
+    } else main.scrollTop = 0;
   }
+  // Scrolling near either end of the painted window paints the next entries,
+  // so every entry of the path is reached by scrolling alone.
+  document.getElementById('main').addEventListener('scroll', function () {
+    var main = this, near = Math.max(200, main.clientHeight);
+    if (windowEnd < path.length && main.scrollTop + main.clientHeight > main.scrollHeight - near) grow('down');
+    else if (windowStart > 0 && main.scrollTop < near) grow('up');
+  }, { passive: true });
   function jumpTo(i) { select(pathIndex.has(i) ? sel.leaf : newestLeaf(i), i); }
 
   // ---- the tree, virtualized: only the rows in view are in the DOM ----

@@ -89,6 +89,19 @@ func (l *Log) Copy(cwd string, opts ...Option) *Log {
 	return fromEntries(c.newHeader(cwd), c, append([]*Entry(nil), l.entries...))
 }
 
+// ForgetName clears the session name that a copy carried over from its
+// source (the latest session_info entry, as pi 1.6.0 reads it), so that a
+// fork made with --fork is not found under its source's name. It appends an
+// empty session_info, which pi reads as "no name", and does nothing to a
+// session without a name.
+func (l *Log) ForgetName() error {
+	if l.SessionName() == "" {
+		return nil
+	}
+	_, err := l.SetSessionName("")
+	return err
+}
+
 func parentValue(id string) jsontext.Value {
 	if id == "" {
 		return jsontext.Value("null")

@@ -81,15 +81,15 @@ func (noSuchFile) Unwrap() error { return fs.ErrNotExist }
 
 // Read loads the session file at ref.
 func (f *Files) Read(ref string) (*session.Log, error) {
-	l, err := jsonl.Read(ref)
+	l, err := jsonl.ReadSession(ref)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, noSuchFile(ref)
 	}
+	if errors.Is(err, jsonl.ErrNotSession) {
+		return nil, err
+	}
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", ref, err)
-	}
-	if l.Report().NoHeader && l.Len() == 0 {
-		return nil, fmt.Errorf("%s is not a session file: no line of it parses as a session entry ('arbor fsck' shows the damage)", ref)
 	}
 	return l, nil
 }

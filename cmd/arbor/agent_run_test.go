@@ -267,11 +267,18 @@ func TestAgentContinueAndFork(t *testing.T) {
 	if got := texts(1); got != "Q1 A1 Q2" {
 		t.Errorf("history after -c: %q", got)
 	}
+	if r := w.run("", "name", first, "mine"); r.code != 0 {
+		t.Fatalf("name: %d %q", r.code, r.stderr)
+	}
 	other := filepath.Join(w.home, "other")
 	os.MkdirAll(other, 0o755)
 	r = w.runIn(other, "", with(s, "--fork", first, "-p", "QF")...)
 	if r.code != 0 || !strings.Contains(r.stderr, "(forked from "+first+")") {
 		t.Fatalf("fork: %d %q", r.code, r.stderr)
+	}
+	// The fork is a new session: the name finds the source alone.
+	if r := w.run("", "info", "mine", "--json"); r.code != 0 || !strings.Contains(r.stdout, first) {
+		t.Errorf("info mine after --fork: %d %q %q", r.code, r.stdout, r.stderr)
 	}
 	if got := texts(2); got != "Q1 A1 Q2 A2 QF" {
 		t.Errorf("history after --fork: %q", got)
@@ -289,7 +296,10 @@ func TestAgentContinueAndFork(t *testing.T) {
 	if h := l.Header(); h.ParentSession != first || h.Cwd != other {
 		t.Errorf("forked header: %+v", h)
 	}
-	if got := strings.Join(roles(t, first), " "); got != "model_change thinking_level_change user assistant user assistant" {
+	if n := l.SessionName(); n != "" {
+		t.Errorf("the fork kept its source's name %q", n)
+	}
+	if got := strings.Join(roles(t, first), " "); got != "model_change thinking_level_change user assistant user assistant session_info" {
 		t.Errorf("the source changed: %s", got)
 	}
 }

@@ -48,11 +48,21 @@ func TestAgentInDatabase(t *testing.T) {
 	if got := texts(1); got != "Q1 A1 Q2" {
 		t.Errorf("history after -c: %q", got)
 	}
+	if r := w.run("", "name", id[1], "mine"); r.code != 0 {
+		t.Fatalf("name: %d %q", r.code, r.stderr)
+	}
 	other := filepath.Join(w.home, "other")
 	os.MkdirAll(other, 0o755)
 	r = w.runIn(other, "", with(s, "--fork", id[1], "-p", "QF")...)
 	if r.code != 0 || !strings.Contains(r.stderr, "(forked from "+id[1]+")") {
 		t.Fatalf("fork: %d %q", r.code, r.stderr)
+	}
+	fork := regexp.MustCompile(`session: ([0-9a-f-]{36}) \(forked`).FindStringSubmatch(r.stderr)
+	if fork == nil {
+		t.Fatalf("no fork id on stderr: %q", r.stderr)
+	}
+	if r := w.run("", "info", fork[1], "--json"); r.code != 0 || strings.Contains(r.stdout, `"mine"`) {
+		t.Errorf("the fork kept its source's name: %d %q %q", r.code, r.stdout, r.stderr)
 	}
 	if got := texts(2); got != "Q1 A1 Q2 A2 QF" {
 		t.Errorf("history after --fork: %q", got)

@@ -582,6 +582,10 @@ func (o *agentOptions) openInDatabase(db *pgstore.Store, cwd string) (*agentSess
 		if err != nil {
 			return nil, err
 		}
+		if err := s.Log().ForgetName(); err != nil {
+			s.Close()
+			return nil, err
+		}
 		if err := s.Flush(); err != nil {
 			s.Close()
 			return nil, err

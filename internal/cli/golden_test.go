@@ -110,10 +110,11 @@ func (f commandFixture) cases() []commandCase {
 
 // notPrinting are the commands the tables leave out, and why.
 var notPrinting = map[string]string{
-	"browse": "a full-screen program: internal/tui's tests drive it in tmux",
-	"serve":  "speaks JSON-RPC on stdin and stdout: cmd/arbor/rpc_serve_test.go and package rpc",
-	"db":     "needs PostgreSQL: store_test.go",
-	"sync":   "needs PostgreSQL: store_test.go",
+	"browse":  "a full-screen program: internal/tui's tests drive it in tmux",
+	"serve":   "speaks JSON-RPC on stdin and stdout: cmd/arbor/rpc_serve_test.go and package rpc",
+	"db":      "needs PostgreSQL: store_test.go",
+	"sync":    "needs PostgreSQL: store_test.go",
+	"version": "prints the build's own version, which a golden cannot hold: version_test.go",
 }
 
 // TestGoldens runs every command that prints on a fake terminal 80 columns

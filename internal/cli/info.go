@@ -84,7 +84,8 @@ func infoOf(l *session.Log, path string) Info {
 			info.MessageCount++
 		}
 	}
-	if rep := l.Report(); !rep.Clean() {
+	// An empty file is an empty session, as pi opens it, not damage.
+	if rep := l.Report(); !rep.Clean() && !(rep.NoHeader && l.Len() == 0 && len(rep.BadLines) == 0 && !rep.TornTail) {
 		info.Damage = &rep
 	}
 	return info

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -16,13 +17,14 @@ import (
 // where arbor differs from pi on purpose. Each names its SPEC §8 row and
 // checks what arbor does instead, against facts read from the file itself.
 var piDeviations = map[string]map[string]piDeviation{
-	// pi treats these as empty sessions and rewrites them with a fresh header.
-	// arbor's reading commands refuse them with one line that names the file,
-	// and leave them alone; a writer starts the session afresh (or, where
-	// nothing parses, first moves the file to <file>.corrupt).
-	"dmg-empty":          {"*": notASession("empty or only blank lines")},
-	"dmg-blank-lines":    {"*": notASession("empty or only blank lines")},
+	// pi rewrites this with a fresh header. arbor's reading commands refuse
+	// it with one line that names the file, and leave it alone; writers
+	// refuse it too. (An empty or blank file is an empty session, as pi
+	// reads it.)
 	"dmg-nothing-parses": {"*": notASession("nothing parses")},
+	// Both give an empty file a fresh session id each time they read it.
+	"dmg-empty":       {"info": freshEmptySession("empty or only blank lines")},
+	"dmg-blank-lines": {"info": freshEmptySession("empty or only blank lines")},
 
 	// pi discards the entries; arbor keeps them under a new header.
 	"dmg-no-header": {
@@ -94,6 +96,21 @@ func notASession(row string) piDeviation {
 	return piDeviation{row, func(t *testing.T, file string, r result, _ []byte) {
 		if r.code != 1 || r.out != "" || strings.Count(r.err, "\n") != 1 || !strings.Contains(r.err, "is not a session file") || !strings.Contains(r.err, strings.TrimPrefix(file, "../../")) {
 			t.Errorf("exit %d, stdout %q, stderr %q: want exit 1 and one line saying the file is not a session file", r.code, r.out, r.err)
+		}
+	}}
+}
+
+// freshEmptySession checks info of an empty file as pi reads it: no entries,
+// no leaf, no name, and a session id of its own.
+func freshEmptySession(row string) piDeviation {
+	return piDeviation{row, func(t *testing.T, file string, r result, want []byte) {
+		var pi piInfo
+		if err := json.Unmarshal(want, &pi); err != nil {
+			t.Fatal(err)
+		}
+		ours := arborInfo(t, []byte(r.out))
+		if r.code != 0 || !uuidRE.MatchString(ours.SessionID) || ours.Entries != 0 || ours.LeafID != nil || ours.Name != nil || pi.Entries != 0 {
+			t.Errorf("info: exit %d, %+v (pi %+v), stderr %q; want an empty session with an id of its own", r.code, ours, pi, r.err)
 		}
 	}}
 }
@@ -290,4 +307,36 @@ func sameInfoShape(t *testing.T, want, got []byte) {
 	}
 	// The leaf ids cannot be compared; that both leaves are the same entry is
 	// checked by the context at the default leaf, which must equal pi's.
+}
+
+// An empty file is an empty session, as pi 1.6.0 opens it: every reading
+// command shows it as such, without calling it damage; a file with content
+// but no session line is still refused.
+func TestEmptyFileIsAnEmptySession(t *testing.T) {
+	dir := t.TempDir()
+	empty := filepath.Join(dir, "empty.jsonl")
+	if err := os.WriteFile(empty, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if r := runArbor(t, "", "context", empty, "--json"); r.code != 0 || r.out != "{\"messages\":[],\"thinkingLevel\":\"off\",\"model\":null}\n" {
+		t.Errorf("context --json of an empty file: exit %d, %q, %q", r.code, r.out, r.err)
+	}
+	for _, args := range [][]string{{"info", empty}, {"tree", empty}, {"stats", empty}} {
+		if r := runArbor(t, "", args...); r.code != 0 || strings.Contains(r.out, "damage") {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, r.code, r.out, r.err)
+		}
+	}
+	if info := decodeInfo(t, runArbor(t, "", "info", empty, "--json")); info.Damage != nil || info.EntryCount != 0 {
+		t.Errorf("info --json of an empty file: %+v", info)
+	}
+	if st, err := os.Stat(empty); err != nil || st.Size() != 0 {
+		t.Errorf("reading the empty file changed it: %v %v", st, err)
+	}
+	garbage := filepath.Join(dir, "garbage.jsonl")
+	if err := os.WriteFile(garbage, []byte("not json"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if r := runArbor(t, "", "info", garbage); r.code != 1 || !strings.Contains(r.err, "is not a session file") {
+		t.Errorf("info of a file without a session line: exit %d, %q", r.code, r.err)
+	}
 }

@@ -46,15 +46,15 @@ func (g *Global) read(arg string) (*session.Log, string, error) {
 		return l, path, err
 	}
 	boundHeap(fileSize(path))
-	l, err := jsonl.Read(path)
+	l, err := jsonl.ReadSession(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, path, fmt.Errorf("%s: no such session file; check the path, or run 'arbor ls' to see sessions", path)
 	}
+	if errors.Is(err, jsonl.ErrNotSession) {
+		return nil, path, fmt.Errorf("%w ('arbor fsck' shows what it holds)", err)
+	}
 	if err != nil {
 		return nil, path, fmt.Errorf("read %s: %w", path, err)
-	}
-	if l.Report().NoHeader && l.Len() == 0 {
-		return nil, path, fmt.Errorf("%s is not a session file: no line of it parses as a session entry ('arbor fsck' shows the damage)", path)
 	}
 	return l, path, nil
 }

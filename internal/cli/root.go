@@ -100,6 +100,8 @@ sessions, else everywhere.`,
 	root.PersistentFlags().StringVar(&g.SessionDir, "session-dir", "", "look for sessions in this folder")
 	root.PersistentFlags().BoolVar(&g.JSON, "json", false, "print JSON for scripts")
 	root.PersistentFlags().StringVar(&g.Store, "store", "", "where sessions are kept: files (the default) or a postgres:// URL (default $ARBOR_STORE)")
+	root.Version = readBuildVersion().String()
+	root.SetVersionTemplate("{{.Version}}\n")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
 	for _, add := range commands() {
 		root.AddCommand(add(ios, g))
@@ -158,6 +160,7 @@ func commands() []func(*IO, *Global) *cobra.Command {
 		newCmdArchive, newCmdUnarchive, newCmdRm, newCmdRestore, newCmdFsck, newCmdImport, newCmdIndex,
 		// Stores and servers.
 		newCmdDB, newCmdSync, newCmdServe,
+		newCmdVersion,
 	}
 }
 

@@ -62,7 +62,7 @@ func (v *View) describeOther(ln *Line, e *session.Entry) {
 		ln.Add(Special, "["+f.CustomType+"]: ")
 		ln.Add(Plain, v.flatContent(f.Content))
 	case session.TypeCompaction:
-		ln.Add(Special, fmt.Sprintf("[compaction: %dk tokens]", int(f.TokensBefore/1000+0.5)))
+		ln.Add(Special, "[compaction: "+compactionTokens(f.TokensBefore)+" tokens]")
 		// What it covers, so a user sees what the summary stands for ('arbor show' lists it).
 		if cov, err := compaction.Covers(v.log, e.ID); err == nil {
 			kept := "keeps nothing before it"
@@ -509,4 +509,14 @@ func cutRunes(s string, n int) string {
 		return s
 	}
 	return string([]rune(s)[:n]) + "..."
+}
+
+// compactionTokens is a compaction's tokensBefore as pi's tree shows it, in
+// rounded thousands ("12k"), except that a count under 1,000 is shown whole:
+// "0k" would say the compaction replaced nothing.
+func compactionTokens(n float64) string {
+	if n < 999.5 {
+		return fmt.Sprint(int(n + 0.5))
+	}
+	return fmt.Sprintf("%dk", int(n/1000+0.5))
 }

@@ -223,3 +223,12 @@ func FuzzScanArgs(f *testing.F) {
 	}
 	f.Fuzz(checkScanArgs)
 }
+
+// A compaction of a short session said "[compaction: 0k tokens]".
+func TestCompactionTokens(t *testing.T) {
+	for n, want := range map[float64]string{0: "0", 12: "12", 850: "850", 999: "999", 999.6: "1k", 1499: "1k", 1500: "2k", 183600: "184k"} {
+		if got := compactionTokens(n); got != want {
+			t.Errorf("compactionTokens(%v) = %q, want %q", n, got, want)
+		}
+	}
+}

@@ -117,12 +117,12 @@ func rename(path, name string) error {
 
 // readSession loads a session without a lock and without writing.
 func readSession(path string) (*session.Log, error) {
-	l, err := jsonl.Read(path)
+	l, err := jsonl.ReadSession(path)
+	if errors.Is(err, jsonl.ErrNotSession) {
+		return nil, fmt.Errorf("%w ('arbor fsck' shows what it holds)", err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
-	}
-	if l.Report().NoHeader && l.Len() == 0 {
-		return nil, fmt.Errorf("%s is not a session file: no line of it parses as a session entry ('arbor fsck' shows the damage)", path)
 	}
 	return l, nil
 }

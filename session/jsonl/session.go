@@ -203,21 +203,51 @@ func create(dir string, c config, make func(...session.Option) (*session.Log, er
 // writing to it. Damage is reported in the log's Report. What is not a
 // regular file is refused.
 func Read(path string, opts ...Option) (*session.Log, error) {
-	c := newConfig(opts)
-	if info, err := c.fs.Stat(path); err == nil {
-		if err := sessionKind(path, info); err != nil {
-			return nil, err
-		}
-	}
-	data, err := c.fs.ReadFile(path)
+	data, err := readRegular(path, newConfig(opts))
 	if err != nil {
 		return nil, err
 	}
 	return session.Load(data), nil
 }
 
+// readRegular reads the file at path, refusing what is not a regular file.
+func readRegular(path string, c config) ([]byte, error) {
+	if info, err := c.fs.Stat(path); err == nil {
+		if err := sessionKind(path, info); err != nil {
+			return nil, err
+		}
+	}
+	return c.fs.ReadFile(path)
+}
+
 // ErrNotSession is returned when a file that has content holds no session line.
 var ErrNotSession = errors.New("jsonl: not a session file")
+
+// ReadSession is Read for a file that must be a session, as Open judges it:
+// an empty or blank file is an empty session (as pi 1.6.0 opens it), and a
+// file with content of which no line is a session header or entry is
+// refused with ErrNotSession. Read itself returns whatever it finds, for fsck.
+func ReadSession(path string, opts ...Option) (*session.Log, error) {
+	data, err := readRegular(path, newConfig(opts))
+	if err != nil {
+		return nil, err
+	}
+	l := session.Load(data)
+	if l.Report().NoHeader && l.Len() == 0 && len(bytes.TrimSpace(data)) > 0 {
+		return nil, NotSessionError{Path: path}
+	}
+	return l, nil
+}
+
+// NotSessionError is ReadSession's refusal of a file with content of which
+// no line is a session header or entry; it matches ErrNotSession.
+type NotSessionError struct{ Path string }
+
+func (e NotSessionError) Error() string {
+	return e.Path + " is not a session file: no line of it is a session header or entry"
+}
+
+func (NotSessionError) Is(target error) bool { return target == ErrNotSession }
 
 // Open opens a session file for writing: it takes the writer lock on the file
 // and loads it. A missing file becomes a new session at that path. Damage is
@@ -430,6 +460,8 @@ func FirstLine(path string) ([]byte, error) {
 
 // ForkFrom copies every entry of the session at src into a new session for cwd
 // in dir (pi's forkFrom), migrating an old file first. The new file is written at once.
+// Unlike pi, the fork does not keep the source's name (Log.ForgetName): a name
+// should find one session.
 func ForkFrom(src, cwd, dir string, opts ...Option) (*Session, error) {
 	old, err := Read(src, opts...)
 	if err != nil {
@@ -444,6 +476,10 @@ func ForkFrom(src, cwd, dir string, opts ...Option) (*Session, error) {
 		return old.Copy(cwd, append(append(c.header, session.WithParent(abs)), o...)...), nil
 	})
 	if err != nil {
+		return nil, err
+	}
+	if err := s.Log.ForgetName(); err != nil {
+		_ = s.Close()
 		return nil, err
 	}
 	if err := s.Flush(); err != nil {
