@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"strings"
 	"time"
 
@@ -29,23 +28,6 @@ func IsURL(s string) bool {
 	return strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://")
 }
 
-// Redact returns the URL without its password, for messages.
-func Redact(s string) string {
-	u, err := url.Parse(s)
-	if err != nil {
-		return "the PostgreSQL URL"
-	}
-	if _, ok := u.User.Password(); ok {
-		u.User = url.UserPassword(u.User.Username(), "xxxxx")
-	}
-	q := u.Query()
-	if q.Has("password") {
-		q.Set("password", "xxxxx")
-		u.RawQuery = q.Encode()
-	}
-	return u.String()
-}
-
 // Timeout bounds every operation on the database (connecting, an append, a listing).
 var Timeout = 30 * time.Second
 
@@ -54,9 +36,12 @@ var Timeout = 30 * time.Second
 // error; nothing falls back to files.
 func Open(rawURL string) (*Store, error) {
 	name := Redact(rawURL)
+	if atInPath(rawURL) {
+		return nil, fmt.Errorf("store %s: %w", name, ErrUnescaped)
+	}
 	cfg, err := pgxpool.ParseConfig(rawURL)
 	if err != nil {
-		return nil, fmt.Errorf("store %s: not a usable PostgreSQL URL (%s)", name, parseReason(err))
+		return nil, fmt.Errorf("store %s: not a usable PostgreSQL URL (%s)", name, redactText(parseReason(err)))
 	}
 	if cfg.ConnConfig.ConnectTimeout == 0 {
 		cfg.ConnConfig.ConnectTimeout = 10 * time.Second
@@ -69,12 +54,15 @@ func Open(rawURL string) (*Store, error) {
 	defer cancel()
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
-		return nil, fmt.Errorf("store %s: %w", name, err)
+		return nil, fmt.Errorf("store %s: %s", name, redactText(oneLine(err)))
 	}
 	s := &Store{pool: pool, name: name, timeout: Timeout}
-	if err := s.withConn(ctx, func(c *pgx.Conn) error { _, _, err := migrate(ctx, c); return err }); err != nil {
+	if err := s.withConn(ctx, func(c *pgx.Conn) error { _, _, err = migrate(ctx, c); return err }); err != nil {
 		pool.Close()
-		return nil, fmt.Errorf("store %s: %s", name, oneLine(err))
+		if ce := connectError(name, cfg.ConnConfig, err); ce != nil {
+			return nil, ce
+		}
+		return nil, fmt.Errorf("store %s: %s", name, redactText(oneLine(err)))
 	}
 	return s, nil
 }

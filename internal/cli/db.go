@@ -2,8 +2,10 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/spf13/cobra"
 
 	"github.com/arborlog/arbor/catalog"
@@ -156,7 +158,6 @@ for writing on the receiving side is skipped with its holder named.
 	return cmd
 }
 
-// report prints what a sync did, and fails when a session could not be copied.
 // syncSides opens the database and lists the session files in scope, empty
 // and archived ones too: the two sides of a sync.
 func syncSides(ios *IO, g *Global, scope catalog.Scope) (*pgstore.Store, []catalog.Info, error) {
@@ -170,6 +171,7 @@ func syncSides(ios *IO, g *Global, scope catalog.Scope) (*pgstore.Store, []catal
 	return db, infos, err
 }
 
+// report prints what a sync did, and fails when a session could not be copied.
 func report(ios *IO, g *Global, verb string, res []pgstore.SyncResult, failed int) error {
 	if g.JSON {
 		if res == nil {
@@ -197,4 +199,30 @@ func report(ios *IO, g *Global, verb string, res []pgstore.SyncResult, failed in
 		return fmt.Errorf("%d sessions could not be copied (see above)", failed)
 	}
 	return nil
+}
+
+// dbError words an error met while connecting to the database store: where
+// arbor tried, what happened, and what to do, once and on one line.
+func dbError(err error) error {
+	var ce *pgstore.ConnectError
+	if !errors.As(err, &ce) {
+		return err
+	}
+	where := fmt.Sprintf("cannot connect to PostgreSQL at %s (store %s)", ce.Addr, ce.Store)
+	var pg *pgconn.PgError
+	switch {
+	case errors.Is(ce.Err, pgstore.ErrRefused):
+		return fmt.Errorf("%s: connection refused (no server listens there); start it, or correct the host and port in --store or $ARBOR_STORE", where)
+	case errors.Is(ce.Err, pgstore.ErrNoHost):
+		return fmt.Errorf("%s: no such host; correct the host in --store or $ARBOR_STORE", where)
+	case errors.Is(ce.Err, pgstore.ErrNoAnswer):
+		return fmt.Errorf("%s: no answer in time; check the host, the port and the network, or raise connect_timeout in the URL", where)
+	case errors.As(ce.Err, &pg) && (pg.Code == "28P01" || pg.Code == "28000"):
+		return fmt.Errorf("%s: the server refused the login: %s; check the user and password (in the URL, $PGPASSWORD or ~/.pgpass)", where, pg.Message)
+	case errors.As(ce.Err, &pg) && pg.Code == "3D000":
+		return fmt.Errorf("%s: %s; create it first (createdb), or name another database in the URL", where, pg.Message)
+	case errors.As(ce.Err, &pg):
+		return fmt.Errorf("%s: the server said: %s", where, pg.Message)
+	}
+	return fmt.Errorf("%s: %v", where, ce.Err)
 }
