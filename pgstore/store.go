@@ -19,6 +19,7 @@ type Store struct {
 	pool    *pgxpool.Pool
 	name    string // the URL without its password
 	timeout time.Duration
+	found   int // the schema version the database had when Open connected
 }
 
 var _ store.Store = (*Store)(nil)
@@ -57,7 +58,7 @@ func Open(rawURL string) (*Store, error) {
 		return nil, fmt.Errorf("store %s: %s", name, redactText(oneLine(err)))
 	}
 	s := &Store{pool: pool, name: name, timeout: Timeout}
-	if err := s.withConn(ctx, func(c *pgx.Conn) error { _, _, err = migrate(ctx, c); return err }); err != nil {
+	if err := s.withConn(ctx, func(c *pgx.Conn) error { s.found, _, err = migrate(ctx, c); return err }); err != nil {
 		pool.Close()
 		if ce := connectError(name, cfg.ConnConfig, err); ce != nil {
 			return nil, ce
@@ -81,13 +82,14 @@ func oneLine(err error) string { return strings.Join(strings.Fields(err.Error())
 // Name returns the database's URL without its password.
 func (s *Store) Name() string { return s.name }
 
-// Migrate brings the schema up to date (Open already does) and returns the
-// versions before and after.
+// Migrate brings the schema up to date and returns the versions before and
+// after. Open already did: "before" is what the database had when Open
+// connected, so a new database reports 0.
 func (s *Store) Migrate() (from, to int, err error) {
 	ctx, cancel := s.ctx()
 	defer cancel()
 	err = s.withConn(ctx, func(c *pgx.Conn) error { from, to, err = migrate(ctx, c); return err })
-	return from, to, err
+	return min(from, s.found), to, err
 }
 
 func (s *Store) ctx() (context.Context, context.CancelFunc) {

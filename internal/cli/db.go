@@ -35,8 +35,8 @@ func newCmdDB(ios *IO, g *Global) *cobra.Command {
 		Short: "Bring the database's schema up to date",
 		Long: `Create arbor's tables in the database named by --store or $ARBOR_STORE,
 or bring them up to date. Every command does this when it connects; this one
-does only that, and says which schema version the database had and has.
---json prints {"from","to"}.`,
+does only that, and says which schema version the database had and has
+(0 for a new database). --json prints {"from","to"}.`,
 		Example: `  arbor db migrate --store postgres://arbor@db.internal/sessions`,
 		Args:    cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
@@ -51,10 +51,13 @@ does only that, and says which schema version the database had and has.
 			if g.JSON {
 				return ios.JSON(map[string]int{"from": from, "to": to})
 			}
-			if from == to {
-				ios.Printf("%s: schema version %d, up to date\n", db.Name(), to)
-			} else {
-				ios.Printf("%s: schema version %d (was %d)\n", db.Name(), to, from)
+			switch {
+			case from == 0:
+				ios.Printf("%s: created arbor's schema, version %d\n", db.Name(), to)
+			case from < to:
+				ios.Printf("%s: migrated arbor's schema from version %d to %d\n", db.Name(), from, to)
+			default:
+				ios.Printf("%s: arbor's schema is at version %d, already up to date\n", db.Name(), to)
 			}
 			return nil
 		},
@@ -193,12 +196,30 @@ func report(ios *IO, g *Global, verb string, res []pgstore.SyncResult, failed in
 			}
 			ios.Printf("%s %s: %d %s (%s)\n", verb, r.ID, r.Added, what, r.Path)
 		}
-		ios.Printf("%s %d of %d sessions; the others were up to date\n", verb, copied, len(res))
+		switch n := len(res); {
+		case n == 0 && failed > 0:
+			// Nothing copied, and the error says why.
+		case n == 0:
+			ios.Printf("%s nothing: no sessions in scope\n", verb)
+		case copied == n:
+			ios.Printf("%s %s\n", verb, sessions(n))
+		case copied == 0:
+			ios.Printf("%s nothing: %s already up to date\n", verb, sessions(n))
+		default:
+			ios.Printf("%s %d of %s; the other %d were up to date\n", verb, copied, sessions(n), n-copied)
+		}
 	}
 	if failed > 0 {
 		return fmt.Errorf("%d sessions could not be copied (see above)", failed)
 	}
 	return nil
+}
+
+func sessions(n int) string {
+	if n == 1 {
+		return "1 session"
+	}
+	return fmt.Sprintf("%d sessions", n)
 }
 
 // dbError words an error met while connecting to the database store: where
