@@ -20,7 +20,12 @@
 //   - One writer per session: a session-level advisory lock, held by a
 //     connection reserved for the writer, so it dies with that connection
 //     (the process, or the server, gone). The holder records itself in
-//     arbor_writers; a second writer is refused with a LockError naming it.
+//     arbor_writers (its program, pid, host and user: never its command
+//     line); a second writer is refused with a LockError naming it.
+//   - No password leaves the process: every connection string pgstore puts
+//     in a record, an error or a name (Store.Name) is masked by Redact. A
+//     server that cannot be reached is a ConnectError naming the address and
+//     one cause.
 //   - Appends go through the lock's connection, one implicit transaction per
 //     entry (the entry, the session's row, the notification), so a writer
 //     whose lock died can acknowledge nothing more.

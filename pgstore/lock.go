@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"hash/fnv"
 	"os"
+	"os/user"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -17,9 +20,12 @@ import (
 // LockError names the writer that holds a session.
 type LockError struct {
 	Session string
+	// Holder is the holder's record: its pid, host, start and, in Command,
+	// its program alone (never its command line, which may hold a password).
 	Holder  jsonl.Holder
-	Backend int  // the holder's server process
-	Arbor   bool // the holder left its record in arbor_writers
+	User    string // the holder's operating system user
+	Backend int    // the holder's server process
+	Arbor   bool   // the holder left its record in arbor_writers
 }
 
 func (e *LockError) Error() string {
@@ -27,25 +33,41 @@ func (e *LockError) Error() string {
 		return fmt.Sprintf("session %s is locked for writing by database backend %d, which left no arbor record; close it there first", e.Session, e.Backend)
 	}
 	h := e.Holder
-	var parts []string
+	who := "a writer"
 	if h.Command != "" {
-		parts = append(parts, fmt.Sprintf("%q", truncate(h.Command, 120)))
+		who = fmt.Sprintf("%q", h.Command)
 	}
-	parts = append(parts, "on "+h.Host)
+	parts := []string{fmt.Sprintf("pid %d", h.PID)}
+	if e.User != "" {
+		parts = append(parts, fmt.Sprintf("user %q", e.User))
+	}
+	parts = append(parts, fmt.Sprintf("host %q", h.Host))
 	if h.Started != "" {
 		parts = append(parts, "since "+h.Started)
 	}
-	return fmt.Sprintf("session %s is open for writing by pid %d (%s; database backend %d); close it there first", e.Session, h.PID, strings.Join(parts, " "), e.Backend)
+	return fmt.Sprintf("session %s is open for writing by %s (%s; database backend %d); close it there first", e.Session, who, strings.Join(parts, ", "), e.Backend)
 }
 
 // Unwrap makes a LockError jsonl.ErrLocked, as the file store's is.
 func (e *LockError) Unwrap() error { return jsonl.ErrLocked }
 
-func truncate(s string, n int) string {
-	if len(s) > n {
-		return s[:n] + "…"
+// program names the running program for the writer record: the name of its
+// executable, without its arguments. A command line is no record for a
+// table every role of the database reads: it holds --store URLs with their
+// passwords, and prompts.
+func program(args []string) string {
+	if len(args) == 0 {
+		return ""
 	}
-	return s
+	return filepath.Base(args[0])
+}
+
+// osUser is the user this process runs as.
+func osUser() string {
+	if u, err := user.Current(); err == nil {
+		return u.Username
+	}
+	return strconv.Itoa(os.Getuid())
 }
 
 // lockKey is the advisory lock key of a session.
@@ -66,11 +88,11 @@ func tryLock(ctx context.Context, c *pgx.Conn, id string) error {
 		return holder(ctx, c, id)
 	}
 	host, _ := os.Hostname()
-	_, err := c.Exec(ctx, `INSERT INTO arbor_writers (session_id, backend_pid, pid, host, command, started)
-		VALUES ($1, pg_backend_pid(), $2, $3, $4, $5)
+	_, err := c.Exec(ctx, `INSERT INTO arbor_writers (session_id, backend_pid, pid, host, os_user, command, started)
+		VALUES ($1, pg_backend_pid(), $2, $3, $4, $5, $6)
 		ON CONFLICT (session_id) DO UPDATE SET backend_pid = excluded.backend_pid, pid = excluded.pid,
-			host = excluded.host, command = excluded.command, started = excluded.started`,
-		id, os.Getpid(), host, strings.Join(os.Args, " "), time.Now().UTC().Format(time.RFC3339))
+			host = excluded.host, os_user = excluded.os_user, command = excluded.command, started = excluded.started`,
+		id, os.Getpid(), host, osUser(), program(os.Args), time.Now().UTC().Format(time.RFC3339))
 	if err != nil {
 		c.Exec(ctx, `SELECT pg_advisory_unlock($1)`, lockKey(id))
 		return err
@@ -85,12 +107,12 @@ func holder(ctx context.Context, c *pgx.Conn, id string) error {
 	key := uint64(lockKey(id))
 	le := &LockError{Session: id}
 	for try := 0; try < 5; try++ {
-		err := c.QueryRow(ctx, `SELECT l.pid, w.pid IS NOT NULL, coalesce(w.pid, 0), coalesce(w.host, ''), coalesce(w.command, ''), coalesce(w.started, '')
+		err := c.QueryRow(ctx, `SELECT l.pid, w.pid IS NOT NULL, coalesce(w.pid, 0), coalesce(w.host, ''), coalesce(w.os_user, ''), coalesce(w.command, ''), coalesce(w.started, '')
 			FROM pg_locks l LEFT JOIN arbor_writers w ON w.session_id = $1 AND w.backend_pid = l.pid
 			WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
 				AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
 				AND l.classid::bigint = $2 AND l.objid::bigint = $3`,
-			id, int64(key>>32), int64(key&0xffffffff)).Scan(&le.Backend, &le.Arbor, &le.Holder.PID, &le.Holder.Host, &le.Holder.Command, &le.Holder.Started)
+			id, int64(key>>32), int64(key&0xffffffff)).Scan(&le.Backend, &le.Arbor, &le.Holder.PID, &le.Holder.Host, &le.User, &le.Holder.Command, &le.Holder.Started)
 		if errors.Is(err, pgx.ErrNoRows) {
 			// Released in between: say so rather than name nobody.
 			return fmt.Errorf("%w: session %s was locked for writing a moment ago; try again", jsonl.ErrLocked, id)
@@ -99,6 +121,8 @@ func holder(ctx context.Context, c *pgx.Conn, id string) error {
 			return err
 		}
 		if le.Arbor {
+			// An arbor from before schema 2 records its command line.
+			le.Holder.Command = program(strings.Fields(le.Holder.Command))
 			break
 		}
 		time.Sleep(time.Duration(try+1) * 5 * time.Millisecond)

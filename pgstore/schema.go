@@ -57,6 +57,12 @@ var migrations = []string{
 		command     text NOT NULL,
 		started     text NOT NULL
 	);`,
+	// 2: a writer records its program and its user, no longer its command
+	// line: every role reads this table, and a command line holds --store
+	// URLs with their passwords. Those recorded before are cut to their
+	// program.
+	`ALTER TABLE arbor_writers ADD COLUMN os_user text NOT NULL DEFAULT '';
+	UPDATE arbor_writers SET command = regexp_replace(split_part(btrim(command), ' ', 1), '^.*/', '');`,
 }
 
 // SchemaVersion is the schema this arbor writes.

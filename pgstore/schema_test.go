@@ -21,13 +21,22 @@ func execSQL(t *testing.T, url string, sqls ...string) {
 	}
 }
 
-// TestMigrations: a new database gets the schema, migrating again changes
-// nothing, a role that may not create tables works on a migrated database
+// TestMigrations: a new database gets the schema (and says it was new),
+// migrating again changes nothing, a role that may not create tables works on a migrated database
 // (and gets one clear error on a new one), and a database whose schema is
 // newer than this arbor is refused.
 func TestMigrations(t *testing.T) {
 	st, url := open(t)
 	from, to, err := st.Migrate()
+	if err != nil || from != 0 || to != pgstore.SchemaVersion {
+		t.Fatalf("migrate a new database: %d→%d %v, want 0→%d", from, to, err, pgstore.SchemaVersion)
+	}
+	again, err := pgstore.Open(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	from, to, err = again.Migrate()
+	again.Close()
 	if err != nil || from != pgstore.SchemaVersion || to != pgstore.SchemaVersion {
 		t.Fatalf("migrate again: %d→%d %v", from, to, err)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"strings"
 	"time"
 
@@ -20,6 +19,7 @@ type Store struct {
 	pool    *pgxpool.Pool
 	name    string // the URL without its password
 	timeout time.Duration
+	found   int // the schema version the database had when Open connected
 }
 
 var _ store.Store = (*Store)(nil)
@@ -27,23 +27,6 @@ var _ store.Store = (*Store)(nil)
 // IsURL reports whether s names a PostgreSQL database (postgres:// or postgresql://).
 func IsURL(s string) bool {
 	return strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://")
-}
-
-// Redact returns the URL without its password, for messages.
-func Redact(s string) string {
-	u, err := url.Parse(s)
-	if err != nil {
-		return "the PostgreSQL URL"
-	}
-	if _, ok := u.User.Password(); ok {
-		u.User = url.UserPassword(u.User.Username(), "xxxxx")
-	}
-	q := u.Query()
-	if q.Has("password") {
-		q.Set("password", "xxxxx")
-		u.RawQuery = q.Encode()
-	}
-	return u.String()
 }
 
 // Timeout bounds every operation on the database (connecting, an append, a listing).
@@ -54,9 +37,12 @@ var Timeout = 30 * time.Second
 // error; nothing falls back to files.
 func Open(rawURL string) (*Store, error) {
 	name := Redact(rawURL)
+	if atInPath(rawURL) {
+		return nil, fmt.Errorf("store %s: %w", name, ErrUnescaped)
+	}
 	cfg, err := pgxpool.ParseConfig(rawURL)
 	if err != nil {
-		return nil, fmt.Errorf("store %s: not a usable PostgreSQL URL (%s)", name, parseReason(err))
+		return nil, fmt.Errorf("store %s: not a usable PostgreSQL URL (%s)", name, redactText(parseReason(err)))
 	}
 	if cfg.ConnConfig.ConnectTimeout == 0 {
 		cfg.ConnConfig.ConnectTimeout = 10 * time.Second
@@ -69,12 +55,15 @@ func Open(rawURL string) (*Store, error) {
 	defer cancel()
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
-		return nil, fmt.Errorf("store %s: %w", name, err)
+		return nil, fmt.Errorf("store %s: %s", name, redactText(oneLine(err)))
 	}
 	s := &Store{pool: pool, name: name, timeout: Timeout}
-	if err := s.withConn(ctx, func(c *pgx.Conn) error { _, _, err := migrate(ctx, c); return err }); err != nil {
+	if err := s.withConn(ctx, func(c *pgx.Conn) error { s.found, _, err = migrate(ctx, c); return err }); err != nil {
 		pool.Close()
-		return nil, fmt.Errorf("store %s: %s", name, oneLine(err))
+		if ce := connectError(name, cfg.ConnConfig, err); ce != nil {
+			return nil, ce
+		}
+		return nil, fmt.Errorf("store %s: %s", name, redactText(oneLine(err)))
 	}
 	return s, nil
 }
@@ -93,13 +82,14 @@ func oneLine(err error) string { return strings.Join(strings.Fields(err.Error())
 // Name returns the database's URL without its password.
 func (s *Store) Name() string { return s.name }
 
-// Migrate brings the schema up to date (Open already does) and returns the
-// versions before and after.
+// Migrate brings the schema up to date and returns the versions before and
+// after. Open already did: "before" is what the database had when Open
+// connected, so a new database reports 0.
 func (s *Store) Migrate() (from, to int, err error) {
 	ctx, cancel := s.ctx()
 	defer cancel()
 	err = s.withConn(ctx, func(c *pgx.Conn) error { from, to, err = migrate(ctx, c); return err })
-	return from, to, err
+	return min(from, s.found), to, err
 }
 
 func (s *Store) ctx() (context.Context, context.CancelFunc) {

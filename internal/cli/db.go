@@ -2,8 +2,10 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/spf13/cobra"
 
 	"github.com/arborlog/arbor/catalog"
@@ -33,8 +35,8 @@ func newCmdDB(ios *IO, g *Global) *cobra.Command {
 		Short: "Bring the database's schema up to date",
 		Long: `Create arbor's tables in the database named by --store or $ARBOR_STORE,
 or bring them up to date. Every command does this when it connects; this one
-does only that, and says which schema version the database had and has.
---json prints {"from","to"}.`,
+does only that, and says which schema version the database had and has
+(0 for a new database). --json prints {"from","to"}.`,
 		Example: `  arbor db migrate --store postgres://arbor@db.internal/sessions`,
 		Args:    cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
@@ -49,10 +51,13 @@ does only that, and says which schema version the database had and has.
 			if g.JSON {
 				return ios.JSON(map[string]int{"from": from, "to": to})
 			}
-			if from == to {
-				ios.Printf("%s: schema version %d, up to date\n", db.Name(), to)
-			} else {
-				ios.Printf("%s: schema version %d (was %d)\n", db.Name(), to, from)
+			switch {
+			case from == 0:
+				ios.Printf("%s: created arbor's schema, version %d\n", db.Name(), to)
+			case from < to:
+				ios.Printf("%s: migrated arbor's schema from version %d to %d\n", db.Name(), from, to)
+			default:
+				ios.Printf("%s: arbor's schema is at version %d, already up to date\n", db.Name(), to)
 			}
 			return nil
 		},
@@ -156,7 +161,6 @@ for writing on the receiving side is skipped with its holder named.
 	return cmd
 }
 
-// report prints what a sync did, and fails when a session could not be copied.
 // syncSides opens the database and lists the session files in scope, empty
 // and archived ones too: the two sides of a sync.
 func syncSides(ios *IO, g *Global, scope catalog.Scope) (*pgstore.Store, []catalog.Info, error) {
@@ -170,6 +174,7 @@ func syncSides(ios *IO, g *Global, scope catalog.Scope) (*pgstore.Store, []catal
 	return db, infos, err
 }
 
+// report prints what a sync did, and fails when a session could not be copied.
 func report(ios *IO, g *Global, verb string, res []pgstore.SyncResult, failed int) error {
 	if g.JSON {
 		if res == nil {
@@ -191,10 +196,54 @@ func report(ios *IO, g *Global, verb string, res []pgstore.SyncResult, failed in
 			}
 			ios.Printf("%s %s: %d %s (%s)\n", verb, r.ID, r.Added, what, r.Path)
 		}
-		ios.Printf("%s %d of %d sessions; the others were up to date\n", verb, copied, len(res))
+		switch n := len(res); {
+		case n == 0 && failed > 0:
+			// Nothing copied, and the error says why.
+		case n == 0:
+			ios.Printf("%s nothing: no sessions in scope\n", verb)
+		case copied == n:
+			ios.Printf("%s %s\n", verb, sessions(n))
+		case copied == 0:
+			ios.Printf("%s nothing: %s already up to date\n", verb, sessions(n))
+		default:
+			ios.Printf("%s %d of %s; the other %d were up to date\n", verb, copied, sessions(n), n-copied)
+		}
 	}
 	if failed > 0 {
 		return fmt.Errorf("%d sessions could not be copied (see above)", failed)
 	}
 	return nil
+}
+
+func sessions(n int) string {
+	if n == 1 {
+		return "1 session"
+	}
+	return fmt.Sprintf("%d sessions", n)
+}
+
+// dbError words an error met while connecting to the database store: where
+// arbor tried, what happened, and what to do, once and on one line.
+func dbError(err error) error {
+	var ce *pgstore.ConnectError
+	if !errors.As(err, &ce) {
+		return err
+	}
+	where := fmt.Sprintf("cannot connect to PostgreSQL at %s (store %s)", ce.Addr, ce.Store)
+	var pg *pgconn.PgError
+	switch {
+	case errors.Is(ce.Err, pgstore.ErrRefused):
+		return fmt.Errorf("%s: connection refused (no server listens there); start it, or correct the host and port in --store or $ARBOR_STORE", where)
+	case errors.Is(ce.Err, pgstore.ErrNoHost):
+		return fmt.Errorf("%s: no such host; correct the host in --store or $ARBOR_STORE", where)
+	case errors.Is(ce.Err, pgstore.ErrNoAnswer):
+		return fmt.Errorf("%s: no answer in time; check the host, the port and the network, or raise connect_timeout in the URL", where)
+	case errors.As(ce.Err, &pg) && (pg.Code == "28P01" || pg.Code == "28000"):
+		return fmt.Errorf("%s: the server refused the login: %s; check the user and password (in the URL, $PGPASSWORD or ~/.pgpass)", where, pg.Message)
+	case errors.As(ce.Err, &pg) && pg.Code == "3D000":
+		return fmt.Errorf("%s: %s; create it first (createdb), or name another database in the URL", where, pg.Message)
+	case errors.As(ce.Err, &pg):
+		return fmt.Errorf("%s: the server said: %s", where, pg.Message)
+	}
+	return fmt.Errorf("%s: %v", where, ce.Err)
 }

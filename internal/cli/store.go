@@ -44,8 +44,10 @@ func (g *Global) database() (*pgstore.Store, error) {
 	if err != nil || u == "" {
 		return nil, err
 	}
-	g.db, err = pgstore.Open(u)
-	return g.db, err
+	if g.db, err = pgstore.Open(u); err != nil {
+		return nil, dbError(err)
+	}
+	return g.db, nil
 }
 
 // sessions returns the store that lists, searches and resolves sessions.

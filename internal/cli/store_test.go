@@ -2,12 +2,14 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/arborlog/arbor/internal/pgtest"
+	"github.com/arborlog/arbor/pgstore"
 )
 
 // TestStoreFlagErrors: a bad --store or a database that does not answer is
@@ -46,7 +48,7 @@ func TestStoreCommands(t *testing.T) {
 	t.Setenv("ARBOR_STORE", url)
 	cwd, _ := os.Getwd()
 	r := runArbor(t, "", "db", "migrate", "--json")
-	if r.code != 0 || !strings.Contains(r.out, `"to":1`) {
+	if r.code != 0 || !strings.Contains(r.out, fmt.Sprintf(`"to":%d`, pgstore.SchemaVersion)) {
 		t.Fatalf("db migrate: %d %s %s", r.code, r.out, r.err)
 	}
 	in := `{"role":"user","content":"fix the flaky lock test","timestamp":1700000000000}
