@@ -662,3 +662,44 @@ func TestBuildForModelIsBuildThenForModel(t *testing.T) {
 		}
 	})
 }
+
+// After a compaction the kept messages can start with a tool result whose
+// call was summarized away (pi before 1.6.0, extensions). The planner turns
+// it into user text; it is not the user's first request, which stays whole.
+func TestFirstRequestAfterAStrayResult(t *testing.T) {
+	l := session.New("/p")
+	add := func(v map[string]any) *session.Entry {
+		m, err := session.NewMessage(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, err := l.AppendMessage(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	big := strings.Repeat("word ", 2000)
+	text := func(s string) []any { return []any{map[string]any{"type": "text", "text": s}} }
+	add(map[string]any{"role": "toolResult", "toolCallId": "summarized-away", "toolName": "bash", "content": text("stray"), "isError": false, "timestamp": 1})
+	first := add(map[string]any{"role": "user", "content": "first request " + big, "timestamp": 2})
+	add(map[string]any{"role": "assistant", "content": text(big), "timestamp": 3})
+	add(map[string]any{"role": "user", "content": "middle " + big, "timestamp": 4})
+	add(map[string]any{"role": "assistant", "content": text(big), "timestamp": 5})
+	add(map[string]any{"role": "user", "content": "last", "timestamp": 6})
+	add(map[string]any{"role": "assistant", "content": text("ok"), "timestamp": 7})
+	r, err := Build(l.Context(), nil, Options{Budget: 5000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range r.Messages {
+		if m.Entry != nil && m.Entry.ID == first.ID && m.Level != session.Full {
+			t.Errorf("the first request was %s", m.Level)
+		}
+	}
+	_, err = Build(l.Context(), nil, Options{Budget: 1000})
+	var be *BudgetError
+	if !errors.As(err, &be) || be.First < 2000 {
+		t.Errorf("a budget below the first request: %v, want a BudgetError counting it as the first request", err)
+	}
+}

@@ -258,7 +258,7 @@ func (p *planner) budgetError() error {
 	e := &BudgetError{Budget: p.o.Budget}
 	firstUser, lastUser := -1, -1
 	for i, it := range p.items {
-		if it.base.Role == session.RoleUser && !it.synth {
+		if it.request() {
 			if firstUser < 0 {
 				firstUser = i
 			}
@@ -316,7 +316,7 @@ func (p *planner) emit(res *Result, add func(Message)) {
 			d, _ := data(it.base.Raw)
 			res.Closed = append(res.Closed, d.ToolCallID)
 		}
-		if !it.synth && it.base.Role == session.RoleUser && it.base.Entry != nil && it.base.Entry.Role() == session.RoleToolResult {
+		if it.orphan() {
 			res.Orphans = append(res.Orphans, it.base.Entry.ID)
 		}
 	}

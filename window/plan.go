@@ -28,6 +28,19 @@ type item struct {
 	ext     *itemExt // set once the item is rendered otherwise than as logged
 }
 
+// request reports whether the item is a user's request: a user message as
+// logged, not a note the planner made nor a stray tool result it turned into
+// user text (orphan). The first and last requests are never touched.
+func (it *item) request() bool {
+	return it.base.Role == session.RoleUser && !it.synth && !it.orphan()
+}
+
+// orphan reports whether the item is a tool result without its call, which
+// the planner turned into user text.
+func (it *item) orphan() bool {
+	return !it.synth && it.base.Role == session.RoleUser && it.base.Entry != nil && it.base.Entry.Role() == session.RoleToolResult
+}
+
 // level is a session.Level in one byte, as the million items of a context hold it.
 type level uint8
 
@@ -415,7 +428,7 @@ func (p *planner) group() {
 			p.items[i].turn = int32(len(p.turns) - 1)
 			p.turns[len(p.turns)-1].last = int32(i)
 			continue
-		case it.base.Role == session.RoleUser:
+		case it.request():
 			if firstUser < 0 {
 				firstUser = i
 			}

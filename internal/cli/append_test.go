@@ -130,3 +130,17 @@ func TestAppend(t *testing.T) {
 		}
 	})
 }
+
+// A session whose replies name no provider or model (arbor append, other
+// tools) has no model: the transcript says "model none", not "model /".
+func TestContextWithoutModel(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	in := `{"role":"user","content":"hello","timestamp":1}` + "\n" + `{"role":"assistant","content":[{"type":"text","text":"hi"}],"timestamp":2}` + "\n"
+	if r := runArbor(t, in, "append", path); r.code != 0 {
+		t.Fatalf("append: %d %s", r.code, r.err)
+	}
+	r := runArbor(t, "", "context", path)
+	if r.code != 0 || !strings.HasSuffix(r.out, "2 messages · thinking off · model none\n") {
+		t.Errorf("context: exit %d, %q", r.code, r.out)
+	}
+}

@@ -289,9 +289,17 @@ func printTranscript(w interface{ WriteString(string) (int, error) }, ctx sessio
 		w.WriteString(s)
 		return nil
 	})
+	// An assistant message written without its provider and model (arbor
+	// append, other tools) leaves both empty: that is no model, not "/".
 	model := "none"
 	if ctx.Model != nil {
-		model = valueText(ctx.Model.Provider) + "/" + valueText(ctx.Model.ModelID)
+		provider, id := valueText(ctx.Model.Provider), valueText(ctx.Model.ModelID)
+		switch {
+		case provider != "" && id != "":
+			model = provider + "/" + id
+		case provider+id != "":
+			model = provider + id
+		}
 	}
 	w.WriteString(sprintf("%s · thinking %s · model %s\n", count(len(ctx.Messages), "message"), valueText(ctx.ThinkingLevel), model))
 }
