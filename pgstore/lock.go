@@ -6,9 +6,6 @@ import (
 	"fmt"
 	"hash/fnv"
 	"os"
-	"os/user"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -20,12 +17,11 @@ import (
 // LockError names the writer that holds a session.
 type LockError struct {
 	Session string
-	// Holder is the holder's record: its pid, host, start and, in Command,
-	// its program alone (never its command line, which may hold a password).
+	// Holder is the holder's record: its pid, host, start and program alone
+	// (never its command line, which may hold a password).
 	Holder  jsonl.Holder
-	User    string // the holder's operating system user
-	Backend int    // the holder's server process
-	Arbor   bool   // the holder left its record in arbor_writers
+	Backend int  // the holder's server process
+	Arbor   bool // the holder left its record in arbor_writers
 }
 
 func (e *LockError) Error() string {
@@ -34,12 +30,12 @@ func (e *LockError) Error() string {
 	}
 	h := e.Holder
 	who := "a writer"
-	if h.Command != "" {
-		who = fmt.Sprintf("%q", h.Command)
+	if h.Program != "" {
+		who = fmt.Sprintf("%q", h.Program)
 	}
 	parts := []string{fmt.Sprintf("pid %d", h.PID)}
-	if e.User != "" {
-		parts = append(parts, fmt.Sprintf("user %q", e.User))
+	if h.User != "" {
+		parts = append(parts, fmt.Sprintf("user %q", h.User))
 	}
 	parts = append(parts, fmt.Sprintf("host %q", h.Host))
 	if h.Started != "" {
@@ -50,25 +46,6 @@ func (e *LockError) Error() string {
 
 // Unwrap makes a LockError jsonl.ErrLocked, as the file store's is.
 func (e *LockError) Unwrap() error { return jsonl.ErrLocked }
-
-// program names the running program for the writer record: the name of its
-// executable, without its arguments. A command line is no record for a
-// table every role of the database reads: it holds --store URLs with their
-// passwords, and prompts.
-func program(args []string) string {
-	if len(args) == 0 {
-		return ""
-	}
-	return filepath.Base(args[0])
-}
-
-// osUser is the user this process runs as.
-func osUser() string {
-	if u, err := user.Current(); err == nil {
-		return u.Username
-	}
-	return strconv.Itoa(os.Getuid())
-}
 
 // lockKey is the advisory lock key of a session.
 func lockKey(id string) int64 {
@@ -92,7 +69,7 @@ func tryLock(ctx context.Context, c *pgx.Conn, id string) error {
 		VALUES ($1, pg_backend_pid(), $2, $3, $4, $5, $6)
 		ON CONFLICT (session_id) DO UPDATE SET backend_pid = excluded.backend_pid, pid = excluded.pid,
 			host = excluded.host, os_user = excluded.os_user, command = excluded.command, started = excluded.started`,
-		id, os.Getpid(), host, osUser(), program(os.Args), time.Now().UTC().Format(time.RFC3339))
+		id, os.Getpid(), host, jsonl.OSUser(), jsonl.Program(), time.Now().UTC().Format(time.RFC3339))
 	if err != nil {
 		c.Exec(ctx, `SELECT pg_advisory_unlock($1)`, lockKey(id))
 		return err
@@ -112,7 +89,7 @@ func holder(ctx context.Context, c *pgx.Conn, id string) error {
 			WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
 				AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
 				AND l.classid::bigint = $2 AND l.objid::bigint = $3`,
-			id, int64(key>>32), int64(key&0xffffffff)).Scan(&le.Backend, &le.Arbor, &le.Holder.PID, &le.Holder.Host, &le.User, &le.Holder.Command, &le.Holder.Started)
+			id, int64(key>>32), int64(key&0xffffffff)).Scan(&le.Backend, &le.Arbor, &le.Holder.PID, &le.Holder.Host, &le.Holder.User, &le.Holder.Program, &le.Holder.Started)
 		if errors.Is(err, pgx.ErrNoRows) {
 			// Released in between: say so rather than name nobody.
 			return fmt.Errorf("%w: session %s was locked for writing a moment ago; try again", jsonl.ErrLocked, id)
@@ -122,7 +99,7 @@ func holder(ctx context.Context, c *pgx.Conn, id string) error {
 		}
 		if le.Arbor {
 			// An arbor from before schema 2 records its command line.
-			le.Holder.Command = program(strings.Fields(le.Holder.Command))
+			le.Holder.Program = jsonl.ProgramOf(strings.Fields(le.Holder.Program))
 			break
 		}
 		time.Sleep(time.Duration(try+1) * 5 * time.Millisecond)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	osuser "os/user"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -35,8 +36,49 @@ type LockError struct {
 type Holder struct {
 	PID     int    `json:"pid"`
 	Host    string `json:"host"`
+	User    string `json:"user,omitempty"` // the operating system user
 	Started string `json:"started"`
-	Command string `json:"command,omitempty"`
+	// Program is the holder's program (its executable's name), never its
+	// command line, which may hold a password (--store postgres://…) or a prompt.
+	Program string `json:"program,omitempty"`
+}
+
+// UnmarshalJSON reads a record. Arbor once recorded its whole command line
+// ("command"): of such a record only the program is kept.
+func (h *Holder) UnmarshalJSON(b []byte) error {
+	type record Holder
+	var r struct {
+		record
+		Command string `json:"command"`
+	}
+	if err := json.Unmarshal(b, &r); err != nil {
+		return err
+	}
+	*h = Holder(r.record)
+	if h.Program == "" {
+		h.Program = ProgramOf(strings.Fields(r.Command))
+	}
+	return nil
+}
+
+// Program is this process's program, as a writer record names it.
+func Program() string { return ProgramOf(os.Args) }
+
+// ProgramOf names a program by its command line's first word, the
+// executable's base name, without any argument.
+func ProgramOf(args []string) string {
+	if len(args) == 0 {
+		return ""
+	}
+	return filepath.Base(args[0])
+}
+
+// OSUser is the user this process runs as, as a writer record names it.
+func OSUser() string {
+	if u, err := osuser.Current(); err == nil {
+		return u.Username
+	}
+	return strconv.Itoa(os.Getuid())
 }
 
 func (e *LockError) Error() string {
@@ -54,8 +96,11 @@ func (e *LockError) Error() string {
 
 func describe(h Holder) string {
 	var parts []string
-	if h.Command != "" {
-		parts = append(parts, quoteCommand(h.Command))
+	if h.Program != "" {
+		parts = append(parts, quoteCommand(h.Program))
+	}
+	if h.User != "" {
+		parts = append(parts, "user "+quoteCommand(h.User))
 	}
 	if h.Host != "" {
 		parts = append(parts, "on "+h.Host)
@@ -213,7 +258,7 @@ func writeRecord(key string) string {
 		return ""
 	}
 	host, _ := os.Hostname()
-	h := Holder{PID: os.Getpid(), Host: host, Started: time.Now().UTC().Format(time.RFC3339), Command: commandLine()}
+	h := Holder{PID: os.Getpid(), Host: host, User: OSUser(), Started: time.Now().UTC().Format(time.RFC3339), Program: Program()}
 	b, _ := json.Marshal(h)
 	p := filepath.Join(dir, fmt.Sprintf("%s.%d.%d.json", key, h.PID, recordSeq.Add(1)))
 	// Through a temporary file and a rename (a symlink planted at the record's

@@ -293,7 +293,7 @@ func TestLockHolderNotArbor(t *testing.T) {
 	}
 	_, err = Open(path)
 	var le *LockError
-	if !errors.As(err, &le) || le.Arbor || le.Holder.PID != os.Getpid() || le.Holder.Command == "" {
+	if !errors.As(err, &le) || le.Arbor || le.Holder.PID != os.Getpid() || le.Holder.Program == "" {
 		t.Fatalf("Open: %v (%+v), want a LockError naming this process as not arbor", err, le)
 	}
 	if !strings.Contains(err.Error(), "not arbor") {
@@ -324,7 +324,7 @@ func TestLockHolderGone(t *testing.T) {
 	if !errors.As(err, &le) {
 		t.Fatalf("Open: %v, want a LockError", err)
 	}
-	if le.Holder.PID != heir || le.Arbor || !strings.Contains(le.Holder.Command, "sleep") {
+	if le.Holder.PID != heir || le.Arbor || !strings.Contains(le.Holder.Program, "sleep") {
 		t.Fatalf("refusal %q (%+v), want the live holder %d (sleep), not the exited pid %d", err, le.Holder, heir, cmd.Process.Pid)
 	}
 }
@@ -346,7 +346,7 @@ func TestLockHolderOtherArborDir(t *testing.T) {
 	}
 	_, err := Open(path)
 	var le *LockError
-	if !errors.As(err, &le) || le.Holder.PID != cmd.Process.Pid || le.Holder.Command == "" {
+	if !errors.As(err, &le) || le.Holder.PID != cmd.Process.Pid || le.Holder.Program == "" {
 		t.Fatalf("Open: %v (%+v), want a LockError naming the holder %d as this program", err, le, cmd.Process.Pid)
 	}
 	if msg := err.Error(); strings.Contains(msg, "not arbor") || !strings.Contains(msg, "ARBOR_DIR") {

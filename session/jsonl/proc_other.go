@@ -22,8 +22,6 @@ func alive(pid int) bool {
 	return err == nil && p != nil
 }
 
-func commandLine() string { return strings.Join(os.Args, " ") }
-
 // lockHolderPID is unknown without a kernel lock table: records name the holder.
 func lockHolderPID(string) (int, bool) { return 0, false }
 

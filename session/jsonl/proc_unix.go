@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	osuser "os/user"
 	"strconv"
 	"strings"
 	"syscall"
@@ -33,8 +34,6 @@ func alive(pid int) bool {
 }
 
 // commandLine is this process's command line, for other writers' errors.
-func commandLine() string { return strings.Join(os.Args, " ") }
-
 // lockHolderPID finds, in the kernel's table of file locks (/proc/locks on
 // Linux), the process holding a flock on the file with key. listed is false
 // when the table cannot be read or does not list the lock. The table names
@@ -124,7 +123,12 @@ func processHolder(pid int) Holder {
 	h := Holder{PID: pid}
 	h.Host, _ = os.Hostname()
 	if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid)); err == nil {
-		h.Command = strings.TrimSpace(string(bytes.ReplaceAll(b, []byte{0}, []byte{' '})))
+		h.Program = ProgramOf(strings.Split(string(bytes.TrimRight(b, "\x00")), "\x00"))
+	}
+	if st, err := os.Stat(fmt.Sprintf("/proc/%d", pid)); err == nil {
+		if sys, ok := st.Sys().(*syscall.Stat_t); ok {
+			h.User = userName(sys.Uid)
+		}
 	}
 	if t, ok := processStart(pid); ok {
 		h.Started = t.UTC().Format(time.RFC3339)
@@ -181,4 +185,13 @@ func sameProgram(pid int) bool {
 	}
 	b, err := os.Stat(fmt.Sprintf("/proc/%d/exe", pid))
 	return err == nil && os.SameFile(a, b)
+}
+
+// userName names the user with uid, or gives the number.
+func userName(uid uint32) string {
+	id := strconv.FormatUint(uint64(uid), 10)
+	if u, err := osuser.LookupId(id); err == nil {
+		return u.Username
+	}
+	return id
 }

@@ -3,6 +3,7 @@ package jsonl
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -335,6 +336,49 @@ func checkAfterCrash(t *testing.T, path string, acked map[string]bool) {
 	}
 	if err := lock.release(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestWriterRecordHasNoSecrets: the holder's command line carries a
+// password (arbor sync --store postgres://…); neither its writer record nor
+// the message a refused writer prints holds it, only the program and user.
+func TestWriterRecordHasNoSecrets(t *testing.T) {
+	t.Setenv("ARBOR_DIR", t.TempDir())
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	const secret = "AlicePw123"
+	cmd := child(t, "hold", "postgres://alice:"+secret+"@db.example/arbor", path, "-")
+	in, out := startPiped(t, cmd)
+	defer func() { in.Close(); cmd.Wait() }()
+	if ln, err := bufio.NewReader(out).ReadString('\n'); err != nil || ln != "ready\n" {
+		t.Fatalf("child: %q, %v", ln, err)
+	}
+	_, err := Open(path)
+	var le *LockError
+	if !errors.As(err, &le) || !le.Arbor {
+		t.Fatalf("second writer: %v, want a LockError naming an arbor", err)
+	}
+	if strings.Contains(err.Error(), secret) || le.Holder.Program != filepath.Base(os.Args[0]) || le.Holder.User != OSUser() {
+		t.Errorf("refused with %q (holder %+v): want the program %q and user %q, and no password", err, le.Holder, filepath.Base(os.Args[0]), OSUser())
+	}
+	records, _ := filepath.Glob(filepath.Join(LockDir(), "*.json"))
+	if len(records) == 0 {
+		t.Fatal("no writer record written")
+	}
+	for _, r := range records {
+		if b, err := os.ReadFile(r); err != nil || strings.Contains(string(b), secret) {
+			t.Errorf("writer record %s: %s (%v)", r, b, err)
+		}
+	}
+}
+
+// An old record's command line shows as its program alone.
+func TestOldWriterRecord(t *testing.T) {
+	var h Holder
+	if err := json.Unmarshal([]byte(`{"pid":7,"host":"h","started":"2026-12-01T00:00:00Z","command":"/usr/bin/arbor sync push --store postgres://alice:AlicePw123@h/db"}`), &h); err != nil {
+		t.Fatal(err)
+	}
+	if h.Program != "arbor" || h.PID != 7 || h.Host != "h" {
+		t.Errorf("old record read as %+v", h)
 	}
 }
 
