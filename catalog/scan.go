@@ -295,9 +295,14 @@ func unquote(q []byte) (string, bool) {
 
 // appendUnquoted appends the decoded text of a validated JSON string literal
 // (quotes included) to dst.
-func appendUnquoted(dst, q []byte) []byte {
+func appendUnquoted(dst, q []byte) []byte { return appendUnquotedMax(dst, q, math.MaxInt) }
+
+// appendUnquotedMax is appendUnquoted that stops once dst holds limit bytes:
+// a 200 MB string then costs no more than its first limit bytes. It never
+// cuts a character, so dst may end up to 3 bytes past limit.
+func appendUnquotedMax(dst, q []byte, limit int) []byte {
 	s := q[1 : len(q)-1]
-	for i := 0; i < len(s); {
+	for i := 0; i < len(s) && len(dst) < limit; {
 		c := s[i]
 		switch {
 		case c == '\\':
@@ -333,8 +338,11 @@ func appendUnquoted(dst, q []byte) []byte {
 			i += 2
 		case c < utf8.RuneSelf:
 			// Copy the run of plain ASCII at once.
-			j := i + 1
-			for j < len(s) && s[j] != '\\' && s[j] < utf8.RuneSelf {
+			j, end := i+1, len(s)
+			if room := limit - len(dst); room < end-i {
+				end = i + room
+			}
+			for j < end && s[j] != '\\' && s[j] < utf8.RuneSelf {
 				j++
 			}
 			dst = append(dst, s[i:j]...)

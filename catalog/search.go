@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"runtime"
 	"slices"
@@ -365,21 +366,23 @@ func cutPieces(j *textJob, emit func(*piece) bool) bool {
 		defer c.Close()
 	}
 	for from := j.from; from < j.to; {
-		var data []byte
-		for n := min(pieceBytes, j.to-from); ; n = min(2*n, j.to-from) {
-			data = pieceBuf(n)
+		data := pieceBuf(min(pieceBytes, j.to-from))
+		if _, err := src.ReadAt(data, from); err != nil {
+			return emit(endPiece(j, from, err))
+		}
+		if i := bytes.LastIndexByte(data, '\n'); i >= 0 {
+			data = data[:i+1]
+		} else {
+			// One line longer than a piece: find its end, then read it into a
+			// buffer of its size (doubling one would cost up to three times it).
+			putPieceBuf(data)
+			end, err := lineEnd(src, from+int64(len(data)), j.to)
+			if err != nil || end < 0 { // end < 0: no longer the lines that were summarized
+				return emit(endPiece(j, from, err))
+			}
+			data = pieceBuf(end - from)
 			if _, err := src.ReadAt(data, from); err != nil {
-				if errors.Is(err, io.EOF) {
-					return emit(&piece{job: j, from: from, to: from, last: true})
-				}
-				return emit(&piece{job: j, err: err, last: true})
-			}
-			if i := bytes.LastIndexByte(data, '\n'); i >= 0 {
-				data = data[:i+1]
-				break
-			}
-			if n == j.to-from { // no longer the lines that were summarized
-				return emit(&piece{job: j, from: from, to: from, last: true})
+				return emit(endPiece(j, from, err))
 			}
 		}
 		to := from + int64(len(data))
@@ -389,6 +392,33 @@ func cutPieces(j *textJob, emit func(*piece) bool) bool {
 		from = to
 	}
 	return true
+}
+
+// endPiece is the last piece of j when its file could not be read at from:
+// the error, or none when the file ended (it shrank: the next listing reads
+// it again).
+func endPiece(j *textJob, from int64, err error) *piece {
+	if err == nil || errors.Is(err, io.EOF) {
+		return &piece{job: j, from: from, to: from, last: true}
+	}
+	return &piece{job: j, err: err, last: true}
+}
+
+// lineEnd returns the offset just past the first newline of r in [from, end),
+// or -1 when there is none.
+func lineEnd(r io.ReaderAt, from, end int64) (int64, error) {
+	buf := make([]byte, 64<<10)
+	for from < end {
+		n, err := r.ReadAt(buf[:min(int64(len(buf)), end-from)], from)
+		if i := bytes.IndexByte(buf[:n], '\n'); i >= 0 {
+			return from + int64(i) + 1, nil
+		}
+		from += int64(n)
+		if err != nil {
+			return -1, err
+		}
+	}
+	return -1, nil
 }
 
 // pieceBufs keeps the buffers of pieces of pieceBytes for the next ones.
@@ -540,24 +570,27 @@ func makeHit(e *entry, l *line, text string, marks [][2]int) Hit {
 	return h
 }
 
-// readLine reads the line that starts at off, without its newline.
+// readLine reads the line that starts at off, without its newline. It finds
+// the line's end first, so a huge line is read into a buffer of its size.
 func readLine(f io.ReaderAt, off int64) ([]byte, error) {
-	var out []byte
-	buf := make([]byte, 64<<10)
-	for {
-		n, err := f.ReadAt(buf, off)
-		if i := bytes.IndexByte(buf[:n], '\n'); i >= 0 {
-			return append(out, buf[:i]...), nil
-		}
-		out = append(out, buf[:n]...)
-		off += int64(n)
-		if err != nil {
-			if err == io.EOF {
-				return out, nil
-			}
-			return nil, err
-		}
+	end, err := lineEnd(f, off, math.MaxInt64)
+	switch {
+	case err != nil && !errors.Is(err, io.EOF):
+		return nil, err
+	case end < 0: // the last line, without a newline
+		return readRest(f, off)
 	}
+	b := make([]byte, end-off)
+	n, err := f.ReadAt(b, off)
+	if n < len(b) {
+		return nil, err
+	}
+	return b[:n-1], nil
+}
+
+// readRest reads f from off to its end.
+func readRest(f io.ReaderAt, off int64) ([]byte, error) {
+	return io.ReadAll(io.NewSectionReader(f, off, math.MaxInt64-off))
 }
 
 // searchFiles scans the files themselves: for a regular expression, which the

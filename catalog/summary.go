@@ -267,17 +267,25 @@ text:
 
 func isNull(v []byte) bool { return len(v) == 4 && string(v) == "null" }
 
+// firstMax bounds a listing's firstMessage: pi keeps the whole text, but a
+// 200 MB first message would be held, stored in the index twice and printed
+// by 'ls --json' (2.7 GB for one listing). Past it the text is cut at a
+// character's end.
+const firstMax = 1 << 20
+
 // jsText is pi's extractTextContent: a string as it is, or the text of the
-// "text" blocks joined with a space. The caller has checked that content is a
-// string or an array without null elements (else pi throws).
+// "text" blocks joined with a space, cut after about firstMax bytes. The
+// caller has checked that content is a string or an array without null
+// elements (else pi throws).
 func jsText(b []byte, content span) string {
 	if b[content.start] == '"' {
-		s, _ := unquote(b[content.start:content.end])
-		return s
+		q := b[content.start:content.end]
+		return string(appendUnquotedMax(make([]byte, 0, min(len(q), firstMax+utf8.UTFMax)), q, firstMax))
 	}
-	var parts []string
+	var out []byte
+	parts := 0
 	elements(b, content, func(e span) {
-		if b[e.start] != '{' {
+		if b[e.start] != '{' || len(out) >= firstMax {
 			return
 		}
 		var typ string
@@ -297,13 +305,19 @@ func jsText(b []byte, content span) string {
 		if typ != "text" {
 			return
 		}
+		if parts++; parts > 1 {
+			out = append(out, ' ')
+		}
 		if !hasText {
-			parts = append(parts, "")
 			return
 		}
-		parts = append(parts, jsJoinValue(b, text))
+		if b[text.start] == '"' {
+			out = appendUnquotedMax(out, b[text.start:text.end], firstMax)
+		} else {
+			out = append(out, jsJoinValue(b, text)...)
+		}
 	})
-	return strings.Join(parts, " ")
+	return string(out)
 }
 
 // jsJoinValue is how Array.prototype.join prints one element.

@@ -84,18 +84,25 @@ func appendEntryText(buf []byte, l *line) []byte {
 	return t
 }
 
-// textBuf collects pieces of text separated by newlines, skipping empty ones.
+// textMax bounds the text of one entry that is searched and indexed: its
+// first 4 MiB. A single 200 MB line would otherwise cost its size several
+// times over in the text and in FTS5's pending terms (6 GB for the index's
+// first build); the words of such an entry past its first 4 MiB are not found.
+const textMax = 4 << 20
+
+// textBuf collects pieces of text separated by newlines, skipping empty ones,
+// up to about textMax bytes.
 type textBuf []byte
 
 // add appends the string value at v (nothing when v is not a string).
 func (t *textBuf) add(b []byte, v span) {
-	if v.end == 0 || b[v.start] != '"' || v.end-v.start == 2 {
+	if v.end == 0 || b[v.start] != '"' || v.end-v.start == 2 || len(*t) >= textMax {
 		return
 	}
 	if len(*t) > 0 {
 		*t = append(*t, '\n')
 	}
-	*t = appendUnquoted(*t, b[v.start:v.end])
+	*t = appendUnquotedMax(*t, b[v.start:v.end], textMax)
 }
 
 // values appends the string values (not the keys) inside a JSON value, and
@@ -109,6 +116,9 @@ func (t *textBuf) values(b []byte, v span) {
 	case '{':
 		objectMembers(b, v, func(_ string, m span) { t.values(b, m) })
 	default:
+		if len(*t) >= textMax {
+			return
+		}
 		if len(*t) > 0 {
 			*t = append(*t, '\n')
 		}

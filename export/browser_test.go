@@ -754,3 +754,50 @@ func TestPageBranchSummaryOfOldPi(t *testing.T) {
 	}
 	b.noConsole()
 }
+
+// A page with a 2 MB word nothing can break (Thai, which Chromium breaks by
+// dictionary, and Latin letters) as the session's name, a user message and a
+// tool's output opens in seconds, and the word wraps: nothing is wider than
+// the window, and none of its text is lost.
+func TestPageLongWord(t *testing.T) {
+	words := map[string]string{
+		"thai":  strings.Repeat("กขคงจฉชซ", 2<<20/24),
+		"latin": strings.Repeat("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ", 2<<20/62),
+	}
+	b := newBrowser(t)
+	for _, kind := range []string{"latin", "thai"} {
+		word := words[kind]
+		line := func(v map[string]any) string { return string(mustJSON(t, v)) + "\n" }
+		data := `{"type":"session","version":3,"id":"word","timestamp":"2026-12-01T00:00:00.000Z","cwd":"/w"}` + "\n" +
+			line(map[string]any{"type": "message", "id": "u", "parentId": nil, "timestamp": "2026-12-01T00:00:01.000Z",
+				"message": map[string]any{"role": "user", "content": word, "timestamp": 1}}) +
+			line(map[string]any{"type": "message", "id": "a", "parentId": "u", "timestamp": "2026-12-01T00:00:02.000Z",
+				"message": map[string]any{"role": "assistant", "content": []any{map[string]any{"type": "toolCall", "id": "c", "name": "bash", "arguments": map[string]any{"command": "cat word"}}}, "stopReason": "toolUse", "timestamp": 2}}) +
+			line(map[string]any{"type": "message", "id": "r", "parentId": "a", "timestamp": "2026-12-01T00:00:03.000Z",
+				"message": map[string]any{"role": "toolResult", "toolCallId": "c", "toolName": "bash", "content": []any{map[string]any{"type": "text", "text": word}}, "timestamp": 3}}) +
+			line(map[string]any{"type": "session_info", "id": "n", "parentId": "r", "timestamp": "2026-12-01T00:00:04.000Z", "name": word})
+		page := exportPage(t, session.Load([]byte(data)), Options{}, csp)
+		ctx, cancel := context.WithTimeout(b.ctx, 30*time.Second)
+		start := time.Now()
+		err := chromedp.Do(ctx, chromedp.Navigate("file://"+page), chromedp.WaitReady(chromedp.CSS(`body[data-ready="1"]`)))
+		if err == nil { // the layout, which the script may not have waited for
+			_, err = chromedp.Run(ctx, chromedp.Evaluate[float64](`document.getElementById('main').scrollWidth`))
+		}
+		cancel()
+		if err != nil {
+			t.Fatalf("%s: the page did not open in 30 s (%v)", kind, err)
+		}
+		t.Logf("%s: opened in %v", kind, time.Since(start))
+		b.click(`#entry-r summary`)
+		b.click(`#entry-r button.rest`)
+		if got := eval[[]float64](b, `[document.getElementById('main').scrollWidth, document.getElementById('main').clientWidth]`); got[0] > got[1] {
+			t.Errorf("%s: the page is %v px wide in a window of %v: the word does not wrap", kind, got[0], got[1])
+		}
+		for _, sel := range []string{`#head h1`, `#entry-u .md`, `#entry-r pre`} {
+			if got := eval[string](b, `document.querySelector('`+sel+`').textContent`); got != word {
+				t.Errorf("%s: %s shows %d characters of the word's %d", kind, sel, len(got), len(word))
+			}
+		}
+		b.noConsole()
+	}
+}

@@ -27,8 +27,36 @@
   function el(tag, cls, text) {
     var e = document.createElement(tag);
     if (cls) e.className = cls;
-    if (text != null) e.textContent = String(text);
+    if (text != null) setText(e, String(text));
     return e;
+  }
+  // Chromium lays out the line breaks of a paragraph in time that grows with
+  // the square of its length when the text is a script it breaks by
+  // dictionary (2 MB of Thai took minutes, 200 KB seconds). So a text longer
+  // than LONG is laid out as blocks of at most RUN characters: each ends after
+  // its last newline (where the text broke anyway), else after its last
+  // space, else anywhere but inside a surrogate pair.
+  var LONG = 20000, RUN = 2000;
+  function textNodes(parent, t) {
+    if (t.length <= LONG) { parent.appendChild(document.createTextNode(t)); return; }
+    for (var i = 0; i < t.length;) {
+      var piece = t.slice(i, i + RUN);
+      if (i + RUN < t.length) {
+        var cut = piece.lastIndexOf('\n') + 1 || piece.lastIndexOf(' ') + 1;
+        if (!cut && /[\uD800-\uDBFF]/.test(piece.charAt(RUN - 1))) cut = RUN - 1;
+        if (cut) piece = piece.slice(0, cut);
+      }
+      var b = document.createElement('span');
+      b.className = 'run';
+      b.textContent = piece;
+      parent.appendChild(b);
+      i += piece.length;
+    }
+  }
+  function setText(e, t) {
+    if (t.length <= LONG) { e.textContent = t; return; }
+    e.textContent = '';
+    textNodes(e, t);
   }
   function add(parent) {
     for (var i = 1; i < arguments.length; i++) {
@@ -92,7 +120,7 @@
   var kwCache = {};
   function highlight(codeEl, text, lang) {
     lang = langOf(lang);
-    if (!lang || text.length > 200000) { codeEl.textContent = text; return; }
+    if (!lang || text.length > 200000) { setText(codeEl, text); return; }
     var kws = kwCache[lang] || (kwCache[lang] = new Set(KW[lang].split(' ')));
     var hash = lang === 'py' || lang === 'sh';
     // Every token that starts also ends (an unclosed string ends with its
@@ -131,11 +159,11 @@
       pre.appendChild(c);
       return pre;
     }
-    c.textContent = text.slice(0, CODEMAX);
+    setText(c, text.slice(0, CODEMAX));
     pre.appendChild(c);
     var more = el('button', 'rest', 'Show the other ' + num(text.length - CODEMAX) + ' characters');
     more.type = 'button';
-    more.addEventListener('click', function () { c.textContent = text; more.remove(); });
+    more.addEventListener('click', function () { setText(c, text); more.remove(); });
     return add(el('div'), pre, more);
   }
 
@@ -222,7 +250,7 @@
   // inline appends the inline Markdown of s to node.
   function inline(node, s, depth) {
     var buf = '', i = 0, m;
-    function text() { if (buf) { node.appendChild(document.createTextNode(buf)); buf = ''; } }
+    function text() { if (buf) { textNodes(node, buf); buf = ''; } }
     while (i < s.length) {
       var ch = s.charAt(i), rest = s.slice(i, i + 2048);
       if (ch === '\\' && /[!-\/:-@\[-`{-~]/.test(s.charAt(i + 1))) { buf += s.charAt(i + 1); i += 2; continue; }

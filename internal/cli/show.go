@@ -1,10 +1,11 @@
 package cli
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/arborlog/arbor/compaction"
 	"github.com/arborlog/arbor/internal/termtext"
@@ -84,12 +85,16 @@ func runShow(ios *IO, g *Global, l *session.Log, e *session.Entry) error {
 	}
 	fmt.Fprintln(out)
 	if cov == nil {
-		var pretty bytes.Buffer
-		if json.Indent(&pretty, e.Raw(), "", "  ") != nil {
-			pretty.Reset()
-			pretty.Write(e.Raw())
+		// The entry is printed indented, a piece at a time: an entry of one
+		// 200 MB line is not copied whole again (show took 1 GB).
+		b := &blockWriter{w: out}
+		if json.Valid(e.Raw()) {
+			indent(b, e.Raw())
+		} else {
+			b.Write(e.Raw())
 		}
-		fmt.Fprintf(out, "%s\n", termtext.Block(pretty.String()))
+		b.Flush()
+		fmt.Fprintln(out)
 		return nil
 	}
 	fprintf(out, "tokens before %d\n", cov.TokensBefore)
@@ -107,6 +112,103 @@ func runShow(ios *IO, g *Global, l *session.Log, e *session.Entry) error {
 	}
 	fmt.Fprintf(out, "\nsummary:\n%s\n", termtext.Block(cov.Summary))
 	return nil
+}
+
+// blockWriter writes what it is given to w as termtext.Block prints it, in
+// pieces of about 64 KiB cut between characters.
+type blockWriter struct {
+	w   io.Writer
+	buf []byte
+}
+
+func (b *blockWriter) Write(p []byte) (int, error) {
+	b.buf = append(b.buf, p...)
+	if len(b.buf) >= 64<<10 {
+		// Keep an incomplete last character for the next piece.
+		n, i := len(b.buf), len(b.buf)-1
+		for i > 0 && len(b.buf)-i < utf8.UTFMax && !utf8.RuneStart(b.buf[i]) {
+			i--
+		}
+		if !utf8.FullRune(b.buf[i:]) {
+			n = i
+		}
+		io.WriteString(b.w, termtext.Block(string(b.buf[:n])))
+		b.buf = append(b.buf[:0], b.buf[n:]...)
+	}
+	return len(p), nil
+}
+
+// Flush writes what is left.
+func (b *blockWriter) Flush() {
+	io.WriteString(b.w, termtext.Block(string(b.buf)))
+	b.buf = b.buf[:0]
+}
+
+// indent writes valid JSON src to w as json.Indent(dst, src, "", "  ")
+// does, without holding the indented copy.
+func indent(w io.Writer, src []byte) {
+	var out []byte
+	depth := 0
+	inString, escaped, open, started := false, false, false, false
+	newline := func(d int) {
+		out = append(out, '\n')
+		for range d {
+			out = append(out, ' ', ' ')
+		}
+	}
+	for _, c := range src {
+		if len(out) >= 32<<10 {
+			w.Write(out)
+			out = out[:0]
+		}
+		if inString {
+			out = append(out, c)
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+			continue
+		}
+		if c == ' ' || c == '\t' || c == '\n' || c == '\r' {
+			if started && depth == 0 {
+				out = append(out, c) // json.Indent keeps what follows the value
+			}
+			continue
+		}
+		started = true
+		if open && c != '}' && c != ']' {
+			newline(depth)
+		}
+		switch c {
+		case '"':
+			inString = true
+			out = append(out, c)
+		case '{', '[':
+			depth++
+			out = append(out, c)
+			open = true
+			continue
+		case ',':
+			out = append(out, c)
+			newline(depth)
+		case ':':
+			out = append(out, ':', ' ')
+		case '}', ']':
+			depth--
+			if !open {
+				newline(depth)
+			}
+			out = append(out, c)
+		default:
+			out = append(out, c)
+		}
+		open = false
+	}
+	w.Write(out)
 }
 
 // entryPreview is one line saying what an entry holds.
