@@ -347,7 +347,7 @@ func (p *Anthropic) Stream(ctx context.Context, r Request, on func(Delta)) (*ses
 			at[e.Index] = i
 			if b.Type == "toolCall" {
 				args[i] = &strings.Builder{}
-				on(Delta{Type: "toolcall_start", ContentIndex: i})
+				on(Delta{Type: "toolcall_start", ContentIndex: i, ID: b.ID, ToolName: b.Name, Usage: out.Usage})
 			}
 		case anthropic.ContentBlockDeltaEvent:
 			i, ok := at[e.Index]
@@ -357,16 +357,16 @@ func (p *Anthropic) Stream(ctx context.Context, r Request, on func(Delta)) (*ses
 			switch d := e.Delta.AsAny().(type) {
 			case anthropic.TextDelta:
 				out.Content[i].Text += d.Text
-				on(Delta{Type: "text_delta", ContentIndex: i, Delta: d.Text})
+				on(Delta{Type: "text_delta", ContentIndex: i, Delta: d.Text, Usage: out.Usage})
 			case anthropic.ThinkingDelta:
 				out.Content[i].Thinking += d.Thinking
-				on(Delta{Type: "thinking_delta", ContentIndex: i, Delta: d.Thinking})
+				on(Delta{Type: "thinking_delta", ContentIndex: i, Delta: d.Thinking, Usage: out.Usage})
 			case anthropic.SignatureDelta:
 				out.Content[i].ThinkingSignature += d.Signature
 			case anthropic.InputJSONDelta:
 				if b := args[i]; b != nil {
 					b.WriteString(d.PartialJSON)
-					on(Delta{Type: "toolcall_delta", ContentIndex: i, Delta: d.PartialJSON})
+					on(Delta{Type: "toolcall_delta", ContentIndex: i, Delta: d.PartialJSON, Usage: out.Usage})
 				}
 			}
 		case anthropic.MessageDeltaEvent:

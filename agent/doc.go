@@ -7,7 +7,8 @@
 // a prompt and returns the model's last reply once it stops calling tools;
 // every message is appended to the log as it completes, with session's typed
 // messages (session.Assistant, session.ToolResult), and Emit sees pi's events
-// (Example).
+// (Example). An Event's JSON is pi 1.6.0's (toJsonEvent's shapes), the one
+// encoding of arbor -p --mode json and pi's RPC mode.
 //
 // # Providers
 //

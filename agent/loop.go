@@ -76,10 +76,13 @@ type Agent struct {
 	changes changes
 }
 
-// Event is one thing that happened in a run, with pi's event names:
-// agent_start, agent_end, turn_start, turn_end, message_start,
+// Event is one thing that happened in a run, with pi 1.6.0's event names and
+// members: agent_start, agent_end, turn_start, turn_end, message_start,
 // message_update, message_end, tool_execution_start, tool_execution_end,
-// compaction_start, compaction_end.
+// compaction_start, compaction_end, auto_retry_start, auto_retry_end,
+// queue_update, thinking_level_changed; agent_settled (SettledEvent) and
+// arbor_error (ErrorEvent) are for the front ends to send. Its JSON is pi's
+// (MarshalJSON).
 type Event struct {
 	Type                  string            `json:"type"`
 	Message               json.RawMessage   `json:"message,omitempty"`
@@ -95,7 +98,10 @@ type Event struct {
 	ErrorMessage          string            `json:"errorMessage,omitempty"`
 	Messages              []json.RawMessage `json:"messages,omitempty"`
 	ToolResults           []json.RawMessage `json:"toolResults,omitempty"`
-	Level                 string            `json:"level,omitempty"` // thinking_level_changed
+	Level                 string            `json:"level,omitempty"`         // thinking_level_changed
+	Usage                 *session.Usage    `json:"usage,omitempty"`         // message_update: the reply's so far
+	DurationMs            *int64            `json:"durationMs,omitempty"`    // tool_execution_end: how long the tool ran
+	PartialResult         json.RawMessage   `json:"partialResult,omitempty"` // tool_execution_update
 	// auto_retry_start (attempt, maxAttempts, delayMs, errorMessage) and
 	// auto_retry_end (success, attempt, finalError), pi's retry events.
 	Attempt     *int   `json:"attempt,omitempty"`
@@ -223,7 +229,8 @@ func (a *Agent) start(ctx context.Context, first []string, poll bool) (*session.
 	if eerr := release(); eerr != nil && err == nil {
 		err = eerr
 	}
-	a.emit(Event{Type: "agent_end", Messages: r.messages})
+	// arbor's client retries within the request, so no run ends to be retried.
+	a.emit(Event{Type: "agent_end", Messages: r.messages, WillRetry: ptr(false)})
 	return last, err
 }
 
@@ -283,18 +290,13 @@ func (a *Agent) run(ctx context.Context, r *run, first []string, poll bool) (*se
 		for _, t := range a.Tools {
 			req.Tools = append(req.Tools, ToolSpec{Name: t.Name, Description: t.Description, Parameters: t.Parameters})
 		}
-		started := false
+		rep := a.newReply()
 		a.retry.watch(a.emit)
-		asst, err := a.Provider.Stream(ctx, req, func(d Delta) {
-			if !started {
-				started = true
-				a.emit(Event{Type: "message_start", Message: json.RawMessage(`{"role":"assistant","content":[]}`)})
-			}
-			a.emit(Event{Type: "message_update", AssistantMessageEvent: &d})
-		})
+		asst, err := a.Provider.Stream(ctx, req, rep.on)
 		if asst == nil {
 			asst = &session.Assistant{Content: []session.Block{}}
 		}
+		rep.finish(asst, err)
 		retried := a.retry.end(ctx, err)
 		asst.API, asst.Provider, asst.Model, asst.ThinkingLevel = a.Provider.API(), a.Model.Provider, a.Model.ID, a.Thinking
 		asst.Timestamp = a.now().UnixMilli()
@@ -323,7 +325,7 @@ func (a *Agent) run(ctx context.Context, r *run, first []string, poll bool) (*se
 		if aerr != nil {
 			return asst, aerr
 		}
-		if !started {
+		if !rep.started {
 			a.emit(Event{Type: "message_start", Message: raw})
 		}
 		a.emit(Event{Type: "message_end", Message: raw})
@@ -369,12 +371,17 @@ func (a *Agent) run(ctx context.Context, r *run, first []string, poll bool) (*se
 func (a *Agent) runTools(ctx context.Context, r *run, calls []session.Block) ([]json.RawMessage, bool, error) {
 	var results []json.RawMessage
 	for _, call := range calls {
-		var out ToolOutput
+		var (
+			out  ToolOutput
+			took *int64 // pi leaves durationMs out for a tool that did not run
+		)
 		if ctx.Err() != nil {
 			out = ToolOutput{Text: "Skipped: the run was aborted before this tool ran", IsError: true}
 		} else {
 			a.emit(Event{Type: "tool_execution_start", ToolCallID: call.ID, ToolName: call.Name, Args: call.Arguments})
+			began := time.Now()
 			out = a.runTool(ctx, call)
+			took = ptr(time.Since(began).Milliseconds())
 		}
 		m, err := a.toolResult(call, out)
 		if err != nil {
@@ -385,7 +392,7 @@ func (a *Agent) runTools(ctx context.Context, r *run, calls []session.Block) ([]
 			return results, false, err
 		}
 		results = append(results, raw)
-		a.emit(Event{Type: "tool_execution_end", ToolCallID: call.ID, ToolName: call.Name, Result: raw, IsError: ptr(out.IsError)})
+		a.emit(Event{Type: "tool_execution_end", ToolCallID: call.ID, ToolName: call.Name, Result: raw, IsError: ptr(out.IsError), DurationMs: took})
 	}
 	return results, ctx.Err() != nil, nil
 }

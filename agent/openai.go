@@ -186,7 +186,7 @@ func (p *OpenAI) Stream(ctx context.Context, r Request, on func(Delta)) (*sessio
 					thinkIdx = len(out.Content) - 1
 				}
 				out.Content[thinkIdx].Thinking += reasoning
-				on(Delta{Type: "thinking_delta", ContentIndex: thinkIdx, Delta: reasoning})
+				on(Delta{Type: "thinking_delta", ContentIndex: thinkIdx, Delta: reasoning, Usage: out.Usage})
 			}
 			if d.Content != "" {
 				if textIdx < 0 {
@@ -194,7 +194,7 @@ func (p *OpenAI) Stream(ctx context.Context, r Request, on func(Delta)) (*sessio
 					textIdx = len(out.Content) - 1
 				}
 				out.Content[textIdx].Text += d.Content
-				on(Delta{Type: "text_delta", ContentIndex: textIdx, Delta: d.Content})
+				on(Delta{Type: "text_delta", ContentIndex: textIdx, Delta: d.Content, Usage: out.Usage})
 			}
 			for _, tc := range d.ToolCalls {
 				i, ok := calls[tc.Index]
@@ -203,7 +203,7 @@ func (p *OpenAI) Stream(ctx context.Context, r Request, on func(Delta)) (*sessio
 					i = len(out.Content) - 1
 					calls[tc.Index] = i
 					args[i] = &strings.Builder{}
-					on(Delta{Type: "toolcall_start", ContentIndex: i})
+					on(Delta{Type: "toolcall_start", ContentIndex: i, ID: tc.ID, ToolName: tc.Function.Name, Usage: out.Usage})
 				}
 				if tc.ID != "" && out.Content[i].ID == "" {
 					out.Content[i].ID = tc.ID
@@ -213,7 +213,7 @@ func (p *OpenAI) Stream(ctx context.Context, r Request, on func(Delta)) (*sessio
 				}
 				if tc.Function.Arguments != "" {
 					args[i].WriteString(tc.Function.Arguments)
-					on(Delta{Type: "toolcall_delta", ContentIndex: i, Delta: tc.Function.Arguments})
+					on(Delta{Type: "toolcall_delta", ContentIndex: i, Delta: tc.Function.Arguments, Usage: out.Usage})
 				}
 			}
 			if ch.FinishReason != "" {

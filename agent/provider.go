@@ -31,11 +31,23 @@ type ToolSpec struct {
 	Parameters  json.RawMessage // a JSON schema object
 }
 
-// Delta is one streamed piece of the reply (pi's assistantMessageEvent).
+// Delta is one streamed piece of the reply: pi's assistantMessageEvent as
+// its JSON stream writes it (without the partial message). A provider sends
+// text_delta, thinking_delta, toolcall_start (with ID and ToolName) and
+// toolcall_delta; the loop adds text_start, text_end, thinking_start,
+// thinking_end and toolcall_end around each block as pi's providers send them
+// (pi's start, done and error are message_start and message_end on its
+// stream, never message_update). MarshalJSON writes each kind's members.
 type Delta struct {
-	Type         string `json:"type"` // text_delta, thinking_delta, toolcall_start, toolcall_delta
-	ContentIndex int    `json:"contentIndex"`
-	Delta        string `json:"delta,omitempty"`
+	Type         string
+	ContentIndex int
+	Delta        string         // *_delta: the new text or argument JSON
+	Content      string         // text_end, thinking_end: the block's whole text
+	ID, ToolName string         // toolcall_start
+	ToolCall     *session.Block // toolcall_end: the call, its arguments parsed
+	// Usage is the reply's usage so far, as the provider has reported it
+	// (message_update's usage); it is not part of the event itself.
+	Usage session.Usage
 }
 
 // ProviderError is a failed request: the status (0 when there was no reply)

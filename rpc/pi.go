@@ -346,11 +346,11 @@ func (p *piServer) prompt(c piCommand) {
 				// A failure no message of the run shows (the session file
 				// replaced, a write that failed): the reply was not kept,
 				// and the client is told why, as arbor -p --mode json does.
-				p.write(agent.Event{Type: "error", ErrorMessage: err.Error(), Aborted: new(bool)})
+				p.write(agent.ErrorEvent(err, false))
 			}
 			// pi 1.6.0's agent_settled: the session is idle again (its
 			// RpcClient's waitForIdle and promptAndWait wait for it).
-			p.write(map[string]any{"type": "agent_settled", "aborted": errors.Is(err, agent.ErrAborted)})
+			p.write(agent.SettledEvent(errors.Is(err, agent.ErrAborted)))
 		default:
 			p.write(fail(c.ID, "prompt", err))
 			close(accepted)

@@ -303,7 +303,7 @@ func TestPiReplacedSessionFileIsReported(t *testing.T) {
 	var failure map[string]any
 	events := c.waitEvent("agent_settled")
 	for _, e := range events {
-		if e["type"] == "error" {
+		if e["type"] == agent.ArborError {
 			failure = e
 		}
 	}
@@ -322,7 +322,7 @@ func TestPiReplacedSessionFileIsReported(t *testing.T) {
 	c.ok("new_session", nil)
 	c.ok("prompt", map[string]any{"message": "again"})
 	for _, e := range c.waitEvent("agent_settled") {
-		if e["type"] == "error" {
+		if e["type"] == agent.ArborError {
 			t.Errorf("a provider's error reported twice: %v", e)
 		}
 	}

@@ -111,6 +111,13 @@ func TestAgentCompactsAfterOverflow(t *testing.T) {
 			if r.code != 1 || !strings.Contains(r.stderr, "400") {
 				t.Errorf("second overflow: %d %q", r.code, r.stderr)
 			}
+			// Text mode says what happened before the failure.
+			for _, line := range []string{"arbor: the request did not fit the model's context window; compacting the session to send it again\n",
+				"arbor: compacted: the older part of the session ("} {
+				if !strings.Contains(r.stderr, line) {
+					t.Errorf("stderr does not say %q:\n%s", line, r.stderr)
+				}
+			}
 		})
 	}
 }

@@ -87,6 +87,13 @@ func TestAgentRetries(t *testing.T) {
 			if gap := reqs[1].Time.Sub(reqs[0].Time); gap < 900*time.Millisecond {
 				t.Errorf("Retry-After: 1 not honoured: retried after %s", gap)
 			}
+			// Each wait is said on stderr, with attempts counted from the first request.
+			for _, line := range []string{"arbor: retrying in 1.0 s after 429 Too Many Requests (attempt 2 of 4)\n",
+				"arbor: retrying in 1.0 s after 500 Internal Server Error (attempt 3 of 4)\n"} {
+				if !strings.Contains(r.stderr, line) {
+					t.Errorf("stderr does not say %q:\n%s", line, r.stderr)
+				}
+			}
 		})
 	}
 }
@@ -111,8 +118,9 @@ func TestAgentClientError(t *testing.T) {
 			s.Add(agenttest.Reply{Status: 401, Body: body})
 			r = w.run("", with(s, "-p", "--mode", "json", "hi")...)
 			lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
-			if r.code != 1 || !strings.HasPrefix(lines[len(lines)-1], `{"type":"error","aborted":false,"errorMessage":"`+kind+`: 401 Unauthorized: `) {
-				t.Errorf("json mode error event: %d %q", r.code, lines[len(lines)-1])
+			if r.code != 1 || !strings.HasPrefix(lines[len(lines)-2], `{"type":"arbor_error","errorMessage":"`+kind+`: 401 Unauthorized: `) ||
+				lines[len(lines)-1] != `{"type":"agent_settled","aborted":false}` {
+				t.Errorf("json mode error event: %d %q", r.code, lines[len(lines)-2:])
 			}
 			ms := messageData(t, w.sessions()[0])
 			if last := ms[len(ms)-1]; last.StopReason != "error" || !strings.Contains(last.ErrorMessage, "401") {
@@ -195,7 +203,7 @@ func TestAgentJSONMode(t *testing.T) {
 			types = append(types, e.Type)
 		}
 	}
-	want := "agent_start turn_start message_start message_end message_start message_end tool_execution_start tool_execution_end turn_end turn_start message_start message_end turn_end agent_end"
+	want := "session agent_start turn_start message_start message_end message_start message_end tool_execution_start tool_execution_end turn_end turn_start message_start message_end turn_end agent_end agent_settled"
 	if got := strings.Join(types, " "); got != want {
 		t.Errorf("events\n got %s\nwant %s", got, want)
 	}
@@ -216,8 +224,8 @@ func TestAgentAbortThenContinue(t *testing.T) {
 				t.Fatalf("first run: %d %q", r.code, r.stderr)
 			}
 			c := w.cmd("", with(s, "-c", "-p", "two")...)
-			var errb strings.Builder
-			c.Stderr = &errb
+			var out, errb strings.Builder
+			c.Stdout, c.Stderr = &out, &errb
 			if err := c.Start(); err != nil {
 				t.Fatal(err)
 			}
@@ -227,8 +235,10 @@ func TestAgentAbortThenContinue(t *testing.T) {
 			time.Sleep(300 * time.Millisecond)
 			c.Process.Signal(syscall.SIGINT)
 			err := c.Wait()
-			if c.ProcessState.ExitCode() != 1 || !strings.Contains(errb.String(), "aborted") {
-				t.Fatalf("abort: %v, stderr %q", err, errb.String())
+			// Ctrl-C prints the reply so far, as a finished run prints its answer.
+			if c.ProcessState.ExitCode() != 1 || out.String() != "a partial ans\n" ||
+				!strings.HasSuffix(errb.String(), "arbor: interrupted; the partial reply is kept (continue with arbor -c)\n") {
+				t.Fatalf("abort: %v, stdout %q, stderr %q", err, out.String(), errb.String())
 			}
 			path := w.only()
 			ms := messageData(t, path)

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"github.com/arborlog/arbor/export"
@@ -68,7 +69,8 @@ Running the agent:
   arbor -r                   pick the session to continue first
   arbor -p "prompt"          run the agent on a prompt and print its answer
   echo prompt | arbor -p     the prompt on stdin
-  --mode json                print one JSON event per line instead (pi's event names)
+  --mode json                print pi's JSON stream instead: the session header, then
+                             one event per line (docs/print.md)
   arbor --mode rpc           pi's RPC mode: commands as JSON lines on stdin, responses
                              and events on stdout (arbor serve speaks JSON-RPC 2.0)
 
@@ -257,12 +259,20 @@ func runAgent(c *cobra.Command, o *agentOptions) error {
 	}
 	defer s.close()
 	a.Log, a.Flush, a.Blobs = s.log, s.flush, s.blobs
+	var mu sync.Mutex
 	if o.mode == "json" {
-		var mu sync.Mutex
+		// pi's stream: the session's header, then its events (agent.Event's JSON).
+		_ = o.io.JSON(json.RawMessage(s.log.Header().Raw()))
 		a.Emit = func(e agent.Event) {
 			mu.Lock()
 			defer mu.Unlock()
 			_ = o.io.JSON(e)
+		}
+	} else {
+		a.Emit = func(e agent.Event) {
+			mu.Lock()
+			defer mu.Unlock()
+			o.report(e)
 		}
 	}
 	if err := a.Prepare(); err != nil {
@@ -277,30 +287,85 @@ func runAgent(c *cobra.Command, o *agentOptions) error {
 	ctx, stop := interruptible(context.Background())
 	defer stop()
 	last, err := a.Run(ctx, prompt)
-	if err != nil && o.mode == "json" {
-		// pi has no event for a run that failed; scripts reading the events get one line that says so.
-		_ = o.io.JSON(agent.Event{Type: "error", ErrorMessage: err.Error(), Aborted: ptrBool(errors.Is(err, agent.ErrAborted))})
-	}
-	if errors.Is(err, agent.ErrAborted) {
-		if s.store == nil {
-			return errors.New("aborted")
+	aborted := errors.Is(err, agent.ErrAborted)
+	if o.mode == "json" {
+		mu.Lock()
+		if err != nil {
+			// pi has no event for a run that failed (it says so on stderr);
+			// scripts reading the events get arbor's own line that says so.
+			_ = o.io.JSON(agent.ErrorEvent(err, aborted))
 		}
-		return errors.New("aborted; the partial reply is kept (continue with arbor -c)")
+		_ = o.io.JSON(agent.SettledEvent(aborted))
+		mu.Unlock()
+	}
+	if aborted {
+		if o.mode == "text" && last != nil {
+			// What arrived before Ctrl-C is the answer so far.
+			o.printReply(last)
+		}
+		if s.store == nil {
+			return errors.New("interrupted; the partial reply was not kept (--no-session)")
+		}
+		return errors.New("interrupted; the partial reply is kept (continue with arbor -c)")
 	}
 	if err != nil {
 		return err
 	}
 	if o.mode == "text" && last != nil {
-		text := last.Text()
-		if o.io.IsTTY() {
-			text = termtext.Block(text)
-		}
-		fmt.Fprint(o.io.Out, text)
-		if !strings.HasSuffix(text, "\n") {
-			fmt.Fprintln(o.io.Out)
-		}
+		o.printReply(last)
 	}
 	return nil
+}
+
+// printReply prints a reply's text on stdout, ending with a newline.
+func (o *agentOptions) printReply(last *session.Assistant) {
+	text := last.Text()
+	if text == "" {
+		return
+	}
+	if o.io.IsTTY() {
+		text = termtext.Block(text)
+	}
+	fmt.Fprint(o.io.Out, text)
+	if !strings.HasSuffix(text, "\n") {
+		fmt.Fprintln(o.io.Out)
+	}
+}
+
+// report tells on stderr what text print mode would otherwise do silently:
+// the waits before retries and the automatic compactions.
+func (o *agentOptions) report(e agent.Event) {
+	switch e.Type {
+	case "auto_retry_start":
+		// The event counts retries; a person counts attempts (the first
+		// request is attempt 1).
+		attempt, max, wait := 1, 1, time.Duration(0)
+		if e.Attempt != nil && e.MaxAttempts != nil {
+			attempt, max = *e.Attempt+1, *e.MaxAttempts+1
+		}
+		if e.DelayMs != nil {
+			wait = time.Duration(*e.DelayMs) * time.Millisecond
+		}
+		o.io.Warnf("retrying in %.1f s after %s (attempt %d of %d)", wait.Seconds(), e.ErrorMessage, attempt, max)
+	case "compaction_start":
+		switch e.Reason {
+		case "overflow":
+			o.io.Warnf("the request did not fit the model's context window; compacting the session to send it again")
+		case "threshold":
+			o.io.Warnf("the context is near the model's window; compacting the session first")
+		}
+	case "compaction_end":
+		switch {
+		case e.ErrorMessage != "":
+			o.io.Warnf("compaction failed: %s", e.ErrorMessage)
+		case e.Result != nil:
+			var c struct {
+				TokensBefore float64 `json:"tokensBefore"`
+			}
+			_ = json.Unmarshal(e.Result, &c)
+			o.io.Warnf("compacted: the older part of the session (%d tokens) is now a summary", int(c.TokensBefore))
+		}
+	}
 }
 
 // factory reads the configuration and returns what builds the agent for a
@@ -657,8 +722,6 @@ func (o *agentOptions) warnCwd(recorded, cwd string) {
 func looksLikePathArg(s string) bool {
 	return strings.ContainsAny(s, `/\`) || strings.HasSuffix(s, ".jsonl")
 }
-
-func ptrBool(b bool) *bool { return &b }
 
 // configPath is the agent's configuration file: $ARBOR_DIR/config.json.
 func configPath() string { return filepath.Join(catalog.Home(), "config.json") }

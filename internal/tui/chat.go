@@ -502,11 +502,12 @@ func (c *Chat) event(e agent.Event) {
 		}
 		it, ok := c.live[d.ContentIndex]
 		if !ok {
+			// A block opens with thinking_start, text_start or toolcall_start.
 			kind := kindAssistant
-			switch d.Type {
-			case "thinking_delta":
+			switch {
+			case strings.HasPrefix(d.Type, "thinking_"):
 				kind = kindThinking
-			case "toolcall_start", "toolcall_delta":
+			case strings.HasPrefix(d.Type, "toolcall_"):
 				kind = kindTool
 			}
 			it = &item{kind: kind, streaming: true}

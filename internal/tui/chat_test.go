@@ -180,8 +180,9 @@ func TestChatScreens(t *testing.T) {
 			func(h *chatHarness) { h.say("count to twelve"); h.keys("ctrl+o") }},
 		{"streaming", nil, func(h *chatHarness) {
 			h.say("") // nothing is sent for an empty editor
-			h.stream(agent.Event{Type: "agent_start"}, delta("thinking_delta", 0, "Looking at units"),
-				delta("text_delta", 1, "The unit table has"), delta("text_delta", 1, " no entry for d"))
+			// Each block opens with its *_start, as the agent sends them.
+			h.stream(agent.Event{Type: "agent_start"}, delta("thinking_start", 0, ""), delta("thinking_delta", 0, "Looking at units"),
+				delta("thinking_end", 0, ""), delta("text_start", 1, ""), delta("text_delta", 1, "The unit table has"), delta("text_delta", 1, " no entry for d"))
 		}},
 		{"queued", nil, func(h *chatHarness) {
 			h.stream(delta("text_delta", 0, "Working on it"))
