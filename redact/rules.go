@@ -98,6 +98,11 @@ func followsAssign(_, after string) bool {
 	return rest != "" && strings.IndexByte("\"'`\\", rest[0]) >= 0
 }
 
+// followsTag reports a word that ends an XML element's name (<password>).
+func followsTag(_, after string) bool {
+	return after != "" && after[0] == '>'
+}
+
 // isFlag reports a word that ends a --flag followed by a blank (--password value).
 func isFlag(before, after string) bool {
 	word := before[strings.LastIndexAny(before, " \t\n")+1:]
@@ -162,6 +167,9 @@ func defaultSpecs() []spec {
 		{name: "stripe-key", pattern: `\b(?:sk|rk)_(?:live|test|prod)_[A-Za-z0-9]{10,99}\b|\bwhsec_[A-Za-z0-9]{24,}`, hints: []string{"sk_live_", "sk_test_", "sk_prod_", "rk_live_", "rk_test_", "rk_prod_", "whsec_"}},
 		{name: "shopify-token", pattern: `\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b`, hints: []string{"shpat_", "shpca_", "shppa_", "shpss_"}},
 		{name: "api-key", pattern: `\bsk-(?:ant-|proj-)?[A-Za-z0-9_\-]{20,}`, hints: []string{"sk-"}},
+		{name: "vault-token", pattern: `\bhv[sbr]\.[A-Za-z0-9_\-]{24,}`, hints: []string{"hvs.", "hvb.", "hvr."}},
+		{name: "databricks-token", pattern: `\bdapi[a-f0-9]{32}(?:-[0-9])?\b`, hints: []string{"dapi"}},
+		{name: "age-secret-key", pattern: `\bAGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}\b`, hints: []string{"age-secret-key-1"}},
 		{name: "jwt", pattern: `\beyJ[A-Za-z0-9_\-]{5,}\.eyJ[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]*`, hints: []string{"eyj"}},
 
 		// Credentials in URLs: scheme://user:password@host, for any scheme
@@ -174,6 +182,8 @@ func defaultSpecs() []spec {
 		{name: "cli-password", pattern: `(?P<keep>(?:^|\s)(?:-u|--user)(?:[ \t]+|=)["']?[^\s:"'@]*:)(?P<secret>[^\s"'@]+)["']?(?:\s|$)`, hints: []string{"curl", "--user"}},
 		{name: "cli-password", pattern: `(?P<keep>\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mariadb|mariadb-dump)\b[^\n]*?[ \t]-p["']?)[^\s"']+`, hints: []string{"mysql", "mariadb"}},
 		{name: "cli-password", pattern: `(?P<keep>\bsshpass\b[^\n]*?[ \t]-p[ \t]*["']?)[^\s"'\-][^\s"']*`, hints: []string{"sshpass"}},
+		{name: "cli-password", pattern: `(?P<keep>\b(?:docker|podman|nerdctl)\b[^\n]*?\blogin\b[^\n]*?[ \t]-p[ \t]+["']?)[^\s"'\-][^\s"']*`, hints: []string{"docker", "podman", "nerdctl"}},
+		{name: "cli-password", pattern: `(?P<keep>[ \t]-pass(?:in|out)?[ \t]+["']?pass:)[^\s"']+`, hints: []string{"pass:"}},
 		{name: "cli-password", pattern: `(?P<keep>\bredis-cli\b[^\n]*?[ \t](?:-a|--pass)[ \t]+["']?)[^\s"'\-][^\s"']*`, hints: []string{"redis-cli"}},
 		{name: "cli-password", pattern: `(?P<keep>\b(?:machine|login)[ \t]+\S+[ \t]+(?:login[ \t]+\S+[ \t]+)?password[ \t]+)\S+`, hints: []string{"password"}, around: inNetrc},
 		{name: "cli-password", pattern: `(?P<keep>(?:^|\s)--(?P<name>[` + identChars + `]+)[ \t]+["']?)(?P<secret>[^\s"'\-][^\s"']*)`, hints: secretHints, around: isFlag, spare: spareValue(false)},
@@ -187,9 +197,10 @@ func defaultSpecs() []spec {
 			hints: []string{"x-", "private-token", "api-key", "apikey", "access-token", "auth-token"}, spare: spareHeader},
 		{name: "secret-json", pattern: `(?P<keep>` + boundary + `\\?["']?(?P<name>[` + identChars + `]+)\\?["']?[ \t]*(?::=|=>|[:=])[ \t]*\\?["'])(?P<secret>` + quoted + `)`,
 			hints: secretHints, around: followsAssign, spare: spareQuoted(false)},
+		{name: "secret-xml", pattern: `(?P<keep><(?P<name>[A-Za-z0-9_.:\-]+)>)(?P<secret>[^<\s][^<]*)</`, hints: secretHints, around: followsTag, spare: spareQuoted(false)},
 		{name: "secret-assignment", pattern: `(?P<keep>` + boundary + `(?P<name>[` + identChars + `]+)=)(?P<secret>` + unquoted + `)`,
 			hints: secretHints, around: followsAssign, spare: spareValue(true)},
-		{name: "secret-assignment", pattern: `(?P<keep>^[ \t]*(?:export[ \t]+|-[ \t]+|[<>][ \t]+)?(?P<name>[` + identChars + `]+)[ \t]*[:=][ \t]*)(?P<secret>` + unquoted + `)`,
+		{name: "secret-assignment", pattern: `(?P<keep>(?:^[ \t]*(?:export[ \t]+|-[ \t]+|[<>][ \t]+)?|["'][ \t]*)(?P<name>[` + identChars + `]+)[ \t]*[:=][ \t]*)(?P<secret>` + unquoted + `)`,
 			hints: secretHints, around: followsAssign, spare: spareValue(false)},
 		{name: "secret-assignment", pattern: `(?P<keep>^[ \t]*(?:export[ \t]+)?(?P<name>[` + identChars + `]+)[ \t]*=[ \t]*)(?P<secret>` + unquoted + `)`,
 			hints: secretHints, around: followsAssign, spare: spareValue(true)},
