@@ -1,14 +1,3 @@
-// Package redact removes secrets from text before it is kept or sent: private
-// keys, cloud and forge tokens, Authorization headers and the values of
-// KEY=value lines that name a secret (or every value of a .env file).
-//
-// A secret is replaced by [REDACTED:<rule>], so a reader sees that something
-// was there and what kind it was, and the count of replacements is returned so
-// callers can record it. The same text always gives the same result.
-//
-// Use: New(nil) gives the built-in rules (pass patterns to add your own);
-// Redact(text) returns the text without its secrets and how many there were;
-// RedactFile treats every value of a .env file as secret (Example).
 package redact
 
 import (
@@ -19,96 +8,149 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/go-json-experiment/json/jsontext"
 )
 
-// Rule is one kind of secret. When the pattern has a group named "keep", that
-// part of the match (a header name, a variable name) stays in the text.
+// Rule is one kind of secret. The part of a match replaced is the group
+// named "secret" when the pattern has one, else what follows the group named
+// "keep" (a header name, a variable name), else the whole match.
 //
 // Hints make redaction fast: when a rule has them, the pattern runs only on
 // the lines whose ASCII-lowercased text contains one of them (such a rule
-// never matches across lines).
+// never matches across lines); a rule without them runs on the whole text.
 type Rule struct {
 	Name    string
 	Pattern *regexp.Regexp
 	Hints   []string
-	// HintBefore, when set, requires the hint before the first of these
-	// characters on the line (a variable's name before its = or :).
-	HintBefore string
+
+	around func(before, after string) bool
+	spare  func(name, value string) bool
+	// The pattern's groups: secret, keep and name (0 when absent).
+	secret, keep, name int
 }
 
-// Redactor applies its rules in order.
+func newRule(name string, re *regexp.Regexp, hints []string) Rule {
+	r := Rule{Name: name, Pattern: re, Hints: hints}
+	r.secret, r.keep, r.name = max(re.SubexpIndex("secret"), 0), max(re.SubexpIndex("keep"), 0), max(re.SubexpIndex("name"), 0)
+	return r
+}
+
+// ruleSet is a compiled rule table with the automaton that finds its hints.
+type ruleSet struct {
+	rules   []Rule
+	hinted  *hintMatcher
+	literal []string // per rule without hints: the literal its pattern starts with ("" for none)
+}
+
+// defaults compiles the built-in table once, on first use: a command that
+// redacts nothing pays nothing for it (its regular expressions take
+// milliseconds to compile).
+var defaults = sync.OnceValue(func() *ruleSet {
+	specs := defaultSpecs()
+	rules := make([]Rule, len(specs))
+	for i, s := range specs {
+		rules[i] = newRule(s.name, regexp.MustCompile(s.pattern), s.hints)
+		rules[i].around, rules[i].spare = s.around, s.spare
+	}
+	return newRuleSet(rules)
+})
+
+// compiled is set by the first compilation of the built-in rules (tests
+// check that constructing a Redactor compiles nothing).
+var compiled bool
+
+func newRuleSet(rules []Rule) *ruleSet {
+	compiled = true
+	set := &ruleSet{rules: rules, literal: make([]string, len(rules))}
+	var hints []hint
+	for i, r := range rules {
+		if i >= maxHinted && len(r.Hints) > 0 {
+			panic("redact: more than 128 rules with hints")
+		}
+		for _, h := range r.Hints {
+			hints = append(hints, hint{text: strings.ToLower(h), rule: i, around: r.around})
+		}
+		set.literal[i], _ = r.Pattern.LiteralPrefix()
+	}
+	set.hinted = newHintMatcher(hints)
+	return set
+}
+
+// Default returns the built-in rules, in the order they run.
+func Default() []Rule {
+	return append([]Rule(nil), defaults().rules...)
+}
+
+// Redactor applies its rules in order: the built-in ones, then the user's.
 type Redactor struct {
-	rules []Rule
+	extra []Rule
+	once  sync.Once
+	set   *ruleSet
 }
-
-// Default are the built-in rules.
-var Default = []Rule{
-	{"private-key", regexp.MustCompile(`-----BEGIN[A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END[A-Z0-9 ]*PRIVATE KEY-----|\z)`), nil, ""},
-	{"authorization", regexp.MustCompile(`(?i)(?P<keep>\b(?:proxy-)?authorization\s*[:=]\s*(?:(?:bearer|basic|token|digest)\s+)?)[^\s"',]+`), []string{"authorization"}, ""},
-	{"aws-access-key", regexp.MustCompile(`\b(?:AKIA|ASIA|AGPA|AIDA|AROA)[0-9A-Z]{16}\b`), []string{"akia", "asia", "agpa", "aida", "aroa"}, ""},
-	{"github-token", regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b`), []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"}, ""},
-	{"gitlab-token", regexp.MustCompile(`\bglpat-[A-Za-z0-9_\-]{20,}`), []string{"glpat-"}, ""},
-	{"slack-token", regexp.MustCompile(`\bxox[abposr]-[A-Za-z0-9-]{10,}`), []string{"xox"}, ""},
-	{"google-api-key", regexp.MustCompile(`\bAIza[0-9A-Za-z_\-]{35}\b`), []string{"aiza"}, ""},
-	{"api-key", regexp.MustCompile(`\bsk-(?:ant-|proj-)?[A-Za-z0-9_\-]{20,}`), []string{"sk-"}, ""},
-	{"secret-assignment", regexp.MustCompile(`(?im)(?P<keep>^[ \t]*(?:export[ \t]+)?[A-Za-z_][A-Za-z0-9_.]*(?:KEY|SECRET|TOKEN|PASSWORD|PASSWD|PWD|CREDENTIALS?)[A-Za-z0-9_]*[ \t]*[=:][ \t]*)["']?[^\s"'#]+["']?`),
-		[]string{"key", "secret", "token", "passw", "pwd", "credential"}, "=:"},
-}
-
-// envLine matches every KEY=value line of a .env file.
-var envLine = regexp.MustCompile(`(?m)(?P<keep>^[ \t]*(?:export[ \t]+)?[A-Za-z_][A-Za-z0-9_.]*[ \t]*=[ \t]*)(?:"[^"\n]*"|'[^'\n]*'|[^\s#]+)`)
 
 // New returns a Redactor with the default rules and one rule per extra
-// pattern (Go regular expressions, named custom-1, custom-2, …).
+// pattern (Go regular expressions, named custom-1, custom-2, …). The
+// built-in rules are compiled when the first text is redacted.
 func New(extra []string) (*Redactor, error) {
-	r := &Redactor{rules: append([]Rule(nil), Default...)}
+	r := &Redactor{}
 	for i, p := range extra {
 		re, err := regexp.Compile(p)
 		if err != nil {
 			return nil, fmt.Errorf("redact: pattern %d %q: %w", i+1, p, err)
 		}
-		r.rules = append(r.rules, Rule{Name: fmt.Sprintf("custom-%d", i+1), Pattern: re})
+		r.extra = append(r.extra, newRule(fmt.Sprintf("custom-%d", i+1), re, nil))
 	}
 	return r, nil
 }
 
+func (r *Redactor) rules() *ruleSet {
+	r.once.Do(func() {
+		if len(r.extra) == 0 {
+			r.set = defaults()
+			return
+		}
+		d := defaults()
+		r.set = &ruleSet{rules: append(append([]Rule(nil), d.rules...), r.extra...), hinted: d.hinted, literal: append([]string(nil), d.literal...)}
+		for _, x := range r.extra {
+			p, _ := x.Pattern.LiteralPrefix()
+			r.set.literal = append(r.set.literal, p)
+		}
+	})
+	return r.set
+}
+
 // Redact replaces every secret in s and returns the text and how many it replaced.
 func (r *Redactor) Redact(s string) (string, int) {
-	n := 0
+	set, n := r.rules(), 0
 	// Rules without hints (private keys, custom patterns) run on the whole text.
-	for _, rule := range r.rules {
-		if len(rule.Hints) == 0 {
-			s = replaceAll(rule, s, &n)
+	for i := range set.rules {
+		if rule := &set.rules[i]; len(rule.Hints) == 0 && strings.Contains(s, set.literal[i]) {
+			s = rule.replace(s, &n)
 		}
 	}
-	// The others run line by line, on the lines that hold one of their hints.
-	lower := asciiLower(s)
+	// The others run on the lines that hold one of their hints.
+	var buf [8]lineHit
+	hits := set.hinted.lines(s, buf[:0])
+	if len(hits) == 0 {
+		return s, n
+	}
 	var b strings.Builder
-	last := 0 // s[:last] is in b or unchanged
-	for start := 0; start < len(s); {
-		end := strings.IndexByte(s[start:], '\n')
-		if end < 0 {
-			end = len(s)
-		} else {
-			end += start + 1
-		}
-		line, low := s[start:end], lower[start:end]
+	last := 0 // s[:last] is in b
+	for _, h := range hits {
+		line := s[h.start:h.end]
 		out := line
-		for _, rule := range r.rules {
-			if len(rule.Hints) > 0 && rule.hinted(low) {
-				if o := replaceAll(rule, out, &n); o != out {
-					out, low = o, asciiLower(o)
-				}
+		for i := range set.rules {
+			if h.rules.has(i) {
+				out = set.rules[i].replace(out, &n)
 			}
 		}
 		if out != line {
-			b.WriteString(s[last:start])
+			b.WriteString(s[last:h.start])
 			b.WriteString(out)
-			last = end
+			last = h.end
 		}
-		start = end
 	}
 	if last == 0 {
 		return s, n
@@ -117,26 +159,65 @@ func (r *Redactor) Redact(s string) (string, int) {
 	return b.String(), n
 }
 
-// hinted reports whether a lowercased line holds one of the rule's hints
-// (before HintBefore, when set).
-func (rule Rule) hinted(low string) bool {
-	if rule.HintBefore != "" {
-		if i := strings.IndexAny(low, rule.HintBefore); i >= 0 {
-			low = low[:i]
-		}
+// replace redacts every match of the rule in s, counting them in n.
+func (rule *Rule) replace(s string, n *int) string {
+	locs := rule.Pattern.FindAllStringSubmatchIndex(s, -1)
+	if locs == nil {
+		return s
 	}
-	return containsAny(low, rule.Hints)
+	var b strings.Builder
+	last := 0
+	for _, loc := range locs {
+		start, end := loc[0], loc[1]
+		if g := rule.secret; g > 0 && loc[2*g] >= 0 {
+			start, end = loc[2*g], loc[2*g+1]
+		} else if k := rule.keep; k > 0 && loc[2*k] >= 0 {
+			start = loc[2*k+1]
+		}
+		value := s[start:end]
+		if value == "" || strings.Contains(value, "[REDACTED:") {
+			continue
+		}
+		if rule.spare != nil {
+			name := ""
+			if g := rule.name; g > 0 && loc[2*g] >= 0 {
+				name = s[loc[2*g]:loc[2*g+1]]
+			}
+			if rule.spare(name, value) {
+				continue
+			}
+		}
+		*n++
+		b.WriteString(s[last:start])
+		b.WriteString("[REDACTED:")
+		b.WriteString(rule.Name)
+		b.WriteString("]")
+		last = end
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
 }
 
 // RedactFile is Redact for the content of a file: a .env file (.env, .env.local,
 // prod.env) also loses the value of every KEY=value line.
 func (r *Redactor) RedactFile(path, s string) (string, int) {
-	out, n := r.Redact(s)
+	n := 0
 	if IsEnvFile(path) {
-		out = replaceAll(Rule{Name: "env-value", Pattern: envLine}, out, &n)
+		// First, so a value loses all of itself, not what the other rules left.
+		s = envRule().replace(s, &n)
 	}
-	return out, n
+	out, m := r.Redact(s)
+	return out, n + m
 }
+
+// envRule matches every KEY=value line of a .env file.
+var envRule = sync.OnceValue(func() *Rule {
+	r := newRule("env-value", regexp.MustCompile(`(?m)(?P<keep>^[ \t]*(?:export[ \t]+)?[A-Za-z_][A-Za-z0-9_.]*[ \t]*=[ \t]*)(?:"[^"\n]*"|'[^'\n]*'|[^\s#]+)`), nil)
+	return &r
+})
 
 // IsEnvFile reports whether a file name is a dotenv file.
 func IsEnvFile(path string) bool {
@@ -144,49 +225,11 @@ func IsEnvFile(path string) bool {
 	return b == ".env" || strings.HasPrefix(b, ".env.") || strings.HasSuffix(b, ".env")
 }
 
-// asciiLower lowers A–Z only, so offsets into the result are offsets into s.
-func asciiLower(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if 'A' <= c && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
-		}
-	}
-	return string(b)
-}
-
-func containsAny(s string, hints []string) bool {
-	for _, h := range hints {
-		if strings.Contains(s, h) {
-			return true
-		}
-	}
-	return false
-}
-
-func replaceAll(rule Rule, s string, n *int) string {
-	keep := rule.Pattern.SubexpIndex("keep")
-	return rule.Pattern.ReplaceAllStringFunc(s, func(m string) string {
-		if strings.Contains(m, "[REDACTED:") {
-			return m
-		}
-		*n++
-		prefix := ""
-		if keep > 0 {
-			sub := rule.Pattern.FindStringSubmatch(m)
-			if sub != nil {
-				prefix = sub[keep]
-			}
-		}
-		return prefix + "[REDACTED:" + rule.Name + "]"
-	})
-}
-
 // JSON redacts the string values of a JSON document (a session line): each is
 // decoded, redacted as text and encoded again, so the result is always valid
 // JSON with its members in their order. Names are left alone. A document
 // that holds no hint of any rule is returned as it is, without decoding; one
-// that does not parse is redacted as text only if that keeps it valid.
+// that does not parse is returned as it is.
 func (r *Redactor) JSON(raw []byte) ([]byte, int) {
 	if !r.mayMatch(raw) {
 		return raw, 0
@@ -221,21 +264,16 @@ func (r *Redactor) JSON(raw []byte) ([]byte, int) {
 	return bytes.TrimRight(out.Bytes(), "\n"), n
 }
 
-// mayMatch reports whether any rule could match in b: a rule with hints
-// needs one of them; one without needs the literal its pattern starts with
-// (-----BEGIN for private keys), or is always tried when it has none.
+// mayMatch reports whether any rule could match in b: a hint of a rule with
+// hints, or the literal a rule without them starts with (-----BEGIN for
+// private keys; a rule without one is always tried). A \u escape can spell
+// any hint, so a document with one is always decoded.
 func (r *Redactor) mayMatch(b []byte) bool {
-	low := asciiLower(string(b))
-	for _, rule := range r.rules {
-		if len(rule.Hints) > 0 {
-			if containsAny(low, rule.Hints) {
-				return true
-			}
-			continue
-		}
-		if prefix, _ := rule.Pattern.LiteralPrefix(); prefix == "" || bytes.Contains(b, []byte(prefix)) {
+	set := r.rules()
+	for i, rule := range set.rules {
+		if len(rule.Hints) == 0 && (set.literal[i] == "" || bytes.Contains(b, []byte(set.literal[i]))) {
 			return true
 		}
 	}
-	return false
+	return bytes.Contains(b, []byte(`\u`)) || set.hinted.any(string(b))
 }
