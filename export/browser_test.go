@@ -194,7 +194,7 @@ func TestPageTreeShowsEveryEntry(t *testing.T) {
 	b := newBrowser(t)
 	for _, name := range append(fixtures, "xss") {
 		l := fixtureOrCorpus(t, name)
-		b.open(exportPage(t, l, Options{Source: name + ".jsonl"}, csp), "")
+		b.open(exportPage(t, l, Options{Source: name + ".jsonl"}, csp()), "")
 		b.click(`#filters button[data-filter="all"]`)
 		if diff := cmp.Diff(preorder(l), b.treeIDs()); diff != "" {
 			t.Errorf("%s: tree rows with filter all differ from the session's entries (-want +got):\n%s", name, diff)
@@ -245,7 +245,7 @@ func TestPageClickShowsPath(t *testing.T) {
 	b := newBrowser(t)
 	for _, name := range fixtures {
 		l := load(t, name)
-		b.open(exportPage(t, l, Options{}, csp), "")
+		b.open(exportPage(t, l, Options{}, csp()), "")
 		b.click(`#filters button[data-filter="all"]`)
 		active := map[string]bool{}
 		for _, e := range l.PathTo(l.Leaf().ID) {
@@ -288,7 +288,7 @@ func TestPageFiltersAndSearch(t *testing.T) {
 
 func filtersAndSearch(t *testing.T, b *browser, l *session.Log, words []string) {
 	b.t = t
-	b.open(exportPage(t, l, Options{}, csp), "")
+	b.open(exportPage(t, l, Options{}, csp()), "")
 	count := func(keep func(n *session.TreeNode) bool) []string {
 		var out []string
 		var walk func(ns []*session.TreeNode)
@@ -378,7 +378,7 @@ func filtersAndSearch(t *testing.T, b *browser, l *session.Log, words []string) 
 func TestPageDeepLink(t *testing.T) {
 	b := newBrowser(t)
 	l := load(t, "pi16-n000")
-	page := exportPage(t, l, Options{}, csp)
+	page := exportPage(t, l, Options{}, csp())
 	for _, leaf := range leaves(l)[1:] {
 		path := l.PathTo(leaf)
 		target := path[len(path)/3].ID
@@ -401,7 +401,7 @@ func TestPageDeepLink(t *testing.T) {
 // opens: every branch, every collapsed block, every filter, a search.
 func TestPageXSSCorpus(t *testing.T) {
 	l := session.Load(xssCorpus(t))
-	for _, v := range []struct{ name, policy string }{{"csp", csp}, {"no-csp", ""}} {
+	for _, v := range []struct{ name, policy string }{{"csp", csp()}, {"no-csp", ""}} {
 		t.Run(v.name, func(t *testing.T) {
 			b := newBrowser(t)
 			b.open(exportPage(t, l, Options{}, v.policy), "")
@@ -466,7 +466,7 @@ func TestPageBigSession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	page := exportPage(t, l, Options{Source: path}, csp)
+	page := exportPage(t, l, Options{Source: path}, csp())
 	b := newBrowser(t)
 	start := time.Now()
 	b.open(page, "")
@@ -500,7 +500,7 @@ func TestPageBigSession(t *testing.T) {
 func TestPageDownloadJSONL(t *testing.T) {
 	b := newBrowser(t)
 	l := load(t, "refactor")
-	b.open(exportPage(t, l, Options{Source: "/s/refactor.jsonl"}, csp), "")
+	b.open(exportPage(t, l, Options{Source: "/s/refactor.jsonl"}, csp()), "")
 	got, err := chromedp.Run(b.ctx, chromedp.Evaluate[[]string](`(async () => {
 		let blob, name;
 		const create = URL.createObjectURL, click = HTMLAnchorElement.prototype.click;
@@ -557,7 +557,7 @@ func TestPageDeepTree(t *testing.T) {
 	fmt.Fprintf(&sb, `{"type":"message","id":"last","parentId":"e%d","timestamp":"2026-12-01T00:00:02.000Z","message":{"role":"user","content":"the end","timestamp":2}}`+"\n", depth-1)
 	l := session.Load([]byte(sb.String()))
 	b := newBrowser(t)
-	b.open(exportPage(t, l, Options{}, csp), "")
+	b.open(exportPage(t, l, Options{}, csp()), "")
 	b.click(`#filters button[data-filter="all"]`)
 	if got, want := eval[string](b, `document.getElementById('tree-status').textContent`), fmt.Sprintf("%d of %d entries shown", depth+2, depth+2); got != want {
 		t.Errorf("status %q, want %q", got, want)
@@ -570,7 +570,7 @@ func TestPageDeepTree(t *testing.T) {
 	if n := len(b.convIDs()); n <= 40 {
 		t.Errorf("after 'Show later entries' %d entries", n)
 	}
-	b.open(exportPage(t, l, Options{}, csp), "#leaf=e5&entry=e2")
+	b.open(exportPage(t, l, Options{}, csp()), "#leaf=e5&entry=e2")
 	if got := b.convIDs(); len(got) != 6 || got[0] != "e0" {
 		t.Errorf("deep link to e5 shows %v", got)
 	}
@@ -581,7 +581,7 @@ func TestPageDeepTree(t *testing.T) {
 func TestPageTreeKeys(t *testing.T) {
 	b := newBrowser(t)
 	l := load(t, "refactor")
-	b.open(exportPage(t, l, Options{}, csp), "")
+	b.open(exportPage(t, l, Options{}, csp()), "")
 	b.click(`#filters button[data-filter="all"]`)
 	b.click(`#tree .row`)
 	rows := preorder(l)
@@ -628,7 +628,7 @@ func TestPageMarkdownStress(t *testing.T) {
 	l := session.Load([]byte(sb.String()))
 	b := newBrowser(t)
 	start := time.Now()
-	b.open(exportPage(t, l, Options{}, csp), "")
+	b.open(exportPage(t, l, Options{}, csp()), "")
 	if d := time.Since(start); d > 20*time.Second {
 		t.Errorf("the page took %v to render", d)
 	}
@@ -656,7 +656,7 @@ func TestPagePiCorpus(t *testing.T) {
 			t.Fatal(err)
 		}
 		l := session.Load(data)
-		b.open(exportPage(t, l, Options{Source: f}, csp), "")
+		b.open(exportPage(t, l, Options{Source: f}, csp()), "")
 		b.click(`#filters button[data-filter="all"]`)
 		if diff := cmp.Diff(preorder(l), b.treeIDs(), cmpopts.EquateEmpty()); diff != "" {
 			t.Errorf("%s: tree differs from the session (-want +got):\n%s", f, diff)
@@ -689,7 +689,7 @@ func TestPageHugeOutput(t *testing.T) {
 ` + string(raw) + "\n"
 	l := session.Load([]byte(data))
 	b := newBrowser(t)
-	b.open(exportPage(t, l, Options{}, csp), "")
+	b.open(exportPage(t, l, Options{}, csp()), "")
 	b.click(`#entry-r summary`)
 	if n := eval[int](b, `document.querySelector('#entry-r pre').textContent.length`); n != 100000 {
 		t.Errorf("the opened output shows %d characters, want the first 100,000", n)
@@ -720,7 +720,7 @@ func TestPageOpensAtTheTop(t *testing.T) {
 	}
 	l := session.Load([]byte(sb.String()))
 	b := newBrowser(t)
-	b.open(exportPage(t, l, Options{}, csp), "")
+	b.open(exportPage(t, l, Options{}, csp()), "")
 	inView := func(id string) bool {
 		return eval[bool](b, fmt.Sprintf(`(() => { const e = document.getElementById(%q); if (!e) return false; const r = e.getBoundingClientRect(); return r.bottom > 0 && r.top < innerHeight; })()`, id))
 	}
@@ -747,7 +747,7 @@ func TestPageOpensAtTheTop(t *testing.T) {
 func TestPageBranchSummaryOfOldPi(t *testing.T) {
 	b := newBrowser(t)
 	l := load(t, "refactor")
-	b.open(exportPage(t, l, Options{}, csp), "#leaf=2f5c8d93&entry=2f5c8d93")
+	b.open(exportPage(t, l, Options{}, csp()), "#leaf=2f5c8d93&entry=2f5c8d93")
 	got := eval[string](b, `document.getElementById('entry-2f5c8d93').textContent`)
 	if strings.Contains(got, "Summarizes 0 entries") || !strings.Contains(got, "Summarizes a branch left at 72a0b8e4") {
 		t.Errorf("the branch summary reads %q", got)
@@ -776,7 +776,7 @@ func TestPageLongWord(t *testing.T) {
 			line(map[string]any{"type": "message", "id": "r", "parentId": "a", "timestamp": "2026-12-01T00:00:03.000Z",
 				"message": map[string]any{"role": "toolResult", "toolCallId": "c", "toolName": "bash", "content": []any{map[string]any{"type": "text", "text": word}}, "timestamp": 3}}) +
 			line(map[string]any{"type": "session_info", "id": "n", "parentId": "r", "timestamp": "2026-12-01T00:00:04.000Z", "name": word})
-		page := exportPage(t, session.Load([]byte(data)), Options{}, csp)
+		page := exportPage(t, session.Load([]byte(data)), Options{}, csp())
 		ctx, cancel := context.WithTimeout(b.ctx, 30*time.Second)
 		start := time.Now()
 		err := chromedp.Do(ctx, chromedp.Navigate("file://"+page), chromedp.WaitReady(chromedp.CSS(`body[data-ready="1"]`)))

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/arborlog/arbor/redact"
 	"github.com/arborlog/arbor/session"
@@ -28,12 +29,18 @@ var (
 	//go:embed page.js
 	pageJS string
 
-	page = template.Must(template.New("page").Parse(pageTemplate))
+	// page is parsed on the first export, not at start: every arbor command
+	// links this package, and most never write a page.
+	page = sync.OnceValue(func() *template.Template {
+		return template.Must(template.New("page").Parse(pageTemplate))
+	})
 	// csp allows only the page's own script and style (by hash), images from
 	// data: and blob: URLs, and nothing else: no inline handlers, no remote
 	// loads, no forms, no frames.
-	csp = "default-src 'none'; script-src '" + hash(pageJS) + "'; style-src '" + hash(pageCSS) +
-		"'; img-src data: blob:; base-uri 'none'; form-action 'none'"
+	csp = sync.OnceValue(func() string {
+		return "default-src 'none'; script-src '" + hash(pageJS) + "'; style-src '" + hash(pageCSS) +
+			"'; img-src data: blob:; base-uri 'none'; form-action 'none'"
+	})
 )
 
 func hash(s string) string {
@@ -56,7 +63,7 @@ type pageFields struct {
 // sidebar and the conversation of the selected path (the leaf's first). See
 // the package documentation for what the page does and why it is safe.
 func HTML(w io.Writer, l *session.Log, o Options) error {
-	return writeHTML(w, l, o, csp)
+	return writeHTML(w, l, o, csp())
 }
 
 func writeHTML(w io.Writer, l *session.Log, o Options, policy string) error {
@@ -78,7 +85,7 @@ func writeHTML(w io.Writer, l *session.Log, o Options, policy string) error {
 	// never held whole. The mark holds a NUL and a '<', which no other field
 	// can put in the page as they are (escaped in HTML, constant elsewhere).
 	var frame bytes.Buffer
-	err = page.Execute(&frame, pageFields{
+	err = page().Execute(&frame, pageFields{
 		Title: title + " · arbor",
 		CSP:   policy,
 		CSS:   template.CSS(pageCSS),
