@@ -19,6 +19,10 @@
 //   - Reading the same source twice gives the same bytes: session and entry ids
 //     are derived from the source, so a re-import is idempotent and a source
 //     that grew only adds entries (ids are assigned in source order).
+//   - An imported session belongs to one source file, the one its header
+//     names: another file claiming the same session id (a copy, a reused or
+//     forged id) is never merged into it but becomes a session of its own, and
+//     Write reports the conflict (Written.Conflict).
 //   - Every tool result follows the assistant message with its call; the leaf
 //     the source continues from is the last line, which is where pi continues.
 //

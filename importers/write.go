@@ -2,6 +2,7 @@ package importers
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -21,30 +22,116 @@ type Written struct {
 	Path     string      `json:"path"`
 	Created  bool        `json:"created"`
 	Added    int         `json:"added"`    // entries written now
-	Existing int         `json:"existing"` // entries already in the file from an earlier import
+	Existing int         `json:"existing"` // entries already in the file from an earlier import of this source
 	Pending  int         `json:"pending"`  // entries held back: the source is still writing them
+	Conflict *Conflict   `json:"conflict,omitempty"`
 	Stats    Stats       `json:"stats"`
 	Damage   []LineError `json:"damage,omitempty"`
 }
 
-// Find returns the file an earlier import of s wrote in dir, or "".
-func Find(s *Session, dir string) string {
-	m, _ := filepath.Glob(filepath.Join(dir, "*_"+s.Header.ID+".jsonl"))
-	if len(m) == 0 {
-		return ""
-	}
-	sort.Strings(m)
-	return m[0]
+// Conflict is another source file that claims the session id this one claims
+// and was imported first: this file is imported as a session of its own, never
+// into that one.
+type Conflict struct {
+	ID     string `json:"id"`     // the session id both files claim
+	Source string `json:"source"` // the other source file ("" when its import does not say)
+	Path   string `json:"path"`   // the other file's import
 }
 
-// Write writes s into dir as a pi session file. The first import creates the
-// file (complete or not at all); a later one appends only the entries the file
-// does not have yet, under the file's writer lock (an agent continuing it has
-// it: the import then fails and changes nothing), so importing again changes
-// nothing and a source that grew is brought up to date.
+// Find returns the file an earlier import of s's source wrote in dir, or "".
+func Find(s *Session, dir string) string {
+	t, _ := target(s, dir)
+	return t.path
+}
+
+// destination is where an import of a session goes: an existing file (path),
+// or a new one under the header id id.
+type destination struct {
+	path     string
+	id       string
+	conflict *Conflict
+}
+
+// target chooses the file s goes into. A session belongs to the source file
+// it was imported from (its header's importedFrom path), never to the id the
+// file claims: two files claiming one id (a copy, a forged or reused id) must
+// not merge, since entry ids derive from the source's uuids and the second
+// file's entries would count as already there. The first file to bring an id
+// is imported under the session id derived from that id, as before this rule,
+// so earlier imports continue; any other file gets a session id derived from
+// the id and its own path, which its re-imports find first.
+func target(s *Session, dir string) (destination, error) {
+	own := stableUUID(s.Header.From.Format + "\x00" + s.Header.From.ID + "\x00" + s.Header.From.Path)
+	var conflict *Conflict
+	for _, id := range []string{own, s.Header.ID} {
+		m, _ := filepath.Glob(filepath.Join(dir, "*_"+id+".jsonl"))
+		sort.Strings(m)
+		for _, p := range m {
+			from, err := importedFrom(p)
+			if err != nil {
+				return destination{}, err
+			}
+			if sameSource(from, s.Header.From) {
+				return destination{path: p, id: id}, nil
+			}
+			if conflict == nil {
+				conflict = &Conflict{ID: s.Header.From.ID, Source: from.Path, Path: p}
+			}
+		}
+	}
+	if conflict != nil {
+		return destination{id: own, conflict: conflict}, nil
+	}
+	return destination{id: s.Header.ID}, nil
+}
+
+// importedFrom reads the import record in the header of the session file at p.
+func importedFrom(p string) (Source, error) {
+	head, err := jsonl.FirstLine(p)
+	if err != nil {
+		return Source{}, err
+	}
+	var h struct {
+		From *Source `json:"importedFrom"`
+	}
+	if json.Unmarshal(head, &h) != nil || h.From == nil {
+		return Source{}, nil // not an import: it belongs to no source
+	}
+	return *h.From, nil
+}
+
+// sameSource reports whether an import record names the file src names: the
+// same format and path, or two paths of one file (a symlinked folder).
+func sameSource(a, src Source) bool {
+	if a.Format != src.Format || a.Path == "" {
+		return false
+	}
+	if a.Path == src.Path || a.Path == asRecorded(src.Path) {
+		return true
+	}
+	ai, err1 := os.Stat(a.Path)
+	bi, err2 := os.Stat(src.Path)
+	return err1 == nil && err2 == nil && os.SameFile(ai, bi)
+}
+
+// asRecorded is path as a header records it: JSON holds only UTF-8, so the
+// bytes of a path that is not become U+FFFD there.
+func asRecorded(path string) string {
+	var p string
+	_ = json.Unmarshal(marshalJSON(path), &p)
+	return p
+}
+
+// Write writes s into dir as a pi session file: a new one the first time its
+// source file is imported (complete or not at all); later, only the entries
+// the file does not have yet are appended, under the file's writer lock (an
+// agent continuing it has it: the import then fails and changes nothing), so
+// importing again changes nothing and a source that grew is brought up to
+// date. Another source file claiming the same session id never adds to that
+// file: it gets its own, and w.Conflict names the other.
 func Write(s *Session, dir string) (Written, error) {
 	w := Written{Source: s.Header.From.Path, Format: Format(s.Header.From.Format), Stats: s.Stats, Damage: s.Damage}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return w, err
 	}
 	settled := s.Lines[:0:0]
@@ -55,14 +142,20 @@ func Write(s *Session, dir string) (Written, error) {
 		}
 		settled = append(settled, l)
 	}
-	path := Find(s, dir)
-	if path == "" {
-		w.Path = filepath.Join(dir, jsonl.FileName(s.Header.Timestamp, s.Header.ID))
+	dst, err := target(s, dir)
+	if err != nil {
+		return w, err
+	}
+	w.Conflict = dst.conflict
+	if dst.path == "" {
+		w.Path = filepath.Join(dir, jsonl.FileName(s.Header.Timestamp, dst.id))
 		w.Created, w.Added = true, len(settled)
 		out := *s
+		out.Header.ID = dst.id
 		out.Lines = settled
 		return w, create(w.Path, out.Bytes())
 	}
+	path := dst.path
 	w.Path = path
 	lock, err := jsonl.LockFile(path)
 	if err != nil {
@@ -77,8 +170,8 @@ func Write(s *Session, dir string) (Written, error) {
 		return w, fmt.Errorf("%s ends in a partial line; run 'arbor fsck %s' before importing into it again", path, path)
 	}
 	l := session.Load(data)
-	if h := l.Header(); h.ID != s.Header.ID {
-		return w, fmt.Errorf("%s has session id %s, not %s; move it away to import %s again", path, h.ID, s.Header.ID, s.Header.From.Path)
+	if h := l.Header(); h.ID != dst.id {
+		return w, fmt.Errorf("%s has session id %s, not %s; move it away to import %s again", path, h.ID, dst.id, s.Header.From.Path)
 	}
 	have := map[string]bool{}
 	for _, e := range l.Entries() {

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
 	"unicode/utf8"
 
@@ -31,7 +32,8 @@ assistant messages and at the end; the default) or never.
 
 --json prints one object a line instead, {"id","parentId","line"}, where line
 is the stdin line number. A message without a timestamp gets the current time;
-invalid UTF-8 and roles pi does not write stop the run at that line.
+invalid UTF-8 (an escaped half of a surrogate pair, such as \ud800 alone,
+included) and roles pi does not write stop the run at that line.
 
 A path that does not exist yet becomes a new session, written at once. The
 session is locked for writing while this runs; a second writer fails at once.`,
@@ -60,10 +62,51 @@ func parseInput(line []byte) (session.Message, error) {
 	if err != nil {
 		return m, err
 	}
+	if at, esc, ok := loneSurrogate(line); ok {
+		return m, fmt.Errorf("the escape %s at byte %d is half a UTF-16 surrogate pair, which UTF-8 cannot hold; give the whole pair or the character itself", esc, at+1)
+	}
 	if !session.KnownRole(m.Role) {
 		return m, fmt.Errorf("unknown role %q: want user, assistant, toolResult, bashExecution, custom or system", m.Role)
 	}
 	return m.WithTimestamp(time.Now().UnixMilli()), nil
+}
+
+// loneSurrogate finds the first \u escape in the valid JSON b that is half of
+// a UTF-16 surrogate pair without the other half: JSON.parse takes it, but
+// the text it stands for has no UTF-8 form, so it is not written to a session.
+// at is its offset and esc the escape as written.
+func loneSurrogate(b []byte) (at int, esc string, ok bool) {
+	// In valid JSON a backslash appears only in a string, as an escape.
+	for i := bytes.IndexByte(b, '\\'); i >= 0 && i+1 < len(b); {
+		next := i + 2
+		if b[i+1] == 'u' && i+6 <= len(b) {
+			next = i + 6
+			switch r := hex4(b[i+2:]); {
+			case 0xdc00 <= r && r <= 0xdfff:
+				return i, string(b[i : i+6]), true
+			case 0xd800 <= r && r <= 0xdbff:
+				if i+12 > len(b) || b[i+6] != '\\' || b[i+7] != 'u' {
+					return i, string(b[i : i+6]), true
+				}
+				if low := hex4(b[i+8:]); low < 0xdc00 || low > 0xdfff {
+					return i, string(b[i : i+6]), true
+				}
+				next = i + 12
+			}
+		}
+		j := bytes.IndexByte(b[next:], '\\')
+		if j < 0 {
+			break
+		}
+		i = next + j
+	}
+	return 0, "", false
+}
+
+// hex4 is the value of the four hex digits valid JSON has after \u.
+func hex4(h []byte) uint64 {
+	n, _ := strconv.ParseUint(string(h[:4]), 16, 16)
+	return n
 }
 
 // appendResult is one line of `arbor append --json`: the entry appended for

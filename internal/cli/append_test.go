@@ -8,6 +8,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/go-json-experiment/json/jsontext"
+
 	"github.com/arborlog/arbor/session/jsonl"
 )
 
@@ -69,6 +71,10 @@ func TestAppend(t *testing.T) {
 	t.Run("invalid UTF-8 and unknown roles stop with the line number", func(t *testing.T) {
 		for _, tc := range []struct{ line, says string }{
 			{"{\"role\":\"user\",\"content\":\"caf\xe9\",\"timestamp\":1}", "not valid UTF-8"},
+			{`{"role":"user","content":"a\ud800b","timestamp":1}`, `\ud800 at byte 28 is half a UTF-16 surrogate pair`},
+			{`{"role":"user","content":[{"type":"text","text":"\uDC00"}],"timestamp":1}`, `\uDC00 at byte 50 is half`},
+			{`{"role":"user","content":"\ud83d\u0041","timestamp":1}`, `\ud83d at byte 27 is half`},
+			{`{"role":"user","content":"x","\ud800":1}`, `\ud800 at byte 31 is half`},
 			{`{"role":"wizard","content":"x","timestamp":1}`, `unknown role "wizard"`},
 			{`{"role":"branchSummary","summary":"x","timestamp":1}`, `unknown role "branchSummary"`},
 		} {
@@ -81,6 +87,18 @@ func TestAppend(t *testing.T) {
 			if !utf8.Valid(data) || strings.Count(string(data), "\n") != 2 {
 				t.Fatalf("file after a refused line:\n%q", data)
 			}
+		}
+	})
+
+	t.Run("surrogate pairs and escaped backslashes are kept as written", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "s.jsonl")
+		line := `{"role":"user","content":"\ud83d\ude00 and \\ud800 as text","timestamp":1}`
+		r := runArbor(t, line+"\n", "append", path)
+		if r.code != 0 {
+			t.Fatalf("exit %d: %s", r.code, r.err)
+		}
+		if data, _ := os.ReadFile(path); !strings.Contains(string(data), line) {
+			t.Errorf("the message is not in the file as written:\n%s", data)
 		}
 	})
 
@@ -143,4 +161,25 @@ func TestContextWithoutModel(t *testing.T) {
 	if r.code != 0 || !strings.HasSuffix(r.out, "2 messages · thinking off · model none\n") {
 		t.Errorf("context: exit %d, %q", r.code, r.out)
 	}
+}
+
+// TestLoneSurrogateAgreesWithJSONText: append refuses exactly the lines a
+// strict JSON decoder finds invalid UTF-8 in, over strings made of lone
+// halves, pairs, escaped backslashes and plain escapes.
+func TestLoneSurrogateAgreesWithJSONText(t *testing.T) {
+	pieces := []string{`\ud800`, `\udc00`, `\ud83d\ude00`, `\\`, `\\ud800`, `a`, `\u0041`, `\uDBFF`, `\uDFFF`, `\"`}
+	var walk func(s string, n int)
+	walk = func(s string, n int) {
+		line := []byte(`{"role":"user","content":"` + s + `"}`)
+		_, _, lone := loneSurrogate(line)
+		if valid := jsontext.Value(line).IsValid(); lone == valid {
+			t.Errorf("%s: lone surrogate %v, but a strict decoder says valid %v", line, lone, valid)
+		}
+		if n > 0 {
+			for _, p := range pieces {
+				walk(s+p, n-1)
+			}
+		}
+	}
+	walk("", 3)
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"github.com/arborlog/arbor/internal/termtext"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -289,5 +290,40 @@ func TestRmRefusesWhatIsNotASession(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(dir); len(ents) != 2 {
 		t.Errorf("files beside them: %d, want 2", len(ents))
+	}
+}
+
+// TestRmHintRestores: the command rm prints to bring a session back, pasted
+// into sh, restores that session, whatever its id: an id "--purge" is not
+// read as the flag that would delete it for good, and quotes and spaces in an
+// id stay in it.
+func TestRmHintRestores(t *testing.T) {
+	for _, id := range []string{"--purge", "it's a 'b' $(x)"} {
+		t.Run(id, func(t *testing.T) {
+			catalogHome(t)
+			f := filepath.Join(t.TempDir(), "s.jsonl")
+			head, _ := json.Marshal(map[string]any{"type": "session", "version": 3, "id": id, "timestamp": "2026-01-01T00:00:00.000Z", "cwd": "/x"})
+			data := string(head) + "\n" + `{"type":"message","id":"aaaaaaa1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"hi","timestamp":1767225601000}}` + "\n"
+			if err := os.WriteFile(f, []byte(data), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			r := runArbor(t, "", "rm", f)
+			_, hint, ok := strings.Cut(strings.TrimSpace(r.out), "to bring it back: ")
+			if r.code != 0 || !ok {
+				t.Fatalf("rm: exit %d\n%s%s", r.code, r.out, r.err)
+			}
+			// sh reads the hint; a function in arbor's place hands back the words.
+			out, err := exec.Command("/bin/sh", "-c", `arbor() { for a; do printf '%s\0' "$a"; done; }; `+hint).Output()
+			if err != nil {
+				t.Fatalf("sh -c %q: %v", hint, err)
+			}
+			args := strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
+			if r := runArbor(t, "", args...); r.code != 0 {
+				t.Fatalf("%s: exit %d\n%s%s", hint, r.code, r.out, r.err)
+			}
+			if got, err := os.ReadFile(f); err != nil || string(got) != data {
+				t.Errorf("%s did not bring %s back as it was: %v", hint, f, err)
+			}
+		})
 	}
 }

@@ -66,6 +66,9 @@ cursor stays as it was unless --switch is given. Names are unique.`,
 		RunE: func(c *cobra.Command, args []string) error {
 			name := ""
 			if len(args) == 2 {
+				if err := textArg("the cursor name", args[1]); err != nil {
+					return err
+				}
 				name = strings.TrimSpace(args[1])
 				if name == "" {
 					return usagef("the cursor name is empty; leave it out for an unnamed cursor")
@@ -129,6 +132,9 @@ The name is recorded as an arbor.cursor marker under the cursor's leaf.`,
 			case len(args) == 3 && clear:
 				return usagef("give a name or --clear, not both")
 			case len(args) == 3:
+				if err := textArg("the cursor name", args[2]); err != nil {
+					return err
+				}
 				name = strings.TrimSpace(args[2])
 				if name == "" {
 					return usagef("the cursor name is empty; use --clear to remove it")

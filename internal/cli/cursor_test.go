@@ -93,6 +93,8 @@ func TestCursorEdits(t *testing.T) {
 		},
 		{name: "duplicate name", fixture: cursorsFixture, args: func(f string) []string { return []string{"cursor", "new", f, "review"} }, code: 1, errHas: `"review" exists already`},
 		{name: "rename to a taken name", fixture: cursorsFixture, args: func(f string) []string { return []string{"cursor", "rename", f, "44558891", "review"} }, code: 1, errHas: `has a cursor named "review" already`},
+		{name: "new, invalid UTF-8", fixture: cursorsFixture, args: func(f string) []string { return []string{"cursor", "new", f, "r\xff\xfe"} }, code: 1, errHas: "the cursor name is not UTF-8 text"},
+		{name: "rename, invalid UTF-8", fixture: cursorsFixture, args: func(f string) []string { return []string{"cursor", "rename", f, "44558891", "\xc3("} }, code: 1, errHas: "the cursor name is not UTF-8 text"},
 		{name: "switch to unknown", args: func(f string) []string { return []string{"cursor", "switch", f, "nope"} }, code: 1, errHas: `no cursor "nope" in `},
 		{name: "rename without name", args: func(f string) []string { return []string{"cursor", "rename", f, "main"} }, code: 2, errHas: "give the new name"},
 	}

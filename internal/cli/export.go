@@ -239,7 +239,9 @@ func writeNew(out, session string, force bool, write func(io.Writer) error) (int
 	if err != nil {
 		return 0, err
 	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+	// A page holds the session's text: readable by its owner only, as the
+	// session file is, whatever the umask.
+	if err := os.Chmod(tmp.Name(), 0o600); err != nil {
 		return 0, fmt.Errorf("write %s: %w", out, err)
 	}
 	if force {

@@ -23,7 +23,9 @@ subagent transcripts, which become sessions of their own whose parent is it.
 The sources are only read. Each imported session records where it came from:
 the header names the source file, format and session id, and every entry the
 source line it was made from. Importing again changes nothing; a source that
-grew since is brought up to date by appending what is new.
+grew since is brought up to date by appending what is new. Two files that
+claim the same session id are never merged: the one imported later becomes a
+session of its own, and the summary names the other.
 
 Sessions are written to --session-dir, or to the project's folder under
 ~/.arbor/sessions (by the session's working directory). The summary says, per
@@ -122,6 +124,13 @@ func printWritten(ios *IO, w importers.Written) {
 	ios.Printf("%s %s (%s)\n  -> %s\n", verb, w.Source, w.Format, w.Path)
 	ios.Printf("  %d entries new, %d already there; %d source lines skipped, %d kept as custom entries; %d prompts, %d branches, %d compactions\n",
 		w.Added, w.Existing, w.Stats.Skipped, w.Stats.Custom, w.Stats.Prompts, w.Stats.Branches, w.Stats.Compactions)
+	if c := w.Conflict; c != nil {
+		other := c.Source
+		if other == "" {
+			other = c.Path
+		}
+		ios.Printf("  %s claims session id %s too and was imported first (-> %s); this file is a session of its own\n", other, c.ID, c.Path)
+	}
 	if w.Pending > 0 {
 		ios.Printf("  %d entries held back: the source is still writing them; import again later\n", w.Pending)
 	}

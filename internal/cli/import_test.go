@@ -175,3 +175,52 @@ func TestListInPlace(t *testing.T) {
 		}
 	}
 }
+
+// TestImportTwoFilesOneID: two Claude Code files claiming one sessionId are
+// imported as two sessions, each holding its own text, and the second's
+// summary says which file claimed the id first instead of counting its
+// entries as already there.
+func TestImportTwoFilesOneID(t *testing.T) {
+	tmp := t.TempDir()
+	out := filepath.Join(tmp, "out")
+	file := func(text string) string {
+		env := `"sessionId":"0b5c1e9e-1111-4222-8333-944445555666","cwd":"/work/app","timestamp":"2026-05-01T10:00:00.000Z"`
+		return `{"parentUuid":null,` + env + `,"type":"user","message":{"role":"user","content":"question ` + text + `"},"uuid":"u1"}` + "\n" +
+			`{"parentUuid":"u1",` + env + `,"type":"assistant","requestId":"r1","message":{"id":"m1","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"text","text":"answer ` + text + `"}],"stop_reason":"end_turn"},"uuid":"a1"}` + "\n"
+	}
+	a, b := filepath.Join(tmp, "a.jsonl"), filepath.Join(tmp, "b.jsonl")
+	for p, text := range map[string]string{a: "alpha", b: "bravo"} {
+		if err := os.WriteFile(p, []byte(file(text)), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if r := runArbor(t, "", "import", a, "--session-dir", out); r.code != 0 || !strings.Contains(r.out, "2 entries new, 0 already there") {
+		t.Fatalf("import %s: code %d\n%s%s", a, r.code, r.out, r.err)
+	}
+	r := runArbor(t, "", "import", b, "--session-dir", out)
+	if r.code != 0 || !strings.Contains(r.out, "2 entries new, 0 already there") ||
+		!strings.Contains(r.out, a+" claims session id 0b5c1e9e-1111-4222-8333-944445555666 too and was imported first") {
+		t.Fatalf("import %s: code %d\n%s%s", b, r.code, r.out, r.err)
+	}
+	files, _ := filepath.Glob(filepath.Join(out, "*.jsonl"))
+	if len(files) != 2 {
+		t.Fatalf("wrote %v, want two sessions", files)
+	}
+	texts := map[string]int{}
+	for _, f := range files {
+		data, _ := os.ReadFile(f)
+		for _, text := range []string{"answer alpha", "answer bravo"} {
+			if strings.Contains(string(data), text) {
+				texts[text]++
+			}
+		}
+	}
+	if texts["answer alpha"] != 1 || texts["answer bravo"] != 1 {
+		t.Errorf("the two texts are spread over the sessions as %v, want one each", texts)
+	}
+	for _, p := range []string{a, b} {
+		if r := runArbor(t, "", "import", p, "--session-dir", out); r.code != 0 || !strings.Contains(r.out, "up to date") || !strings.Contains(r.out, "0 entries new, 2 already there") {
+			t.Errorf("re-import of %s: code %d\n%s%s", p, r.code, r.out, r.err)
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"reflect"
 	"time"
+	"unicode/utf8"
 
 	"github.com/arborlog/arbor/internal/termtext"
 	"golang.org/x/term"
@@ -140,6 +141,25 @@ func (e usageError) Unwrap() error { return e.err }
 
 // usagef reports bad usage (exit status 2).
 func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
+
+// textArg refuses, in one line, an argument (what it is: "the name") that is
+// not UTF-8.
+// Session files are UTF-8 JSON: encoding would turn the bytes into U+FFFD, so
+// the session would record something other than what was typed.
+func textArg(what, s string) error {
+	if utf8.ValidString(s) {
+		return nil
+	}
+	i := 0
+	for i < len(s) {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n <= 1 {
+			break
+		}
+		i += n
+	}
+	return fmt.Errorf("%s is not UTF-8 text (byte %d is 0x%02x); give it in UTF-8", what, i+1, s[i])
+}
 
 // exitCode maps an error to the exit status of SPEC §10.
 func exitCode(err error) int {

@@ -40,6 +40,9 @@ Without a label (or with --clear) the entry's label is cleared.`,
 				if clear {
 					return usagef("give a label or --clear, not both")
 				}
+				if err := textArg("the label", args[2]); err != nil {
+					return err
+				}
 				o.label = args[2]
 				if strings.TrimSpace(o.label) == "" {
 					return usagef("a label of only white space would look like none: give some text, or --clear to remove the label")

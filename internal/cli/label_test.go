@@ -61,6 +61,7 @@ func TestLabel(t *testing.T) {
 		},
 		{name: "unknown entry", args: func(f string) []string { return []string{"label", f, "0badbeef", "x"} }, code: 1, errHas: `no entry "0badbeef" in `},
 		{name: "a marker", fixture: "testdata/tree/cursors.jsonl", args: func(f string) []string { return []string{"label", f, "3ec6c239", "x"} }, code: 1, errHas: "is an arbor marker"},
+		{name: "invalid UTF-8", args: func(f string) []string { return []string{"label", f, "90cd346a", "ok \x80 no"} }, code: 1, errHas: "the label is not UTF-8 text"},
 		{name: "label and clear", args: func(f string) []string { return []string{"label", f, "90cd346a", "x", "--clear"} }, code: 2, errHas: "not both"},
 		{name: "no entry id", args: func(f string) []string { return []string{"label", f} }, code: 2, errHas: "accepts between 2 and 3 arg(s)"},
 	}

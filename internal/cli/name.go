@@ -38,6 +38,9 @@ given by its name wherever a <session> is asked for.
 			case len(args) == 2 && strings.TrimSpace(args[1]) == "":
 				return usagef("the name is empty; use --clear to remove the name")
 			case len(args) == 2:
+				if err := textArg("the name", args[1]); err != nil {
+					return err
+				}
 				o.name, o.set = strings.TrimSpace(args[1]), true
 			case o.clear:
 				o.set = true

@@ -43,6 +43,8 @@ func TestName(t *testing.T) {
 			name: "no name", fixture: "testdata/tree/cursors.jsonl", args: func(f string) []string { return []string{"name", f} },
 			out: func(string) string { return "" }, errHas: "the session has no name; set one with 'arbor name ",
 		},
+		// Written, a byte that is not UTF-8 would become U+FFFD: the name is refused.
+		{name: "invalid UTF-8", args: func(f string) []string { return []string{"name", f, "caf\xe9"} }, code: 1, errHas: "the name is not UTF-8 text (byte 4 is 0xe9); give it in UTF-8\n"},
 		{name: "empty name", args: func(f string) []string { return []string{"name", f, "  "} }, code: 2, errHas: "use --clear"},
 		{name: "name and clear", args: func(f string) []string { return []string{"name", f, "x", "--clear"} }, code: 2, errHas: "not both"},
 	}

@@ -16,6 +16,9 @@ work wherever a <session> is expected.`,
   arbor context "flock deadlock" --json`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(c *cobra.Command, args []string) error {
+			if err := textArg("the name", args[1]); err != nil {
+				return err
+			}
 			s, err := g.open(args[0])
 			if err != nil {
 				return err

@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/arborlog/arbor/catalog"
+	"github.com/arborlog/arbor/internal/shell"
 	"github.com/spf13/cobra"
 )
 
@@ -66,7 +67,7 @@ already in the trash; nothing else in arbor deletes a session.`,
 				}
 				out = append(out, removed{ID: t.ID, Path: t.Path})
 				if !g.JSON {
-					ios.Printf("moved %s to the trash; 'arbor restore %s' brings it back\n", t.Path, t.ID)
+					ios.Printf("moved %s to the trash; to bring it back: %s\n", t.Path, restoreHint(t))
 				}
 			}
 			if g.JSON {
@@ -77,4 +78,15 @@ already in the trash; nothing else in arbor deletes a session.`,
 	}
 	cmd.Flags().BoolVar(&purge, "purge", false, "delete the session files for good (no trash)")
 	return cmd
+}
+
+// restoreHint is the command that brings t back, safe to paste: the id (the
+// path when the session had none) quoted for the shell, after "--" when it
+// would read as a flag.
+func restoreHint(t catalog.Trashed) string {
+	arg := t.ID
+	if arg == "" {
+		arg = t.Path
+	}
+	return shell.Args("arbor restore", arg)
 }

@@ -33,6 +33,7 @@ import (
 	"time"
 
 	"github.com/arborlog/arbor/export"
+	"github.com/arborlog/arbor/internal/shell"
 	"github.com/arborlog/arbor/internal/termtext"
 	"github.com/arborlog/arbor/session"
 )
@@ -88,7 +89,7 @@ func Share(ctx context.Context, l *session.Log, o Options) (Result, error) {
 	line := o.Command
 	var stdin io.Reader
 	if strings.Contains(line, "{file}") {
-		line = strings.ReplaceAll(line, "{file}", shellQuote(page))
+		line = strings.ReplaceAll(line, "{file}", shell.Quote(page))
 	} else {
 		f, err := os.Open(page)
 		if err != nil {
@@ -138,9 +139,6 @@ func writePage(path string, l *session.Log, o export.Options) error {
 	}
 	return nil
 }
-
-// shellQuote quotes s as one word for sh.
-func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 func firstLine(s string) string {
 	for _, ln := range strings.Split(s, "\n") {
