@@ -4,12 +4,16 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -689,10 +693,28 @@ func Serve(cfg Config, r io.Reader, w io.WriteCloser) error {
 	return werr
 }
 
+// ListenOptions says how Listen admits clients.
+type ListenOptions struct {
+	// Token is what a TCP client must send first, as the request
+	// authenticate{token}; Listen refuses tcp: without one. A unix socket
+	// needs none: it is made 0600 in a folder only its owner can enter.
+	Token string
+	// Ready, if set, is called once Listen listens.
+	Ready func(net.Addr)
+}
+
+// ErrUnauthenticated is the JSON-RPC error code of a TCP request refused for
+// want of the token (one of the codes JSON-RPC leaves to servers).
+const ErrUnauthenticated jrpc2.Code = -32001
+
+// authMethod is the request a TCP client sends first.
+const authMethod = "authenticate"
+
 // Listen accepts clients on addr, unix:PATH or tcp:HOST:PORT with a loopback
-// host (the protocol has no authentication), and serves each on its own
-// Engine and session until ctx ends. ready is called once it listens.
-func Listen(ctx context.Context, cfg Config, addr string, ready func(net.Addr)) error {
+// host, and serves each on its own Engine and session until ctx ends. A TCP
+// client's first request must be authenticate{token} with o.Token; any other
+// first line is answered with ErrUnauthenticated and the connection closed.
+func Listen(ctx context.Context, cfg Config, addr string, o ListenOptions) error {
 	network, where, ok := strings.Cut(addr, ":")
 	switch {
 	case !ok || where == "" || (network != "unix" && network != "tcp"):
@@ -702,19 +724,24 @@ func Listen(ctx context.Context, cfg Config, addr string, ready func(net.Addr)) 
 		if ip := net.ParseIP(host); err != nil || ip == nil || !ip.IsLoopback() {
 			return &Error{Kind: BadParams, What: "listen", Msg: fmt.Sprintf("--listen %q: tcp needs a loopback address and a port (tcp:127.0.0.1:PORT); anyone who reaches it could run the agent", addr)}
 		}
+		if o.Token == "" {
+			return &Error{Kind: BadParams, What: "token", Msg: fmt.Sprintf("--listen %q: tcp needs a token: any local user can reach the port", addr)}
+		}
 	}
-	ln, err := net.Listen(network, where)
+	var (
+		ln  net.Listener
+		err error
+	)
+	if network == "unix" {
+		ln, err = listenUnix(where)
+	} else {
+		ln, err = net.Listen(network, where)
+	}
 	if err != nil {
 		return err
 	}
-	if network == "unix" {
-		if err := os.Chmod(where, 0o600); err != nil {
-			ln.Close()
-			return err
-		}
-	}
-	if ready != nil {
-		ready(ln.Addr())
+	if o.Ready != nil {
+		o.Ready(ln.Addr())
 	}
 	var (
 		wg    sync.WaitGroup
@@ -745,13 +772,130 @@ func Listen(ctx context.Context, cfg Config, addr string, ready func(net.Addr)) 
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_ = Serve(cfg, c, c)
+			var r io.Reader = c
+			if network == "tcp" {
+				r = authenticate(c, o.Token)
+			}
+			if r != nil {
+				_ = Serve(cfg, r, c)
+			}
 			c.Close()
 			mu.Lock()
 			delete(conns, c)
 			mu.Unlock()
 		}()
 	}
+}
+
+// NewToken returns a random token for ListenOptions: 32 bytes from the
+// system's generator, in hexadecimal.
+func NewToken() (string, error) {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(b), nil
+}
+
+// listenUnix listens on a socket at path that is 0600 from the moment it
+// has that name: it is made in a folder of its own that only this user can
+// enter, given its mode there, then renamed into place, so no other user can
+// connect in between, whatever the folder of path lets them do.
+func listenUnix(path string) (net.Listener, error) {
+	tmp, err := os.MkdirTemp(filepath.Dir(path), ".arbor-sock-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	bound := filepath.Join(tmp, "s")
+	ln, err := net.Listen("unix", bound)
+	if err != nil {
+		return nil, err
+	}
+	ul := ln.(*net.UnixListener)
+	ul.SetUnlinkOnClose(false)
+	if err := os.Chmod(bound, 0o600); err != nil {
+		ln.Close()
+		return nil, err
+	}
+	if err := os.Link(bound, path); err != nil { // never replaces a file at path
+		ln.Close()
+		return nil, err
+	}
+	return unlinking{ul, path}, nil
+}
+
+// unlinking removes its socket's name when closed.
+type unlinking struct {
+	*net.UnixListener
+	path string
+}
+
+func (u unlinking) Close() error {
+	err := u.UnixListener.Close()
+	_ = os.Remove(u.path)
+	return err
+}
+
+// authTimeout is how long a TCP client has to authenticate.
+const authTimeout = 30 * time.Second
+
+// authLine bounds the first line of a TCP client: the request that carries
+// the token is small.
+const authLine = 64 << 10
+
+// authenticate reads a TCP client's first request and answers it: the
+// reader to serve the client from when it was authenticate{token} with the
+// token, nil (the client told why) otherwise.
+func authenticate(c net.Conn, token string) io.Reader {
+	_ = c.SetReadDeadline(time.Now().Add(authTimeout))
+	br := bufio.NewReader(c)
+	line, err := readLine(br, authLine)
+	_ = c.SetReadDeadline(time.Time{})
+	var req struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+		Params struct {
+			Token string `json:"token"`
+		} `json:"params"`
+	}
+	perr := json.Unmarshal(line, &req)
+	if !validID(req.ID) {
+		req.ID = nil
+	}
+	if err == nil && perr == nil && req.Method == authMethod && len(req.ID) > 0 &&
+		subtle.ConstantTimeCompare([]byte(req.Params.Token), []byte(token)) == 1 {
+		answer(c, req.ID, `"result":{}`)
+		return br
+	}
+	msg := "send authenticate{token} first: this server listens on TCP and admits only clients with its token"
+	if req.Method == authMethod {
+		msg = "authenticate: wrong token"
+	}
+	e, _ := json.Marshal(map[string]any{"code": ErrUnauthenticated, "message": msg, "data": map[string]string{"reason": "unauthenticated"}})
+	answer(c, req.ID, `"error":`+string(e))
+	return nil
+}
+
+// answer writes a JSON-RPC response with id (null when nil) and body.
+func answer(w io.Writer, id json.RawMessage, body string) {
+	if len(id) == 0 {
+		id = json.RawMessage("null")
+	}
+	_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(id)+`,`+body+"}\n")
+}
+
+// validID says whether id is a JSON-RPC id: a string, a number or null.
+func validID(id json.RawMessage) bool {
+	var v any
+	if len(id) == 0 || json.Unmarshal(id, &v) != nil {
+		return false
+	}
+	switch v.(type) {
+	case string, float64, nil:
+		return true
+	}
+	return false
 }
 
 // drain makes requests piped in (echo … | arbor serve) all answered before
