@@ -112,7 +112,9 @@ func TestListenClients(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	listening := make(chan net.Addr, 1)
 	done := make(chan error, 1)
-	go func() { done <- Listen(ctx, cfg, "unix:"+sock, ListenOptions{Ready: func(a net.Addr) { listening <- a }}) }()
+	go func() {
+		done <- Listen(ctx, cfg, "unix:"+sock, ListenOptions{Ready: func(a net.Addr) { listening <- a }})
+	}()
 	<-listening
 	dial := func() *client {
 		conn, err := net.Dial("unix", sock)
