@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"unicode/utf8"
 )
 
 // DefaultMaxRequestBytes bounds a request line when Config.MaxRequestBytes is
@@ -17,15 +18,53 @@ const DefaultMaxRequestBytes = 64 << 20
 // tooLong is a request line longer than the limit, read to its end and
 // dropped: its size, and its top-level "id" and "type" when the line gave
 // them (so the answer can name the request).
+// A line that is not UTF-8 (as JSON text must be) is one too, with notUTF8
+// the offset of its first bad byte plus one: read on, its bad bytes would
+// become U+FFFD in the strings decoded, and reach the session so.
 type tooLong struct {
-	size  int64
-	limit int
-	id    json.RawMessage
-	typ   string
+	size    int64
+	limit   int
+	notUTF8 int
+	id      json.RawMessage
+	typ     string
 }
 
 func (t *tooLong) Error() string {
+	if t.notUTF8 > 0 {
+		return fmt.Sprintf("the request is not valid UTF-8 (byte %d): it was not read; send text as UTF-8", t.notUTF8-1)
+	}
 	return fmt.Sprintf("the request is %d bytes, over this server's limit of %d (--max-request-bytes): it was not read", t.size, t.limit)
+}
+
+func (t *tooLong) reason() string {
+	if t.notUTF8 > 0 {
+		return "notUTF8"
+	}
+	return "tooLarge"
+}
+
+// checkUTF8 returns line, or a *tooLong for a line that is not UTF-8.
+func checkUTF8(line []byte, limit int) ([]byte, error) {
+	if utf8.Valid(line) {
+		return line, nil
+	}
+	t := &tooLong{size: int64(len(line)), limit: limit, notUTF8: firstInvalid(line) + 1}
+	var s fieldScanner
+	s.scan(line)
+	t.id, t.typ = s.id(), s.typ()
+	return nil, t
+}
+
+// firstInvalid is the offset of the first byte of b that is not UTF-8.
+func firstInvalid(b []byte) int {
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n == 1 {
+			return i
+		}
+		i += n
+	}
+	return len(b)
 }
 
 // readLine reads one line of at most limit bytes, without its newline (and
@@ -46,9 +85,12 @@ func readLine(br *bufio.Reader, limit int) ([]byte, error) {
 		line = bytes.TrimSuffix(line, []byte{'\n'})
 		line = bytes.TrimSuffix(line, []byte{'\r'})
 		if err != nil && len(line) > 0 {
-			return line, nil // the last line; the next read reports the end
+			return checkUTF8(line, limit) // the last line; the next read reports the end
 		}
-		return line, err
+		if err != nil {
+			return line, err
+		}
+		return checkUTF8(line, limit)
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/arborlog/arbor/internal/termtext"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/arborlog/arbor/rpc"
 	"github.com/arborlog/arbor/session"
@@ -53,6 +54,17 @@ must be authenticate{token}; anything else is answered -32001 and the
 connection closed. The token is $ARBOR_SERVE_TOKEN when set, else a new
 random one written (mode 0600) to $ARBOR_DIR/serve-tcp-HOST-PORT.token,
 whose path is printed on stderr and which is removed when the server stops.
+
+A request line longer than --max-request-bytes (64 MiB) is answered with
+error -32600 (data.reason "tooLarge", its id when the line gave one) and
+not read; the next line is served. A last request without its newline is
+served.
+
+Files that requests name by path (exportHtml's outputPath, resumeSession's
+path) must be in the project (the current folder), the sessions folders
+($ARBOR_DIR/sessions, pi's, --session-dir) or a folder given with
+--allow-path; others are refused with -32602. A file that is not a session
+(no session header, empty) is never opened as one, nor written.
 
 The model flags are those of arbor -p.`,
 		Example: `  echo '{"jsonrpc":"2.0","id":1,"method":"listSessions"}' | arbor serve`,
@@ -113,8 +125,15 @@ The model flags are those of arbor -p.`,
 		},
 	}
 	modelFlags(cmd.Flags(), o)
+	rpcFlags(cmd.Flags(), o)
 	cmd.Flags().StringVar(&listen, "listen", "", "serve several clients on unix:PATH or tcp:127.0.0.1:PORT (each its own session, tcp with a token) until Ctrl-C")
 	return cmd
+}
+
+// rpcFlags are the flags of both RPC doors: arbor serve and --mode rpc.
+func rpcFlags(f *pflag.FlagSet, o *agentOptions) {
+	f.IntVar(&o.maxRequest, "max-request-bytes", rpc.DefaultMaxRequestBytes, "RPC: the longest request line read; a longer one is answered with an error")
+	f.StringArrayVar(&o.allowPaths, "allow-path", nil, "RPC: a folder whose files requests may name (export, open a session by path), besides the project and the sessions folders (repeatable)")
 }
 
 // tokenEnv names the variable that gives arbor serve --listen tcp: its token.
@@ -186,6 +205,7 @@ func (o *agentOptions) rpcConfig(c *cobra.Command) (rpc.Config, func(), error) {
 		return rpc.Config{}, nil, err
 	}
 	return rpc.Config{Store: st, Scope: o.g.scope(), Cwd: cwd, Where: o.g.SessionDir, NewAgent: mk, Models: o.models,
+			MaxRequestBytes: o.maxRequest, Allow: o.allowPaths,
 			Fork: o.g.forkSession, Export: exportHTML, Opening: func(ref string) { boundHeap(fileSize(ref)) }},
 		func() { _ = st.Close() }, nil
 }
