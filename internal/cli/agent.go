@@ -37,9 +37,9 @@ import (
 type agentOptions struct {
 	maxRequest int      // --max-request-bytes (serve, --mode rpc)
 	allowPaths []string // --allow-path (serve, --mode rpc)
-	export string // --export <session>: export it instead
-	io     *IO
-	g      *Global
+	export     string   // --export <session>: export it instead
+	io         *IO
+	g          *Global
 
 	print     bool
 	mode      string
