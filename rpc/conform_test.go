@@ -156,7 +156,7 @@ func TestServeEveryMethod(t *testing.T) {
 	if r := call("resumeSession", map[string]any{"path": path}); r["path"] != path || r["model"] != "other" {
 		t.Errorf("resumeSession %v", r)
 	}
-	page := filepath.Join(t.TempDir(), "colours.html")
+	page := filepath.Join(cfg.Cwd, "colours.html") // in the project: a path outside it is refused
 	if r := call("exportHtml", map[string]any{"outputPath": page}); r["path"] != page {
 		t.Errorf("exportHtml %v", r)
 	}

@@ -1,6 +1,7 @@
 package rpc
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -9,6 +10,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -20,6 +22,7 @@ import (
 	"github.com/arborlog/arbor/compaction"
 	"github.com/arborlog/arbor/internal/treeview"
 	"github.com/arborlog/arbor/session"
+	"github.com/arborlog/arbor/session/jsonl"
 	"github.com/arborlog/arbor/store"
 	"github.com/arborlog/arbor/window"
 )
@@ -68,6 +71,12 @@ type Config struct {
 	// Export writes the session's HTML page to the new file out ("" for the
 	// default name) and returns its name; nil when arbor has no exporter.
 	Export func(l *session.Log, ref, out string) (string, error)
+	// Allow names folders whose files requests may name by path, besides
+	// the project (Cwd), Where, Scope.Dir and the sessions folders.
+	Allow []string
+	// MaxRequestBytes bounds a request line (DefaultMaxRequestBytes when
+	// 0); a longer one is answered with an error and not read.
+	MaxRequestBytes int
 	// Opening, if set, is called with a session's ref just before the
 	// session is read (at start, resumeSession, switch_session): the command
 	// bounds its heap for the file's size there, as for any session it opens.
@@ -116,7 +125,8 @@ func New(cfg Config, emit func(agent.Event)) (*Engine, error) {
 		}
 	}}
 	if cfg.Start != "" {
-		if err := e.Resume(cfg.Start, false); err != nil {
+		// The command's own session: a path it names is the user's choice.
+		if err := e.resume(cfg.Start, false, true); err != nil {
 			return nil, err
 		}
 		return e, nil
@@ -142,6 +152,12 @@ func (e *Engine) closeSession() error {
 	}
 	err := e.sess.Close()
 	e.sess = nil
+	if errors.Is(err, jsonl.ErrUnwritten) {
+		// A session closed before its first message, whose setup (a name,
+		// a model) was held back: not written, as pi writes no session
+		// without a reply.
+		return nil
+	}
 	return err
 }
 
@@ -265,7 +281,11 @@ func (e *Engine) NewSession() (string, error) {
 
 // Resume opens the session named by ref (a path, id or name). readOnly opens
 // it to follow without taking the writer lock.
-func (e *Engine) Resume(ref string, readOnly bool) error {
+func (e *Engine) Resume(ref string, readOnly bool) error { return e.resume(ref, readOnly, false) }
+
+// resume is Resume; a request's path (not trusted) must name a session file
+// in the engine's folders.
+func (e *Engine) resume(ref string, readOnly, trusted bool) error {
 	if ref == "" {
 		return badParams("path", "give the session to resume (path, id or name)")
 	}
@@ -276,6 +296,11 @@ func (e *Engine) Resume(ref string, readOnly bool) error {
 	r, err := e.cfg.Store.Resolve(ref, e.cfg.Scope)
 	if err != nil {
 		return badParams("path", "no session %q: %v (listSessions names them)", ref, err)
+	}
+	if !trusted {
+		if err := e.sessionFile(r); err != nil {
+			return err
+		}
 	}
 	if e.cfg.Opening != nil {
 		e.cfg.Opening(r)
@@ -333,6 +358,9 @@ func sameSession(a, b string) bool {
 func (e *Engine) Prompt(ctx context.Context, message string, started func()) (*session.Assistant, error) {
 	if strings.TrimSpace(message) == "" {
 		return nil, badParams("message", "the message is empty")
+	}
+	if !utf8.ValidString(message) {
+		return nil, badParams("message", "the message is not valid UTF-8")
 	}
 	if err := e.writable(); err != nil {
 		return nil, err
@@ -834,14 +862,27 @@ func (e *Engine) Label(id, label string) error {
 }
 
 // SetSessionName names the session.
+// A session with no message yet is not written for its name (as pi, which
+// writes nothing before the first reply): the name goes to the file with
+// the first prompt, and is dropped with the session if none comes.
 func (e *Engine) SetSessionName(name string) error {
 	if strings.TrimSpace(name) == "" {
 		return badParams("name", "Session name cannot be empty")
 	}
-	return e.change(func(l *session.Log) error {
-		_, err := l.SetSessionName(name)
+	if !utf8.ValidString(name) {
+		return badParams("name", "the session name is not valid UTF-8")
+	}
+	if err := e.writable(); err != nil {
 		return err
-	})
+	}
+	defer e.mu.Unlock()
+	if _, err := e.log.SetSessionName(name); err != nil {
+		return err
+	}
+	if !jsonl.HasConversation(e.log.Entries()) {
+		return nil
+	}
+	return e.sess.Flush()
 }
 
 // Cursors lists the session's cursors.
@@ -881,25 +922,15 @@ func (e *Engine) SwitchCursor(id string) error {
 	})
 }
 
-// Tree returns the session's tree as pi's getTree objects.
-func (e *Engine) Tree() (json.RawMessage, string, error) {
+// Tree returns the session's tree (pi's getTree nodes; session.WriteTreeJSON
+// writes them at any depth) and the active leaf.
+func (e *Engine) Tree() ([]*session.TreeNode, string, error) {
 	var (
-		out  json.RawMessage
+		out  []*session.TreeNode
 		leaf string
 	)
 	err := e.view(func(l *session.Log) error {
-		var b strings.Builder
-		b.WriteByte('[')
-		for i, n := range l.Tree() {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			var nb bytes.Buffer
-			n.WriteJSON(&nb)
-			b.Write(nb.Bytes())
-		}
-		b.WriteByte(']')
-		out = json.RawMessage(b.String())
+		out = l.Tree()
 		if lf := l.Leaf(); lf != nil {
 			leaf = lf.ID
 		}
@@ -1009,6 +1040,12 @@ func (e *Engine) ExportHTML(out string) (string, error) {
 	if e.cfg.Export == nil {
 		return "", &Error{Kind: Internal, What: "export", Msg: "this server has no HTML exporter"}
 	}
+	if out != "" {
+		var err error
+		if out, err = e.inside("outputPath", out); err != nil {
+			return "", err
+		}
+	}
 	var path string
 	err := e.view(func(l *session.Log) error {
 		if l.Len() == 0 {
@@ -1039,7 +1076,96 @@ func (e *Engine) resolve(arg string) (string, error) {
 	if err != nil {
 		return "", badParams("path", "no session %q: %v (listSessions names them)", arg, err)
 	}
+	if _, err := e.inside("path", ref); err != nil {
+		return "", err
+	}
 	return ref, nil
+}
+
+// roots are the folders whose files a request may name: the project, the
+// sessions folders and those the server was started to allow.
+func (e *Engine) roots() []string {
+	rs := []string{e.cfg.Cwd, e.cfg.Where, e.cfg.Scope.Dir, catalog.SessionsRoot(), catalog.PiSessionsRoot()}
+	var out []string
+	for _, r := range append(rs, e.cfg.Allow...) {
+		if r == "" {
+			continue
+		}
+		if abs, err := filepath.Abs(r); err == nil {
+			r = abs
+		}
+		if real, err := filepath.EvalSymlinks(r); err == nil {
+			r = real
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// inside returns the file path names (relative to the project) when it is
+// in one of the engine's roots once its symbolic links are resolved (the
+// file itself need not exist), and a BadParams error for field what
+// otherwise. A database store's refs are not paths: they pass.
+func (e *Engine) inside(what, path string) (string, error) {
+	if _, ok := e.cfg.Store.(*store.Files); !ok && what == "path" {
+		return path, nil
+	}
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(e.cfg.Cwd, path)
+	}
+	path = filepath.Clean(path)
+	real := path
+	if r, err := filepath.EvalSymlinks(path); err == nil {
+		real = r
+	} else if d, err := filepath.EvalSymlinks(filepath.Dir(path)); err == nil {
+		real = filepath.Join(d, filepath.Base(path))
+	}
+	for _, root := range e.roots() {
+		if rel, err := filepath.Rel(root, real); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return path, nil
+		}
+	}
+	return "", badParams(what, "%s is outside the project and the sessions folders: this server was not started to allow it (--allow-path)", path)
+}
+
+// sessionFile checks that ref, opened for a request, is a session file in
+// the engine's folders: a regular file whose first line is a session's, so
+// an empty file or any other (/proc/self/environ) is never made one.
+func (e *Engine) sessionFile(ref string) error {
+	if _, ok := e.cfg.Store.(*store.Files); !ok {
+		return nil
+	}
+	fi, err := os.Stat(ref)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil // the store says so, in its words, and creates nothing
+	}
+	if err != nil {
+		return err
+	}
+	if _, err := e.inside("path", ref); err != nil {
+		return err
+	}
+	if !fi.Mode().IsRegular() || fi.Size() == 0 {
+		return badParams("path", "%s is not a session file (empty, or not a regular file): not opened", ref)
+	}
+	f, err := os.Open(ref)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	line, err := readLine(bufio.NewReader(f), 1<<20)
+	if err != nil && !errors.Is(err, io.EOF) {
+		if _, ok := errors.AsType[*tooLong](err); !ok {
+			return err
+		}
+	}
+	if _, ok := session.ParseHeader(line); ok {
+		return nil
+	}
+	if _, ok := session.ParseLine(line); ok {
+		return nil // a version 1 session, which has no header
+	}
+	return badParams("path", "%s is not a session file (its first line is not a session header): not opened", ref)
 }
 
 // Remove moves the session arg, with its sidecar files, to the trash

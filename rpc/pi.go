@@ -3,6 +3,7 @@ package rpc
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -85,10 +86,12 @@ func (p *piServer) write(v any) {
 	// Raw entries and messages pass on what a session file holds, which may be
 	// bytes that are not UTF-8: each run of them becomes U+FFFD, as validJSON.
 	out := &validUTF8{w: p.out}
-	if r, ok := v.(piResponse); !ok || !writeMessages(out, r) {
+	r, isResponse := v.(piResponse)
+	if !isResponse || !writeMessages(out, r) && !writeTree(out, r) {
 		enc := json.NewEncoder(out)
 		if err := enc.Encode(v); err != nil {
-			enc.Encode(piResponse{Type: "response", Command: "internal", Error: err.Error()})
+			// Still the answer to its command: the client waits for its id.
+			enc.Encode(piResponse{ID: r.ID, Type: "response", Command: cmp.Or(r.Command, "internal"), Error: err.Error()})
 		}
 	}
 	p.out.Flush()
@@ -117,6 +120,42 @@ func writeMessages(w io.Writer, r piResponse) bool {
 	bw.Write(head[:len(head)-4])
 	writeRawArray(bw, d.Messages)
 	bw.WriteString("}}\n")
+	bw.Flush()
+	return true
+}
+
+// piTree is get_tree's data; write streams it.
+type piTree struct {
+	Tree   []*session.TreeNode
+	LeafID *string
+}
+
+// writeTree writes a response whose data is piTree with its tree written by
+// session.WriteTreeJSON: as deep as the session's longest chain, deeper than
+// encoding/json encodes (10,000 levels). It returns false, having written
+// nothing, for any other response.
+func writeTree(w io.Writer, r piResponse) bool {
+	d, ok := r.Data.(piTree)
+	if !ok {
+		return false
+	}
+	leaf, err := json.Marshal(d.LeafID)
+	if err != nil {
+		return false
+	}
+	r.Data = json.RawMessage(`{"tree":[],"leafId":` + string(leaf) + `}`)
+	head, err := json.Marshal(r)
+	const mark = `"data":{"tree":[]`
+	at := bytes.LastIndex(head, []byte(mark))
+	if err != nil || at < 0 {
+		return false
+	}
+	at += len(mark) - len("[]")
+	bw := bufio.NewWriter(w)
+	bw.Write(head[:at])
+	_ = session.WriteTreeJSON(bw, d.Tree, true)
+	bw.Write(head[at+len("[]"):])
+	bw.WriteByte('\n')
 	bw.Flush()
 	return true
 }
@@ -226,10 +265,14 @@ func Pi(cfg Config, r io.Reader, w io.Writer) error {
 	}
 	p.e = e
 	br := bufio.NewReader(r)
+	limit := cmp.Or(cfg.MaxRequestBytes, DefaultMaxRequestBytes)
 	for {
-		line, rerr := br.ReadString('\n')
-		line = strings.TrimSuffix(strings.TrimSuffix(line, "\n"), "\r")
-		if strings.TrimSpace(line) != "" {
+		b, rerr := readLine(br, limit)
+		if tl, ok := errors.AsType[*tooLong](rerr); ok {
+			p.write(fail(tl.id, cmp.Or(tl.typ, "parse"), piErrf("%s", tl.Error())))
+			continue
+		}
+		if line := string(b); strings.TrimSpace(line) != "" {
 			p.handle(line)
 		}
 		if rerr != nil {
@@ -508,7 +551,10 @@ func (p *piServer) run(c piCommand) (any, error) {
 		return map[string]any{"entries": es, "leafId": nullable(leaf)}, nil
 	case "get_tree":
 		t, leaf, err := e.Tree()
-		return map[string]any{"tree": t, "leafId": nullable(leaf)}, err
+		if err != nil {
+			return nil, err
+		}
+		return piTree{Tree: t, LeafID: nullable(leaf)}, nil
 	case "get_last_assistant_text":
 		return p.lastText()
 	case "set_session_name":

@@ -4,12 +4,16 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -160,7 +164,7 @@ type (
 		Filter string `json:"filter,omitempty"`
 	}
 	TreeResult struct {
-		Tree   json.RawMessage `json:"tree,omitempty"`
+		Tree   json.RawMessage `json:"tree,omitempty"` // written by the channel (drain.streamLater): a tree of any depth
 		Rows   []TreeRow       `json:"rows,omitempty"`
 		Shown  int             `json:"shown,omitempty"`
 		Total  int             `json:"total,omitempty"`
@@ -381,10 +385,28 @@ func (s *server) messages(ctx context.Context) (MessagesResult, error) {
 		return MessagesResult{}, rpcError(err)
 	}
 	if req := jrpc2.InboundRequest(ctx); s.d != nil && req != nil && !req.IsNotification() {
-		s.d.streamLater(req.ID(), m)
+		s.d.streamLater(req.ID(), messagesMark, func(bw *bufio.Writer) { writeRawArray(bw, m) })
 		return MessagesResult{}, nil
 	}
 	return MessagesResult{Messages: m}, nil
+}
+
+// tree serves getTree without a filter. Its tree is as deep as the
+// session's longest chain, deeper than a JSON library will encode or check
+// (encoding/json stops at 10,000 levels, 5,000 entries), so the channel
+// writes it in place of the null the library marshals.
+func (s *server) tree(ctx context.Context) (TreeResult, error) {
+	t, leaf, err := s.e.Tree()
+	if err != nil {
+		return TreeResult{}, rpcError(err)
+	}
+	if req := jrpc2.InboundRequest(ctx); s.d != nil && req != nil && !req.IsNotification() {
+		s.d.streamLater(req.ID(), treeMark, func(bw *bufio.Writer) { _ = session.WriteTreeJSON(bw, t, true) })
+		return TreeResult{Tree: json.RawMessage("null"), LeafID: leaf}, nil
+	}
+	var b bytes.Buffer
+	_ = session.WriteTreeJSON(&b, t, true)
+	return TreeResult{Tree: b.Bytes(), LeafID: leaf}, nil
 }
 
 func (s *server) stats(context.Context) (StatsResult, error) {
@@ -579,7 +601,7 @@ func (s *server) table() []method {
 			}
 			return EntriesResult{Entries: es, LeafID: leaf}, rpcError(err)
 		}},
-		{"getTree", "The session's tree and the active leaf: pi's getTree nodes, or with filter (default, no-tools, user, labeled, all) the rows that filter keeps, as 'arbor tree' draws them.", func(_ context.Context, p TreeParams) (TreeResult, error) {
+		{"getTree", "The session's tree and the active leaf: pi's getTree nodes, or with filter (default, no-tools, user, labeled, all) the rows that filter keeps, as 'arbor tree' draws them.", func(ctx context.Context, p TreeParams) (TreeResult, error) {
 			if p.Filter != "" {
 				rows, shown, total, err := e.FilteredTree(p.Filter)
 				if err != nil {
@@ -588,8 +610,7 @@ func (s *server) table() []method {
 				_, leaf, err := e.Tree()
 				return TreeResult{Rows: rows, Shown: shown, Total: total, LeafID: leaf}, rpcError(err)
 			}
-			t, leaf, err := e.Tree()
-			return TreeResult{Tree: t, LeafID: leaf}, rpcError(err)
+			return s.tree(ctx)
 		}},
 		{"branchTo", "Move the active leaf to an entry, with an optional summary of the branch left.", func(_ context.Context, p BranchToParams) (LeafResult, error) {
 			if p.EntryID == "" {
@@ -665,7 +686,11 @@ func Serve(cfg Config, r io.Reader, w io.WriteCloser) error {
 	}
 	defer e.Close()
 	s.e = e
-	d := newDrain(channel.Line(r, w), w, s.methods())
+	limit := cfg.MaxRequestBytes
+	if limit <= 0 {
+		limit = DefaultMaxRequestBytes
+	}
+	d := newDrain(&lineChannel{br: bufio.NewReader(r), w: w, limit: limit}, w, s.methods())
 	s.d = d
 	// ready goes out before the server reads a request: it is the first line,
 	// and a short input cannot end the server before it is sent.
@@ -689,10 +714,28 @@ func Serve(cfg Config, r io.Reader, w io.WriteCloser) error {
 	return werr
 }
 
+// ListenOptions says how Listen admits clients.
+type ListenOptions struct {
+	// Token is what a TCP client must send first, as the request
+	// authenticate{token}; Listen refuses tcp: without one. A unix socket
+	// needs none: it is made 0600 in a folder only its owner can enter.
+	Token string
+	// Ready, if set, is called once Listen listens.
+	Ready func(net.Addr)
+}
+
+// ErrUnauthenticated is the JSON-RPC error code of a TCP request refused for
+// want of the token (one of the codes JSON-RPC leaves to servers).
+const ErrUnauthenticated jrpc2.Code = -32001
+
+// authMethod is the request a TCP client sends first.
+const authMethod = "authenticate"
+
 // Listen accepts clients on addr, unix:PATH or tcp:HOST:PORT with a loopback
-// host (the protocol has no authentication), and serves each on its own
-// Engine and session until ctx ends. ready is called once it listens.
-func Listen(ctx context.Context, cfg Config, addr string, ready func(net.Addr)) error {
+// host, and serves each on its own Engine and session until ctx ends. A TCP
+// client's first request must be authenticate{token} with o.Token; any other
+// first line is answered with ErrUnauthenticated and the connection closed.
+func Listen(ctx context.Context, cfg Config, addr string, o ListenOptions) error {
 	network, where, ok := strings.Cut(addr, ":")
 	switch {
 	case !ok || where == "" || (network != "unix" && network != "tcp"):
@@ -702,19 +745,25 @@ func Listen(ctx context.Context, cfg Config, addr string, ready func(net.Addr)) 
 		if ip := net.ParseIP(host); err != nil || ip == nil || !ip.IsLoopback() {
 			return &Error{Kind: BadParams, What: "listen", Msg: fmt.Sprintf("--listen %q: tcp needs a loopback address and a port (tcp:127.0.0.1:PORT); anyone who reaches it could run the agent", addr)}
 		}
+		if o.Token == "" {
+			return &Error{Kind: BadParams, What: "token", Msg: fmt.Sprintf("--listen %q: tcp needs a token: any local user can reach the port", addr)}
+		}
 	}
-	ln, err := net.Listen(network, where)
+	var (
+		ln  net.Listener
+		err error
+	)
+	if network == "unix" {
+		ln, err = listenUnix(where)
+	} else {
+		ln, err = net.Listen(network, where)
+	}
 	if err != nil {
 		return err
 	}
-	if network == "unix" {
-		if err := os.Chmod(where, 0o600); err != nil {
-			ln.Close()
-			return err
-		}
-	}
-	if ready != nil {
-		ready(ln.Addr())
+	defer ln.Close() // a unix socket's name is gone once Listen returns
+	if o.Ready != nil {
+		o.Ready(ln.Addr())
 	}
 	var (
 		wg    sync.WaitGroup
@@ -745,13 +794,135 @@ func Listen(ctx context.Context, cfg Config, addr string, ready func(net.Addr)) 
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_ = Serve(cfg, c, c)
+			var r io.Reader = c
+			if network == "tcp" {
+				r = authenticate(c, o.Token)
+			}
+			if r != nil {
+				_ = Serve(cfg, r, c)
+			}
 			c.Close()
 			mu.Lock()
 			delete(conns, c)
 			mu.Unlock()
 		}()
 	}
+}
+
+// NewToken returns a random token for ListenOptions: 32 bytes from the
+// system's generator, in hexadecimal.
+func NewToken() (string, error) {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(b), nil
+}
+
+// listenUnix listens on a socket at path that is 0600 from the moment it
+// has that name: it is made in a folder of its own that only this user can
+// enter, given its mode there, then renamed into place, so no other user can
+// connect in between, whatever the folder of path lets them do.
+func listenUnix(path string) (net.Listener, error) {
+	tmp, err := os.MkdirTemp(filepath.Dir(path), ".arbor-sock-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	bound := filepath.Join(tmp, "s")
+	ln, err := net.Listen("unix", bound)
+	if err != nil {
+		return nil, err
+	}
+	ul := ln.(*net.UnixListener)
+	ul.SetUnlinkOnClose(false)
+	if err := os.Chmod(bound, 0o600); err != nil {
+		ln.Close()
+		return nil, err
+	}
+	if err := os.Link(bound, path); err != nil { // never replaces a file at path
+		ln.Close()
+		return nil, err
+	}
+	return &unlinking{UnixListener: ul, path: path}, nil
+}
+
+// unlinking removes its socket's name when first closed; a Close that comes
+// meanwhile waits for that.
+type unlinking struct {
+	*net.UnixListener
+	path string
+	once sync.Once
+	err  error
+}
+
+func (u *unlinking) Close() error {
+	u.once.Do(func() {
+		u.err = u.UnixListener.Close()
+		_ = os.Remove(u.path)
+	})
+	return u.err
+}
+
+// authTimeout is how long a TCP client has to authenticate.
+const authTimeout = 30 * time.Second
+
+// authLine bounds the first line of a TCP client: the request that carries
+// the token is small.
+const authLine = 64 << 10
+
+// authenticate reads a TCP client's first request and answers it: the
+// reader to serve the client from when it was authenticate{token} with the
+// token, nil (the client told why) otherwise.
+func authenticate(c net.Conn, token string) io.Reader {
+	_ = c.SetReadDeadline(time.Now().Add(authTimeout))
+	br := bufio.NewReader(c)
+	line, err := readLine(br, authLine)
+	_ = c.SetReadDeadline(time.Time{})
+	var req struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+		Params struct {
+			Token string `json:"token"`
+		} `json:"params"`
+	}
+	perr := json.Unmarshal(line, &req)
+	if !validID(req.ID) {
+		req.ID = nil
+	}
+	if err == nil && perr == nil && req.Method == authMethod && len(req.ID) > 0 &&
+		subtle.ConstantTimeCompare([]byte(req.Params.Token), []byte(token)) == 1 {
+		answer(c, req.ID, `"result":{}`)
+		return br
+	}
+	msg := "send authenticate{token} first: this server listens on TCP and admits only clients with its token"
+	if req.Method == authMethod {
+		msg = "authenticate: wrong token"
+	}
+	e, _ := json.Marshal(map[string]any{"code": ErrUnauthenticated, "message": msg, "data": map[string]string{"reason": "unauthenticated"}})
+	answer(c, req.ID, `"error":`+string(e))
+	return nil
+}
+
+// answer writes a JSON-RPC response with id (null when nil) and body.
+func answer(w io.Writer, id json.RawMessage, body string) {
+	if len(id) == 0 {
+		id = json.RawMessage("null")
+	}
+	_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(id)+`,`+body+"}\n")
+}
+
+// validID says whether id is a JSON-RPC id: a string, a number or null.
+func validID(id json.RawMessage) bool {
+	var v any
+	if len(id) == 0 || json.Unmarshal(id, &v) != nil {
+		return false
+	}
+	switch v.(type) {
+	case string, float64, nil:
+		return true
+	}
+	return false
 }
 
 // drain makes requests piped in (echo … | arbor serve) all answered before
@@ -767,26 +938,41 @@ type drain struct {
 	sentinel string // the id of drain's own request
 	mu       sync.Mutex
 	cond     *sync.Cond
-	owed     map[string]int               // ids of assigned requests not yet answered
-	later    map[string][]json.RawMessage // getMessages answers to stream, by request id
-	ended    error                        // the input's end, reported after the sentinel
-	stage    int                          // 0 reading, 1 at the end, 2 the sentinel sent
+	owed     map[string]int      // ids of assigned requests not yet answered
+	later    map[string]streamed // answers to stream (getMessages, getTree), by request id
+	tooLong  map[string]*tooLong // lines over the limit, by the id drain gave their stand-in request
+	lines    int                 // counts them
+	ended    error               // the input's end, reported after the sentinel
+	stage    int                 // 0 reading, 1 at the end, 2 the sentinel sent
 	done     chan struct{}
 }
 
 func newDrain(c channel.Channel, w io.Writer, methods handler.Map) *drain {
-	d := &drain{Channel: c, w: w, methods: methods, owed: map[string]int{}, later: map[string][]json.RawMessage{}, done: make(chan struct{}),
+	d := &drain{Channel: c, w: w, methods: methods, owed: map[string]int{}, later: map[string]streamed{}, tooLong: map[string]*tooLong{}, done: make(chan struct{}),
 		sentinel: fmt.Sprintf(`"arbor-drain-%d-%d"`, os.Getpid(), time.Now().UnixNano())}
 	d.cond = sync.NewCond(&d.mu)
 	return d
 }
 
-const drainMethod = "arbor.drain"
+const (
+	drainMethod   = "arbor.drain"
+	tooLongMethod = "arbor.tooLong"
+)
 
 func (d *drain) Recv() ([]byte, error) {
 	switch d.stage {
 	case 0:
 		msg, err := d.Channel.Recv()
+		if tl, ok := errors.AsType[*tooLong](err); ok {
+			// Answered by a request of drain's own, in its place among the
+			// others, with the line's id put back when it is sent.
+			d.mu.Lock()
+			d.lines++
+			id := fmt.Sprintf(`"arbor-too-long-%d"`, d.lines)
+			d.tooLong[id] = tl
+			d.mu.Unlock()
+			return []byte(`{"jsonrpc":"2.0","id":` + id + `,"method":"` + tooLongMethod + `"}`), nil
+		}
 		if err == nil {
 			return msg, nil
 		}
@@ -818,7 +1004,13 @@ func (d *drain) Assign(ctx context.Context, method string) jrpc2.Handler {
 		}
 		d.mu.Lock()
 		d.owed[compactID(req.ID())]++
+		tl := d.tooLong[req.ID()]
 		d.mu.Unlock()
+		if method == tooLongMethod && tl != nil {
+			return func(context.Context, *jrpc2.Request) (any, error) {
+				return nil, jrpc2.Errorf(jrpc2.InvalidRequest, "%s", tl.Error()).WithData(map[string]any{"reason": tl.reason(), "bytes": tl.size, "limit": tl.limit})
+			}
+		}
 	}
 	return d.methods.Assign(ctx, method)
 }
@@ -831,17 +1023,26 @@ func compactID(id string) string {
 	return b.String()
 }
 
-// streamLater has the answer to request id written with msgs as its
-// messages when the library sends it.
-func (d *drain) streamLater(id string, msgs []json.RawMessage) {
-	d.mu.Lock()
-	d.later[compactID(id)] = msgs
-	d.mu.Unlock()
+// streamed is an answer whose part at mark (a field with the value null,
+// as the library marshalled it) write writes.
+type streamed struct {
+	mark  string
+	write func(*bufio.Writer)
 }
 
-// emptyMessages is how a MessagesResult without messages is marshalled: the
-// place in a getMessages answer where its messages are written.
-const emptyMessages = `{"messages":null}`
+// The fields of the answers streamed.
+const (
+	messagesMark = `"messages":null`
+	treeMark     = `"tree":null`
+)
+
+// streamLater has the answer to request id written with write's output in
+// place of the null of its field mark when the library sends it.
+func (d *drain) streamLater(id, mark string, write func(*bufio.Writer)) {
+	d.mu.Lock()
+	d.later[compactID(id)] = streamed{mark, write}
+	d.mu.Unlock()
+}
 
 // Send is called with the library's lock held, so what it writes to w
 // directly is never interleaved with another message.
@@ -851,8 +1052,9 @@ func (d *drain) Send(msg []byte) error {
 		batch = []json.RawMessage{msg}
 	}
 	var (
-		keep     []json.RawMessage
-		streamed map[int][]json.RawMessage // by index in keep
+		keep    []json.RawMessage
+		fill    map[int]streamed // by index in keep
+		renamed bool             // a message's id was put back
 	)
 	d.mu.Lock()
 	for _, m := range batch {
@@ -869,14 +1071,23 @@ func (d *drain) Send(msg []byte) error {
 			if d.owed[id]--; d.owed[id] <= 0 {
 				delete(d.owed, id)
 			}
-			if msgs, ok := d.later[id]; ok {
+			if sl, ok := d.later[id]; ok {
 				delete(d.later, id)
-				if bytes.HasSuffix(m, []byte(emptyMessages+"}")) {
-					if streamed == nil {
-						streamed = map[int][]json.RawMessage{}
+				if bytes.Contains(m, []byte(sl.mark)) {
+					if fill == nil {
+						fill = map[int]streamed{}
 					}
-					streamed[len(keep)] = msgs
+					fill[len(keep)] = sl
 				}
+			}
+			if tl, ok := d.tooLong[id]; ok {
+				delete(d.tooLong, id)
+				real := tl.id
+				if real == nil {
+					real = json.RawMessage("null")
+				}
+				m = bytes.Replace(m, []byte(`"id":`+id), append([]byte(`"id":`), real...), 1)
+				renamed = true
 			}
 		}
 		keep = append(keep, m)
@@ -886,10 +1097,12 @@ func (d *drain) Send(msg []byte) error {
 	if len(keep) == 0 {
 		return nil
 	}
-	if len(streamed) > 0 {
-		return d.stream(keep, isBatch(msg), streamed)
+	if len(fill) > 0 {
+		return d.stream(keep, isBatch(msg), fill)
 	}
-	if len(keep) < len(batch) {
+	if !isBatch(msg) {
+		msg = keep[0] // the one message, its id perhaps put back
+	} else if len(keep) < len(batch) || renamed {
 		b, err := json.Marshal(keep)
 		if err != nil {
 			return err
@@ -900,9 +1113,9 @@ func (d *drain) Send(msg []byte) error {
 }
 
 // stream writes the answers keep (as a batch when batch is set) with the
-// messages of the getMessages answers among them written a message at a
-// time, as Channel would write the whole: valid UTF-8 and a newline.
-func (d *drain) stream(keep []json.RawMessage, batch bool, streamed map[int][]json.RawMessage) error {
+// streamed parts of the answers in fill written by their functions, as
+// Channel would write the whole: valid UTF-8 and a newline.
+func (d *drain) stream(keep []json.RawMessage, batch bool, fill map[int]streamed) error {
 	bw := bufio.NewWriterSize(&validUTF8{w: d.w}, 64<<10) // d.w is the output itself: a write is a system call
 	if batch {
 		bw.WriteByte('[')
@@ -911,17 +1124,15 @@ func (d *drain) stream(keep []json.RawMessage, batch bool, streamed map[int][]js
 		if i > 0 {
 			bw.WriteByte(',')
 		}
-		msgs, ok := streamed[i]
+		sl, ok := fill[i]
 		if !ok {
 			bw.Write(m)
 			continue
 		}
-		cut := len(m) - len(emptyMessages) - 1
-		bw.Write(m[:cut])
-		bw.WriteString(`{"messages":`)
-		writeRawArray(bw, msgs)
-		bw.WriteByte('}')
-		bw.Write(m[cut+len(emptyMessages):])
+		at := bytes.LastIndex(m, []byte(sl.mark)) + len(sl.mark) - len("null")
+		bw.Write(m[:at])
+		sl.write(bw)
+		bw.Write(m[at+len("null"):])
 	}
 	if batch {
 		bw.WriteByte(']')
@@ -929,6 +1140,28 @@ func (d *drain) stream(keep []json.RawMessage, batch bool, streamed map[int][]js
 	bw.WriteByte('\n')
 	return bw.Flush()
 }
+
+// lineChannel is the server's channel: a JSON value a line each way. A
+// request line is bounded (a longer one is reported as a *tooLong, the
+// stream still read from its next line), and a last line without its
+// newline is a request.
+type lineChannel struct {
+	br    *bufio.Reader
+	w     io.WriteCloser
+	limit int
+}
+
+func (c *lineChannel) Recv() ([]byte, error) { return readLine(c.br, c.limit) }
+
+func (c *lineChannel) Send(msg []byte) error {
+	if bytes.IndexByte(msg, '\n') >= 0 {
+		return errors.New("rpc: a message to send holds a newline")
+	}
+	_, err := c.w.Write(append(msg, '\n'))
+	return err
+}
+
+func (c *lineChannel) Close() error { return c.w.Close() }
 
 // isBatch says whether msg is a JSON array.
 func isBatch(msg []byte) bool {

@@ -632,6 +632,7 @@ func TestOpeningNamesEverySessionRead(t *testing.T) {
 	fake := agenttest.New(t, "openai")
 	cfg := testConfig(t, fake, t.TempDir())
 	dir := t.TempDir()
+	cfg.Allow = []string{dir} // as --allow-path: the files are outside the project and the sessions folders
 	var paths []string
 	for _, n := range []string{"a", "b", "c"} {
 		p := filepath.Join(dir, n+".jsonl")

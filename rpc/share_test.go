@@ -112,7 +112,9 @@ func TestListenClients(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	listening := make(chan net.Addr, 1)
 	done := make(chan error, 1)
-	go func() { done <- Listen(ctx, cfg, "unix:"+sock, func(a net.Addr) { listening <- a }) }()
+	go func() {
+		done <- Listen(ctx, cfg, "unix:"+sock, ListenOptions{Ready: func(a net.Addr) { listening <- a }})
+	}()
 	<-listening
 	dial := func() *client {
 		conn, err := net.Dial("unix", sock)
@@ -143,7 +145,7 @@ func TestListenClients(t *testing.T) {
 		t.Errorf("the socket is left behind: %v", err)
 	}
 	for _, bad := range []string{"tcp:0.0.0.0:7000", "tcp:example.com:80", "udp:x", "unix:"} {
-		if err := Listen(context.Background(), cfg, bad, nil); err == nil {
+		if err := Listen(context.Background(), cfg, bad, ListenOptions{Token: "t"}); err == nil {
 			t.Errorf("Listen(%q) accepted", bad)
 		}
 	}

@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -120,5 +123,76 @@ func TestRPCModeUsage(t *testing.T) {
 	if len(got) != 2 || !strings.Contains(got[0], `"command":"get_state","success":true`) ||
 		!strings.Contains(got[1], `"error":"Unknown command: nope"`) {
 		t.Errorf("--mode rpc answered %s", fmt.Sprint(got))
+	}
+}
+
+// TestServeTCPToken starts arbor serve on a TCP port as a user does: it
+// writes a token only its user can read, says where (never the token), and
+// serves only the client that sends it first.
+func TestServeTCPToken(t *testing.T) {
+	w := newWorld(t)
+	fake := agenttest.New(t, "openai")
+	cmd := w.cmd("", with(fake, "serve", "--listen", "tcp:127.0.0.1:0")...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	sc := bufio.NewScanner(stderr)
+	var addr, file, said string
+	for (addr == "" || file == "") && sc.Scan() {
+		said += sc.Text() + "\n"
+		if a, ok := strings.CutPrefix(sc.Text(), "listening on tcp:"); ok {
+			addr = a
+		}
+		if f, ok := strings.CutPrefix(sc.Text(), "token in "); ok {
+			file, _, _ = strings.Cut(f, ": ")
+		}
+	}
+	if addr == "" || file == "" {
+		t.Fatalf("arbor serve said %q, want the address and the token's file", said)
+	}
+	fi, err := os.Stat(file)
+	if err != nil || fi.Mode().Perm() != 0o600 || filepath.Dir(file) != filepath.Join(w.home, "arbor") {
+		t.Fatalf("token file %s: %v %v, want mode 0600 in $ARBOR_DIR", file, fi, err)
+	}
+	b, _ := os.ReadFile(file)
+	token := strings.TrimSpace(string(b))
+	if len(token) != 64 || strings.Contains(said, token) {
+		t.Fatalf("token %q (printed: %v), want 64 hex digits, not printed", token, strings.Contains(said, token))
+	}
+	ask := func(first string) string {
+		conn, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		io.WriteString(conn, first+"\n"+`{"jsonrpc":"2.0","id":2,"method":"getState"}`+"\n")
+		_ = conn.SetReadDeadline(time.Now().Add(20 * time.Second))
+		br := bufio.NewReader(conn)
+		var got string
+		for range 3 {
+			l, err := br.ReadString('\n')
+			got += l
+			if err != nil || strings.Contains(l, `"id":2`) {
+				break
+			}
+		}
+		return got
+	}
+	if got := ask(`{"jsonrpc":"2.0","id":1,"method":"getState"}`); !strings.Contains(got, `"id":1,"error":{"code":-32001`) || strings.Contains(got, `"id":2`) {
+		t.Errorf("without the token: %q", got)
+	}
+	got := ask(`{"jsonrpc":"2.0","id":1,"method":"authenticate","params":{"token":"` + token + `"}}`)
+	if !strings.Contains(got, `"id":1,"result":{}`) || !strings.Contains(got, `"method":"ready"`) || !strings.Contains(got, `"id":2,"result"`) {
+		t.Errorf("with the token: %q", got)
+	}
+	_ = cmd.Process.Signal(os.Interrupt)
+	_ = cmd.Wait()
+	if _, err := os.Stat(file); !os.IsNotExist(err) {
+		t.Errorf("the token file is left after the server stopped: %v", err)
 	}
 }

@@ -36,9 +36,11 @@ import (
 
 // agentOptions are the root command's flags: running the agent.
 type agentOptions struct {
-	export string // --export <session>: export it instead
-	io     *IO
-	g      *Global
+	maxRequest int      // --max-request-bytes (serve, --mode rpc)
+	allowPaths []string // --allow-path (serve, --mode rpc)
+	export     string   // --export <session>: export it instead
+	io         *IO
+	g          *Global
 
 	print     bool
 	mode      string
@@ -105,6 +107,7 @@ func addAgentFlags(root *cobra.Command, ios *IO, g *Global) {
 	f := root.Flags()
 	f.BoolVarP(&o.print, "print", "p", false, "run the prompt (arguments or stdin) and print the answer")
 	f.StringVar(&o.mode, "mode", "text", "print mode output: text or json (one event per line); rpc speaks pi's RPC protocol on stdin/stdout")
+	rpcFlags(f, o)
 	f.BoolVarP(&o.cont, "continue", "c", false, "continue the most recent session of this folder")
 	f.BoolVarP(&o.resume, "resume", "r", false, "pick the session to continue in the session picker, then chat (on a terminal)")
 	f.StringVar(&o.session, "session", "", "open this session (path, id or name); a path that does not exist is created")
