@@ -1467,7 +1467,14 @@ func (e *Engine) Bash(command string, excludeFromContext bool, onChunk func(stri
 	if err != nil {
 		return r, err
 	}
-	m := r.Record(command, excludeFromContext)
+	recorded := command
+	if e.ag != nil && e.ag.Redactor != nil {
+		// What is kept and sent to the model is redacted as a tool's output
+		// is; the client saw the output live (onChunk), as on its own terminal.
+		r.Output, _ = e.ag.Redactor.Redact(r.Output)
+		recorded, _ = e.ag.Redactor.Redact(command)
+	}
+	m := r.Record(recorded, excludeFromContext)
 	m.Timestamp = time.Now().UnixMilli()
 	if e.running {
 		e.bashLog = append(e.bashLog, m)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/arborlog/arbor/agent"
 	"github.com/arborlog/arbor/agent/agenttest"
+	"github.com/arborlog/arbor/redact"
 )
 
 // TestPiSettingsCommands: every setting command of pi's RPC mode with good
@@ -73,6 +74,28 @@ func TestPiSettingsCommands(t *testing.T) {
 	}
 	if st := c.ok("get_state", nil); st["pendingMessageCount"].(float64) != 0 {
 		t.Errorf("queued after new_session: %v", st)
+	}
+}
+
+// TestPiBashRedacted: a secret the person's own command prints is redacted
+// in what is recorded (and so sent to the model), as a tool's output is.
+func TestPiBashRedacted(t *testing.T) {
+	fake := agenttest.New(t, "openai")
+	cfg := testConfig(t, fake, t.TempDir())
+	newAgent := cfg.NewAgent
+	cfg.NewAgent = func(model string) (*agent.Agent, error) {
+		a, err := newAgent(model)
+		if err == nil {
+			a.Redactor, err = redact.New(nil)
+		}
+		return a, err
+	}
+	c := startPi(t, cfg)
+	c.ok("bash", map[string]any{"command": "echo DB_PASSWORD=hunter2hunter2; echo postgres://admin:s3cretpw@db/x"})
+	msgs := c.ok("get_messages", nil)["messages"].([]any)
+	out := fmt.Sprint(msgs)
+	if len(msgs) != 1 || strings.Contains(out, "hunter2hunter2") || strings.Contains(out, "s3cretpw") || !strings.Contains(out, "[REDACTED:") {
+		t.Errorf("recorded bash output %v", msgs)
 	}
 }
 
