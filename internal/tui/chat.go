@@ -110,7 +110,7 @@ type Chat struct {
 	scroll    int // lines above the bottom of the conversation
 	helpTop   int // the first row the help shows, when it is taller than the terminal
 
-	editor  textarea.Model
+	editor  editor
 	history []string // the prompts of recent sessions, then the open session's, oldest first
 	histPos int      // len(history) when not browsing it
 	ownFrom int      // where the open session's prompts start in history
@@ -163,7 +163,47 @@ func NewChat(o ChatOptions) (*Chat, error) {
 	return c, nil
 }
 
-func newEditor() textarea.Model {
+// tabRune stands for a tab in the editor. The textarea turns every tab it is
+// given into four spaces, which would change Go code, a Makefile's recipes or
+// the text of an edit call; it keeps this noncharacter instead (one column
+// wide, as the textarea measures it), and editor gives tabs back.
+const tabRune = '\ufdd0'
+
+// tabShown is how the editor draws a tab: one column, as the textarea counts it.
+const tabShown = "⇥"
+
+// editor is the chat's textarea, keeping tabs: Value, SetValue and paste
+// speak text with tabs; the textarea holds tabRune for each.
+type editor struct{ textarea.Model }
+
+// Value is the editor's text, its tabs as typed or pasted.
+func (e *editor) Value() string { return strings.ReplaceAll(e.Model.Value(), string(tabRune), "\t") }
+
+// SetValue replaces the editor's text with s.
+func (e *editor) SetValue(s string) { e.Model.SetValue(toEditor(s)) }
+
+// insert puts s at the cursor, in place of the selection if there is one: a
+// paste, or a tab typed.
+func (e *editor) insert(s string) {
+	e.DeleteSelection()
+	e.Model.InsertString(toEditor(s))
+}
+
+// View draws the editor, each tab as tabShown.
+func (e *editor) View() string { return strings.ReplaceAll(e.Model.View(), string(tabRune), tabShown) }
+
+// toEditor makes s the textarea's: tabs become tabRune, and a tabRune already
+// in s is put in escaped, as typed escapes what a terminal would act on, so
+// that it cannot come back as a tab.
+func toEditor(s string) string {
+	if !strings.ContainsAny(s, "\t"+string(tabRune)) {
+		return s
+	}
+	s = strings.ReplaceAll(s, string(tabRune), `\ufdd0`)
+	return strings.ReplaceAll(s, "\t", string(tabRune))
+}
+
+func newEditor() editor {
 	e := textarea.New()
 	e.Placeholder = "Ask anything · / for commands · ? for keys"
 	e.ShowLineNumbers = false
@@ -176,7 +216,7 @@ func newEditor() textarea.Model {
 	s.Cursor.Blink = false
 	e.SetStyles(s)
 	e.Focus()
-	return e
+	return editor{e}
 }
 
 // attach makes s the chat's session: the conversation is drawn from its
@@ -469,9 +509,10 @@ func (c *Chat) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 	case tea.PasteMsg:
 		if c.over == noOverlay {
-			var cmd tea.Cmd
-			c.editor, cmd = c.editor.Update(msg)
-			return c, cmd
+			// Not the textarea's own paste, which turns tabs into spaces.
+			c.editor.insert(msg.Content)
+			c.compSel = 0
+			return c, nil
 		}
 	}
 	return c, c.overlayUpdate(msg)
@@ -650,6 +691,8 @@ func (c *Chat) key(k tea.KeyPressMsg) tea.Cmd {
 			c.compSel = 0
 			return nil
 		}
+		// Nothing to complete: a tab, as in the file the text is for.
+		c.editor.insert("\t")
 		return nil
 	case "up":
 		if len(comps) > 0 {
@@ -692,8 +735,9 @@ func (c *Chat) key(k tea.KeyPressMsg) tea.Cmd {
 		return c.submit(text)
 	}
 	before := c.editor.Value()
+	k.Text = toEditor(k.Text)
 	var cmd tea.Cmd
-	c.editor, cmd = c.editor.Update(k)
+	c.editor.Model, cmd = c.editor.Model.Update(k)
 	if c.editor.Value() != before {
 		c.compSel = 0
 	}

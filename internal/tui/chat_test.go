@@ -434,3 +434,32 @@ func TestMergeHistory(t *testing.T) {
 		t.Errorf("bounded history: %d prompts, from %q to %q", len(got), got[0], got[len(got)-1])
 	}
 }
+
+// TestChatEditorTabs: what is pasted or typed keeps its tabs in the text
+// sent; a tab shows as ⇥, one column, as the textarea measures it; the
+// character the editor keeps for a tab, pasted, comes back escaped and not
+// as a tab; Tab after a slash still completes the command.
+func TestChatEditorTabs(t *testing.T) {
+	h := newChat(t)
+	h.send(tea.PasteMsg{Content: "all:\n\tgo vet ./...\r\n\tgo test ./...\n"})
+	h.typeText("x")
+	h.keys("tab")
+	h.typeText("y")
+	if got, want := h.c.editor.Value(), "all:\n\tgo vet ./...\n\tgo test ./...\nx\ty"; got != want {
+		t.Errorf("editor holds %q, want %q", got, want)
+	}
+	if s := h.screen(); !strings.Contains(s, "⇥go vet ./...") || !strings.Contains(s, "x⇥y") {
+		t.Errorf("the tabs are not drawn as ⇥:\n%s", s)
+	}
+	h.keys("ctrl+c")
+	h.send(tea.PasteMsg{Content: "a\ufdd0b"})
+	if got := h.c.editor.Value(); got != `a\ufdd0b` {
+		t.Errorf("a pasted U+FDD0 is held as %q", got)
+	}
+	h.keys("ctrl+c")
+	h.typeText("/com")
+	h.keys("tab")
+	if got := h.c.editor.Value(); got != "/compact " {
+		t.Errorf("tab after /com: %q", got)
+	}
+}
