@@ -105,6 +105,7 @@ type Chat struct {
 	prepared bool // the agent's model and thinking level are recorded in this session
 
 	items     []*item
+	notes     []*item       // the chat's notes on this session, oldest first: kept when items are drawn again
 	live      map[int]*item // the reply being streamed, by content index
 	liveOrder []int
 	scroll    int // lines above the bottom of the conversation
@@ -232,6 +233,9 @@ func (c *Chat) attachMemory(l *session.Log) {
 }
 
 func (c *Chat) bind(l *session.Log, flush func() error) {
+	if c.log == nil || c.log.Header().ID != l.Header().ID {
+		c.notes = nil // another session's; the same one opened again (after /tree) keeps them
+	}
 	c.log = l
 	c.a.Log, c.a.Flush, c.a.Blobs = l, flush, c.opt.Blobs
 	c.prepared = false
@@ -249,7 +253,7 @@ func (c *Chat) setHistory(own []string) {
 
 // reload draws the conversation again from the session's active branch.
 func (c *Chat) reload() {
-	c.items = itemsOfBranch(c.log)
+	c.items = itemsOfBranch(c.log, c.notes)
 	c.live, c.liveOrder = map[int]*item{}, nil
 	c.scroll = 0
 	c.measure()
@@ -431,6 +435,7 @@ func (c *Chat) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return c, nil
 		}
 		c.busy = idle
+		c.settle()
 		switch {
 		case errors.Is(msg.err, context.Canceled) || errors.Is(msg.err, agent.ErrAborted):
 			c.note(kindNote, "compaction stopped; nothing was appended")
@@ -446,6 +451,7 @@ func (c *Chat) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return c, nil
 		}
 		c.busy = idle
+		c.settle()
 		if msg.err != nil {
 			c.note(kindError, msg.err.Error())
 		} else {
@@ -579,7 +585,9 @@ func (c *Chat) event(e agent.Event) {
 			c.items = appendMessage(c.items, m)
 		}
 	case "compaction_start":
-		c.note(kindNote, "compacting the context ("+e.Reason+")…")
+		// Progress, not a reply: the summary, or an error, takes its place when the conversation is drawn again.
+		c.items = append(c.items, &item{kind: kindNote, text: "compacting the context (" + e.Reason + ")…"})
+		c.scroll = 0
 	case "compaction_end":
 		if e.ErrorMessage != "" {
 			if c.busy != compacting { // /compact says so when it returns
@@ -600,6 +608,7 @@ func (c *Chat) event(e agent.Event) {
 // message is sent.
 func (c *Chat) finished(last *session.Assistant, err error) tea.Cmd {
 	c.busy = idle
+	c.settle()
 	c.live, c.liveOrder = map[int]*item{}, nil
 	shown := last != nil && (last.StopReason == session.StopError || last.StopReason == session.StopAborted) // its message said so
 	switch {
@@ -625,10 +634,34 @@ func (c *Chat) dequeue() tea.Cmd {
 }
 
 // note shows a line of the chat's own (a command's result, an error); it is
-// not part of the session.
+// not part of the session, and stays after the leaf it was made at when the
+// conversation is drawn again (reload).
 func (c *Chat) note(kind itemKind, text string) {
-	c.items = append(c.items, &item{kind: kind, text: text})
+	it := &item{kind: kind, text: text, pending: c.busy != idle}
+	if !it.pending {
+		it.anchor = c.leafID()
+	}
+	c.items = append(c.items, it)
+	c.notes = append(c.notes, it)
 	c.scroll = 0
+}
+
+// settle anchors the notes made while the worker appended, now that the log
+// may be read: after the run's last entry.
+func (c *Chat) settle() {
+	id := c.leafID()
+	for _, n := range c.notes {
+		if n.pending {
+			n.anchor, n.pending = id, false
+		}
+	}
+}
+
+func (c *Chat) leafID() string {
+	if leaf := c.log.Leaf(); leaf != nil {
+		return leaf.ID
+	}
+	return ""
 }
 
 func (c *Chat) scrollBy(d int) {

@@ -463,3 +463,39 @@ func TestChatEditorTabs(t *testing.T) {
 		t.Errorf("tab after /com: %q", got)
 	}
 }
+
+// TestChatNotesStay: the replies to /label and /pin stay in the
+// conversation, in order, when it is drawn again from the session (a new
+// cursor, a switch back); those made on another branch are not shown there.
+func TestChatNotesStay(t *testing.T) {
+	h := newChat(t, agenttest.Reply{Text: "hi"}, agenttest.Reply{Text: "more"})
+	h.say("hello")
+	h.say("/label checkpoint")
+	h.say("/pin")
+	h.say("/cursor new review")
+	s := h.screen()
+	label, pin, cursor := strings.Index(s, "labeled "), strings.Index(s, "pinned the assistant message"), strings.Index(s, "a new cursor review")
+	if label < 0 || pin < 0 || cursor < 0 || !(strings.Index(s, "hi") < label && label < pin && pin < cursor) {
+		t.Fatalf("after /cursor new the replies are not all shown in order:\n%s", s)
+	}
+	// On the new cursor's own branch, its notes; back on main, main's.
+	h.say("next")
+	h.say("/label on review")
+	h.say("/cursor switch main")
+	s = h.screen()
+	if strings.Contains(s, "on review") || strings.Contains(s, "more") {
+		t.Errorf("main shows the review branch's reply or note:\n%s", s)
+	}
+	if !strings.Contains(s, "pinned the assistant message") || !strings.Contains(s, "a new cursor review") {
+		t.Errorf("back on main its notes are gone:\n%s", s)
+	}
+	h.say("/cursor switch review")
+	if s = h.screen(); !strings.Contains(s, "on review") || !strings.Contains(s, "more") {
+		t.Errorf("back on review its note is gone:\n%s", s)
+	}
+	// Another session shows none of them.
+	h.say("/new")
+	if s = h.screen(); strings.Contains(s, "labeled") {
+		t.Errorf("a new session shows the old one's notes:\n%s", s)
+	}
+}

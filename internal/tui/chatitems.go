@@ -3,6 +3,7 @@ package tui
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/arborlog/arbor/internal/markdown"
@@ -38,6 +39,11 @@ type item struct {
 	isErr     bool
 	running   bool
 	streaming bool
+	// anchor is, for a note of the chat, the entry that was the leaf when
+	// it was made ("" for none); pending while a run appends (the log is
+	// not read then), it is settled when the run ends.
+	anchor  string
+	pending bool
 
 	// lines caches render at a width and with the toggles of that time.
 	lines []string
@@ -75,30 +81,45 @@ func decodeMessage(raw []byte) (message, bool) {
 	return m, len(raw) > 0 && decodeJSON(raw, &m)
 }
 
-// itemsOfBranch is the conversation of the log's active branch, root first.
-func itemsOfBranch(l *session.Log) []*item {
+// itemsOfBranch is the conversation of the log's active branch, root first,
+// with the chat's notes among it: each after the entry that was the leaf
+// when it was made (those made before any entry first, in order). Notes made
+// on entries off the branch are not shown.
+func itemsOfBranch(l *session.Log, notes []*item) []*item {
+	after := map[string][]*item{}
+	for _, n := range notes {
+		after[n.anchor] = append(after[n.anchor], n)
+	}
+	out := slices.Clone(after[""])
 	leaf := l.Leaf()
 	if leaf == nil {
-		return nil
+		return out
 	}
-	var out []*item
 	for _, e := range l.PathTo(leaf.ID) {
-		switch e.Type {
-		case session.TypeMessage:
-			if m, ok := decodeMessage(e.MessageRaw()); ok {
-				out = appendMessage(out, m)
+		out = appendEntry(out, e)
+		out = append(out, after[e.ID]...)
+	}
+	return out
+}
+
+// appendEntry adds what an entry of the branch shows; a tool result joins
+// its call.
+func appendEntry(out []*item, e *session.Entry) []*item {
+	switch e.Type {
+	case session.TypeMessage:
+		if m, ok := decodeMessage(e.MessageRaw()); ok {
+			out = appendMessage(out, m)
+		}
+	case session.TypeCompaction, session.TypeBranchSummary:
+		var s struct {
+			Summary string `json:"summary"`
+		}
+		if e.Decode(&s) == nil {
+			title := "compaction"
+			if e.Type == session.TypeBranchSummary {
+				title = "summary of the branch left"
 			}
-		case session.TypeCompaction, session.TypeBranchSummary:
-			var s struct {
-				Summary string `json:"summary"`
-			}
-			if e.Decode(&s) == nil {
-				title := "compaction"
-				if e.Type == session.TypeBranchSummary {
-					title = "summary of the branch left"
-				}
-				out = append(out, &item{kind: kindSummary, title: title, text: s.Summary})
-			}
+			out = append(out, &item{kind: kindSummary, title: title, text: s.Summary})
 		}
 	}
 	return out
