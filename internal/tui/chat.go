@@ -439,6 +439,8 @@ func (c *Chat) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		switch {
 		case errors.Is(msg.err, context.Canceled) || errors.Is(msg.err, agent.ErrAborted):
 			c.note(kindNote, "compaction stopped; nothing was appended")
+		case errors.Is(msg.err, compaction.ErrNothingToCompact):
+			c.note(kindNote, c.nothingToCompact())
 		case msg.err != nil:
 			c.note(kindError, "compact: "+msg.err.Error())
 		default:

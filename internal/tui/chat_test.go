@@ -499,3 +499,30 @@ func TestChatNotesStay(t *testing.T) {
 		t.Errorf("a new session shows the old one's notes:\n%s", s)
 	}
 }
+
+// TestChatCompactNothing: /compact with nothing to summarize says why: the
+// context is within what compaction keeps whole, or the branch ends in a
+// compaction.
+func TestChatCompactNothing(t *testing.T) {
+	h := newChat(t, agenttest.Reply{Text: "hi"})
+	h.say("hello")
+	h.say("/compact")
+	flat := func() string { return strings.Join(strings.Fields(h.screen()), " ") }
+	if s := flat(); !strings.Contains(s, "nothing to compact: the messages come to ~3 tokens (compaction's estimate), and it keeps the last 40 tokens whole (keepRecentTokens); nothing older to summarize") {
+		t.Errorf("/compact on a short session:\n%s", h.screen())
+	}
+	if reqs := h.srv.Requests(); len(reqs) != 1 {
+		t.Errorf("%d requests: /compact asked the model for a summary of nothing", len(reqs))
+	}
+
+	h.srv.Add(agenttest.Reply{Text: long("two")}, agenttest.Reply{Text: "## Goal\nDays."}, agenttest.Reply{Text: "## Goal\nDays."})
+	h.say(long("second"))
+	h.say("/compact")
+	if h.c.log.Leaf().Type != session.TypeCompaction {
+		t.Fatalf("the second /compact did not compact: the leaf is a %s\n%s", h.c.log.Leaf().Type, h.screen())
+	}
+	h.say("/compact")
+	if s := flat(); !strings.Contains(s, "nothing to compact: the branch ends in a compaction; nothing was added since") {
+		t.Errorf("/compact right after a compaction:\n%s", h.screen())
+	}
+}
