@@ -78,8 +78,8 @@ type Agent struct {
 
 // Event is one thing that happened in a run, with pi's event names:
 // agent_start, agent_end, turn_start, turn_end, message_start,
-// message_update, message_end, tool_execution_start, tool_execution_end,
-// compaction_start, compaction_end.
+// message_update, message_end, tool_execution_start, tool_execution_update,
+// tool_execution_end, compaction_start, compaction_end.
 type Event struct {
 	Type                  string            `json:"type"`
 	Message               json.RawMessage   `json:"message,omitempty"`
@@ -106,6 +106,10 @@ type Event struct {
 	// queue_update: what is queued (always both lists, possibly empty).
 	Steering *[]string `json:"steering,omitempty"`
 	FollowUp *[]string `json:"followUp,omitempty"`
+	// tool_execution_update: a running tool's output so far, as pi's
+	// partialResult ({"content":[{"type":"text","text":…}]}); bash sends the
+	// tail of what the command printed.
+	PartialResult json.RawMessage `json:"partialResult,omitempty"`
 }
 
 // QueueEvent is pi's queue_update event.
@@ -374,7 +378,7 @@ func (a *Agent) runTools(ctx context.Context, r *run, calls []session.Block) ([]
 			out = ToolOutput{Text: "Skipped: the run was aborted before this tool ran", IsError: true}
 		} else {
 			a.emit(Event{Type: "tool_execution_start", ToolCallID: call.ID, ToolName: call.Name, Args: call.Arguments})
-			out = a.runTool(ctx, call)
+			out = a.runTool(withProgress(ctx, a.progress(call)), call)
 		}
 		m, err := a.toolResult(call, out)
 		if err != nil {
@@ -400,6 +404,24 @@ func (a *Agent) runTool(ctx context.Context, call session.Block) ToolOutput {
 		}
 	}
 	return errorOutput("Tool %s not found", call.Name)
+}
+
+// progress emits a running call's partial output (tool_execution_update),
+// its secrets redacted as the result's will be; nil without an Emit.
+func (a *Agent) progress(call session.Block) func(string) {
+	if a.Emit == nil {
+		return nil
+	}
+	return func(text string) {
+		if a.Redactor != nil {
+			text, _ = a.Redactor.Redact(text)
+		}
+		raw, err := json.Marshal(map[string]any{"content": []session.Block{session.TextBlock(text)}})
+		if err != nil {
+			return
+		}
+		a.emit(Event{Type: "tool_execution_update", ToolCallID: call.ID, ToolName: call.Name, Args: call.Arguments, PartialResult: raw})
+	}
 }
 
 // toolResult builds the result message: secrets redacted, then cut to

@@ -582,6 +582,14 @@ func (c *Chat) event(e agent.Event) {
 			it.running = true
 			it.dirty()
 		}
+	case "tool_execution_update":
+		var p struct {
+			Content session.Content `json:"content"`
+		}
+		if it := findTool(c.items, e.ToolCallID); it != nil && decodeJSON(e.PartialResult, &p) {
+			it.partial = contentText(p.Content)
+			it.dirty()
+		}
 	case "tool_execution_end":
 		if m, ok := decodeMessage(e.Result); ok {
 			c.items = appendMessage(c.items, m)

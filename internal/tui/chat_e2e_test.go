@@ -484,3 +484,27 @@ func TestChatPasteTabsInTmux(t *testing.T) {
 	term.keys("C-c")
 	term.waitFor("EXIT=0")
 }
+
+// TestChatBashStreamsInTmux: a bash call's output shows while the command
+// runs (its first line during the sleep, before the second is printed), and
+// the result takes its place when it ends.
+func TestChatBashStreamsInTmux(t *testing.T) {
+	f := newFixture(t)
+	term, _ := startChat(t, f, []agenttest.Reply{
+		{Calls: []agenttest.Call{{ID: "call_1", Name: "bash", Args: `{"command":"echo $((6*7)) lines; sleep 3; echo total $((2+2))"}`}}},
+		{Text: "the command is done"},
+	})
+	term.waitFor("Ask anything")
+	term.text("run the slow command")
+	term.keys("Enter")
+	s := term.waitFor("42 lines")
+	if strings.Contains(s, "total 4") || strings.Contains(s, "the command is done") {
+		t.Fatalf("the first line showed only with the rest:\n%s", s)
+	}
+	s = term.waitFor("the command is done")
+	if !strings.Contains(s, "42 lines") || !strings.Contains(s, "total 4") {
+		t.Errorf("the result does not show the whole output:\n%s", s)
+	}
+	term.keys("C-c")
+	term.waitFor("EXIT=0")
+}

@@ -35,6 +35,7 @@ type item struct {
 	callID    string
 	args      string // the call's arguments (JSON)
 	result    string // the tool's output
+	partial   string // while it runs: the end of its output so far (bash)
 	hasResult bool
 	isErr     bool
 	running   bool
@@ -158,7 +159,7 @@ func appendMessage(items []*item, m message) []*item {
 			it = &item{kind: kindTool, tool: m.ToolName, callID: m.ToolCallID}
 			items = append(items, it)
 		}
-		it.result, it.hasResult, it.isErr, it.running = contentText(m.Content), true, m.IsError, false
+		it.result, it.hasResult, it.isErr, it.running, it.partial = contentText(m.Content), true, m.IsError, false, ""
 		it.dirty()
 		return items
 	case "bashExecution":
@@ -303,6 +304,16 @@ func (c *Chat) draw(it *item, width int) []string {
 			head += " " + c.spin.View()
 		}
 		out = append(out, ansi.Truncate(head, width, "…"))
+		if it.running && !it.hasResult && it.partial != "" {
+			// The last lines of what it printed so far; the result replaces them.
+			lines, cut := lastLines(it.partial, toolPreview, width-2)
+			if cut {
+				out = append(out, "  "+th.muted.Render("…"))
+			}
+			for _, l := range lines {
+				out = append(out, "  "+th.muted.Render(l))
+			}
+		}
 		if it.hasResult {
 			st := th.muted
 			if it.isErr {
@@ -326,6 +337,21 @@ func (c *Chat) draw(it *item, width int) []string {
 		body(it.text, "", func(s string) string { return th.failure.Render(s) })
 	}
 	return out
+}
+
+// lastLines is the end of text, wrapped at width: its last n lines, and
+// whether there was more before them. Only the end is wrapped: a running
+// command's output is drawn again at every frame.
+func lastLines(text string, n, width int) ([]string, bool) {
+	text = strings.TrimRight(text, "\n")
+	raw := strings.Split(text, "\n")
+	cut := len(raw) > n
+	raw = raw[max(len(raw)-n, 0):]
+	lines := wrapText(strings.Join(raw, "\n"), width)
+	if len(lines) > n {
+		lines, cut = lines[len(lines)-n:], true
+	}
+	return lines, cut
 }
 
 // toolArgs shows a call's arguments on one line: the command or path when
