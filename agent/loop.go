@@ -78,11 +78,11 @@ type Agent struct {
 
 // Event is one thing that happened in a run, with pi 1.6.0's event names and
 // members: agent_start, agent_end, turn_start, turn_end, message_start,
-// message_update, message_end, tool_execution_start, tool_execution_end,
-// compaction_start, compaction_end, auto_retry_start, auto_retry_end,
-// queue_update, thinking_level_changed; agent_settled (SettledEvent) and
-// arbor_error (ErrorEvent) are for the front ends to send. Its JSON is pi's
-// (MarshalJSON).
+// message_update, message_end, tool_execution_start, tool_execution_update,
+// tool_execution_end, compaction_start, compaction_end, auto_retry_start,
+// auto_retry_end, queue_update, thinking_level_changed; agent_settled
+// (SettledEvent) and arbor_error (ErrorEvent) are for the front ends to send.
+// Its JSON is pi's (MarshalJSON).
 type Event struct {
 	Type                  string            `json:"type"`
 	Message               json.RawMessage   `json:"message,omitempty"`
@@ -380,7 +380,7 @@ func (a *Agent) runTools(ctx context.Context, r *run, calls []session.Block) ([]
 		} else {
 			a.emit(Event{Type: "tool_execution_start", ToolCallID: call.ID, ToolName: call.Name, Args: call.Arguments})
 			began := time.Now()
-			out = a.runTool(ctx, call)
+			out = a.runTool(withProgress(ctx, a.progress(call)), call)
 			took = ptr(time.Since(began).Milliseconds())
 		}
 		m, err := a.toolResult(call, out)
@@ -407,6 +407,24 @@ func (a *Agent) runTool(ctx context.Context, call session.Block) ToolOutput {
 		}
 	}
 	return errorOutput("Tool %s not found", call.Name)
+}
+
+// progress emits a running call's partial output (tool_execution_update),
+// its secrets redacted as the result's will be; nil without an Emit.
+func (a *Agent) progress(call session.Block) func(string) {
+	if a.Emit == nil {
+		return nil
+	}
+	return func(text string) {
+		if a.Redactor != nil {
+			text, _ = a.Redactor.Redact(text)
+		}
+		raw, err := json.Marshal(map[string]any{"content": []session.Block{session.TextBlock(text)}})
+		if err != nil {
+			return
+		}
+		a.emit(Event{Type: "tool_execution_update", ToolCallID: call.ID, ToolName: call.Name, Args: call.Arguments, PartialResult: raw})
+	}
 }
 
 // toolResult builds the result message: secrets redacted, then cut to

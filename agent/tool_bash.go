@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,6 +12,7 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"unicode/utf8"
 )
 
 var bashTool = Tool{
@@ -39,6 +41,54 @@ func (c *capture) Write(p []byte) (int, error) {
 		c.dropped += len(p) - max(room, 0)
 	}
 	return len(p), nil
+}
+
+// progressTail is how much of a running command's output its updates carry:
+// the end of it, from a line's start.
+const progressTail = 16 << 10
+
+// progressEvery is how often a running command's new output is reported.
+const progressEvery = 100 * time.Millisecond
+
+// tail is the end of the output kept so far, and how much was written in all.
+func (c *capture) tail() (string, int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	b := c.buf
+	if len(b) > progressTail {
+		b = b[len(b)-progressTail:]
+		if i := bytes.IndexByte(b, '\n'); i >= 0 && i < len(b)-1 {
+			b = b[i+1:]
+		}
+		for len(b) > 0 && !utf8.RuneStart(b[0]) {
+			b = b[1:]
+		}
+	}
+	return string(b), len(c.buf) + c.dropped
+}
+
+// reportWhile reports the tail of out each time it grew, until stop is
+// closed; it returns when its last report is done.
+func reportWhile(out *capture, report func(string), stop <-chan struct{}) <-chan struct{} {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(progressEvery)
+		defer t.Stop()
+		seen := 0
+		for {
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+			}
+			if text, n := out.tail(); n != seen {
+				seen = n
+				report(text)
+			}
+		}
+	}()
+	return done
 }
 
 // runGroup runs command with bash -c in dir, its output to out, in its own
@@ -89,6 +139,13 @@ func runBash(ctx context.Context, env *ToolEnv, raw json.RawMessage) ToolOutput 
 		limit = 32 << 20
 	}
 	out := &capture{max: limit}
+	// While the command runs, what it printed so far goes to whoever listens
+	// (the chat shows it); the result, after, is the whole output.
+	if report := progressOf(ctx); report != nil {
+		stop := make(chan struct{})
+		done := reportWhile(out, report, stop)
+		defer func() { close(stop); <-done }()
+	}
 	started, err := runGroup(runCtx, env.Cwd, a.Command, out)
 	if !started {
 		return errorOutput("bash: %v", err)

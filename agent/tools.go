@@ -37,6 +37,25 @@ type ToolEnv struct {
 	MaxCapture  int           // bytes of command output held in memory (default 32 MiB)
 }
 
+type progressKey struct{}
+
+// withProgress gives the tools run with ctx a way to report their output so
+// far (report nil: none).
+func withProgress(ctx context.Context, report func(text string)) context.Context {
+	if report == nil {
+		return ctx
+	}
+	return context.WithValue(ctx, progressKey{}, report)
+}
+
+// progressOf is how a tool run with ctx reports its output so far; nil when
+// nobody listens. Calls are made from the tool's goroutine or one it waits
+// for before it returns, so none comes after its result.
+func progressOf(ctx context.Context) func(text string) {
+	f, _ := ctx.Value(progressKey{}).(func(string))
+	return f
+}
+
 func errorOutput(format string, a ...any) ToolOutput {
 	return ToolOutput{Text: fmt.Sprintf(format, a...), IsError: true}
 }

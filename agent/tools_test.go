@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/arborlog/arbor/agent/agenttest"
 	"github.com/arborlog/arbor/redact"
 	"github.com/arborlog/arbor/session"
 	"github.com/arborlog/arbor/window/blob"
@@ -273,5 +274,53 @@ func TestToolsNeverWaitOnAPipe(t *testing.T) {
 	fi, _ := os.Stat(filepath.Join(dir, "b.txt"))
 	if string(a) != "short" || string(b) != "new, longer\n" || fi.Mode().Perm() != 0o600 {
 		t.Errorf("a.txt %q, b.txt %q (mode %v)", a, b, fi.Mode().Perm())
+	}
+}
+
+// TestBashReportsOutputWhileItRuns: a bash call's output reaches Emit as it
+// is printed (pi's tool_execution_update with a partialResult), redacted,
+// each update before the call's end; the result is the whole output.
+func TestBashReportsOutputWhileItRuns(t *testing.T) {
+	fake := agenttest.New(t, "openai",
+		agenttest.Reply{Calls: []agenttest.Call{{ID: "c1", Name: "bash", Args: `{"command":"echo first AKIAIOSFODNN7EXAMPLE; sleep 1; echo second"}`}}},
+		agenttest.Reply{Text: "done"})
+	red, err := redact.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := &Agent{Log: session.New(t.TempDir()), Provider: NewOpenAI(Options{Name: "openai", BaseURL: fake.BaseURL(), APIKey: "k", MaxRetries: -1}),
+		Model: Model{Provider: "openai", ID: "m"}, Thinking: "off", Env: &ToolEnv{Cwd: t.TempDir()}, Redactor: red}
+	a.Tools, _ = Tools([]string{"bash"})
+	var partial []string
+	ended := false
+	a.Emit = func(e Event) {
+		switch e.Type {
+		case "tool_execution_update":
+			if ended || e.ToolCallID != "c1" || e.ToolName != "bash" {
+				t.Errorf("update after the end or for another call: %+v", e)
+			}
+			var p struct {
+				Content []session.Block `json:"content"`
+			}
+			if err := json.Unmarshal(e.PartialResult, &p); err != nil || len(p.Content) != 1 || p.Content[0].Type != "text" {
+				t.Fatalf("partialResult %s: %v", e.PartialResult, err)
+			}
+			partial = append(partial, p.Content[0].Text)
+		case "tool_execution_end":
+			ended = true
+		}
+	}
+	if _, err := a.Run(context.Background(), "run it"); err != nil {
+		t.Fatal(err)
+	}
+	if len(partial) == 0 || !strings.HasPrefix(partial[0], "first ") || strings.Contains(partial[0], "second") {
+		t.Fatalf("updates %q: want the first line alone while the command sleeps", partial)
+	}
+	if strings.Contains(strings.Join(partial, ""), "AKIAIOSFODNN7EXAMPLE") {
+		t.Errorf("an update carries the secret: %q", partial)
+	}
+	msgs := fake.Messages(fake.Requests()[1])
+	if got := msgs[len(msgs)-1].Text; !strings.Contains(got, "second") {
+		t.Errorf("the result sent is %q, want the whole output", got)
 	}
 }

@@ -105,12 +105,13 @@ type Chat struct {
 	prepared bool // the agent's model and thinking level are recorded in this session
 
 	items     []*item
+	notes     []*item       // the chat's notes on this session, oldest first: kept when items are drawn again
 	live      map[int]*item // the reply being streamed, by content index
 	liveOrder []int
 	scroll    int // lines above the bottom of the conversation
 	helpTop   int // the first row the help shows, when it is taller than the terminal
 
-	editor  textarea.Model
+	editor  editor
 	history []string // the prompts of recent sessions, then the open session's, oldest first
 	histPos int      // len(history) when not browsing it
 	ownFrom int      // where the open session's prompts start in history
@@ -163,7 +164,47 @@ func NewChat(o ChatOptions) (*Chat, error) {
 	return c, nil
 }
 
-func newEditor() textarea.Model {
+// tabRune stands for a tab in the editor. The textarea turns every tab it is
+// given into four spaces, which would change Go code, a Makefile's recipes or
+// the text of an edit call; it keeps this noncharacter instead (one column
+// wide, as the textarea measures it), and editor gives tabs back.
+const tabRune = '\ufdd0'
+
+// tabShown is how the editor draws a tab: one column, as the textarea counts it.
+const tabShown = "⇥"
+
+// editor is the chat's textarea, keeping tabs: Value, SetValue and paste
+// speak text with tabs; the textarea holds tabRune for each.
+type editor struct{ textarea.Model }
+
+// Value is the editor's text, its tabs as typed or pasted.
+func (e *editor) Value() string { return strings.ReplaceAll(e.Model.Value(), string(tabRune), "\t") }
+
+// SetValue replaces the editor's text with s.
+func (e *editor) SetValue(s string) { e.Model.SetValue(toEditor(s)) }
+
+// insert puts s at the cursor, in place of the selection if there is one: a
+// paste, or a tab typed.
+func (e *editor) insert(s string) {
+	e.DeleteSelection()
+	e.Model.InsertString(toEditor(s))
+}
+
+// View draws the editor, each tab as tabShown.
+func (e *editor) View() string { return strings.ReplaceAll(e.Model.View(), string(tabRune), tabShown) }
+
+// toEditor makes s the textarea's: tabs become tabRune, and a tabRune already
+// in s is put in escaped, as typed escapes what a terminal would act on, so
+// that it cannot come back as a tab.
+func toEditor(s string) string {
+	if !strings.ContainsAny(s, "\t"+string(tabRune)) {
+		return s
+	}
+	s = strings.ReplaceAll(s, string(tabRune), `\ufdd0`)
+	return strings.ReplaceAll(s, "\t", string(tabRune))
+}
+
+func newEditor() editor {
 	e := textarea.New()
 	e.Placeholder = "Ask anything · / for commands · ? for keys"
 	e.ShowLineNumbers = false
@@ -176,7 +217,7 @@ func newEditor() textarea.Model {
 	s.Cursor.Blink = false
 	e.SetStyles(s)
 	e.Focus()
-	return e
+	return editor{e}
 }
 
 // attach makes s the chat's session: the conversation is drawn from its
@@ -192,6 +233,9 @@ func (c *Chat) attachMemory(l *session.Log) {
 }
 
 func (c *Chat) bind(l *session.Log, flush func() error) {
+	if c.log == nil || c.log.Header().ID != l.Header().ID {
+		c.notes = nil // another session's; the same one opened again (after /tree) keeps them
+	}
 	c.log = l
 	c.a.Log, c.a.Flush, c.a.Blobs = l, flush, c.opt.Blobs
 	c.prepared = false
@@ -209,7 +253,7 @@ func (c *Chat) setHistory(own []string) {
 
 // reload draws the conversation again from the session's active branch.
 func (c *Chat) reload() {
-	c.items = itemsOfBranch(c.log)
+	c.items = itemsOfBranch(c.log, c.notes)
 	c.live, c.liveOrder = map[int]*item{}, nil
 	c.scroll = 0
 	c.measure()
@@ -391,9 +435,12 @@ func (c *Chat) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return c, nil
 		}
 		c.busy = idle
+		c.settle()
 		switch {
 		case errors.Is(msg.err, context.Canceled) || errors.Is(msg.err, agent.ErrAborted):
 			c.note(kindNote, "compaction stopped; nothing was appended")
+		case errors.Is(msg.err, compaction.ErrNothingToCompact):
+			c.note(kindNote, c.nothingToCompact())
 		case msg.err != nil:
 			c.note(kindError, "compact: "+msg.err.Error())
 		default:
@@ -406,6 +453,7 @@ func (c *Chat) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return c, nil
 		}
 		c.busy = idle
+		c.settle()
 		if msg.err != nil {
 			c.note(kindError, msg.err.Error())
 		} else {
@@ -469,9 +517,10 @@ func (c *Chat) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 	case tea.PasteMsg:
 		if c.over == noOverlay {
-			var cmd tea.Cmd
-			c.editor, cmd = c.editor.Update(msg)
-			return c, cmd
+			// Not the textarea's own paste, which turns tabs into spaces.
+			c.editor.insert(msg.Content)
+			c.compSel = 0
+			return c, nil
 		}
 	}
 	return c, c.overlayUpdate(msg)
@@ -534,12 +583,22 @@ func (c *Chat) event(e agent.Event) {
 			it.running = true
 			it.dirty()
 		}
+	case "tool_execution_update":
+		var p struct {
+			Content session.Content `json:"content"`
+		}
+		if it := findTool(c.items, e.ToolCallID); it != nil && decodeJSON(e.PartialResult, &p) {
+			it.partial = contentText(p.Content)
+			it.dirty()
+		}
 	case "tool_execution_end":
 		if m, ok := decodeMessage(e.Result); ok {
 			c.items = appendMessage(c.items, m)
 		}
 	case "compaction_start":
-		c.note(kindNote, "compacting the context ("+e.Reason+")…")
+		// Progress, not a reply: the summary, or an error, takes its place when the conversation is drawn again.
+		c.items = append(c.items, &item{kind: kindNote, text: "compacting the context (" + e.Reason + ")…"})
+		c.scroll = 0
 	case "compaction_end":
 		if e.ErrorMessage != "" {
 			if c.busy != compacting { // /compact says so when it returns
@@ -560,6 +619,7 @@ func (c *Chat) event(e agent.Event) {
 // message is sent.
 func (c *Chat) finished(last *session.Assistant, err error) tea.Cmd {
 	c.busy = idle
+	c.settle()
 	c.live, c.liveOrder = map[int]*item{}, nil
 	shown := last != nil && (last.StopReason == session.StopError || last.StopReason == session.StopAborted) // its message said so
 	switch {
@@ -585,10 +645,34 @@ func (c *Chat) dequeue() tea.Cmd {
 }
 
 // note shows a line of the chat's own (a command's result, an error); it is
-// not part of the session.
+// not part of the session, and stays after the leaf it was made at when the
+// conversation is drawn again (reload).
 func (c *Chat) note(kind itemKind, text string) {
-	c.items = append(c.items, &item{kind: kind, text: text})
+	it := &item{kind: kind, text: text, pending: c.busy != idle}
+	if !it.pending {
+		it.anchor = c.leafID()
+	}
+	c.items = append(c.items, it)
+	c.notes = append(c.notes, it)
 	c.scroll = 0
+}
+
+// settle anchors the notes made while the worker appended, now that the log
+// may be read: after the run's last entry.
+func (c *Chat) settle() {
+	id := c.leafID()
+	for _, n := range c.notes {
+		if n.pending {
+			n.anchor, n.pending = id, false
+		}
+	}
+}
+
+func (c *Chat) leafID() string {
+	if leaf := c.log.Leaf(); leaf != nil {
+		return leaf.ID
+	}
+	return ""
 }
 
 func (c *Chat) scrollBy(d int) {
@@ -651,6 +735,8 @@ func (c *Chat) key(k tea.KeyPressMsg) tea.Cmd {
 			c.compSel = 0
 			return nil
 		}
+		// Nothing to complete: a tab, as in the file the text is for.
+		c.editor.insert("\t")
 		return nil
 	case "up":
 		if len(comps) > 0 {
@@ -693,8 +779,9 @@ func (c *Chat) key(k tea.KeyPressMsg) tea.Cmd {
 		return c.submit(text)
 	}
 	before := c.editor.Value()
+	k.Text = toEditor(k.Text)
 	var cmd tea.Cmd
-	c.editor, cmd = c.editor.Update(k)
+	c.editor.Model, cmd = c.editor.Model.Update(k)
 	if c.editor.Value() != before {
 		c.compSel = 0
 	}

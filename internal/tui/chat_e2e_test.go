@@ -439,3 +439,72 @@ func TestChatForkCopyInTmux(t *testing.T) {
 	}
 	wantMessages(t, l, "user: question one", "assistant: answer again")
 }
+
+// TestChatPasteTabsInTmux: a Makefile pasted into the editor (bracketed
+// paste, as a terminal sends it) reaches the model with its tab-indented
+// recipes byte for byte; a Tab typed where nothing completes is a tab too,
+// and after a slash it still completes the command.
+func TestChatPasteTabsInTmux(t *testing.T) {
+	f := newFixture(t)
+	term, srv := startChat(t, f, []agenttest.Reply{{Text: "the Makefile builds first"}, {Text: "a tab typed"}})
+	term.waitFor("Ask anything")
+	makefile := "build:\n\tgo build ./...\n\ntest: build\n\tgo test -race ./...\n"
+	buf := filepath.Join(t.TempDir(), "Makefile")
+	write(t, buf, []byte(makefile))
+	term.tmux("load-buffer", buf)
+	term.tmux("paste-buffer", "-p")
+	term.waitFor("go test -race ./...")
+	term.keys("Enter")
+	term.waitFor("the Makefile builds first")
+	reqs := srv.Requests()
+	if len(reqs) != 1 {
+		t.Fatalf("%d requests, want 1", len(reqs))
+	}
+	msgs := srv.Messages(reqs[0])
+	if got := msgs[len(msgs)-1]; got.Role != "user" || got.Text != makefile {
+		t.Fatalf("the model received %s %q, want the Makefile as pasted %q", got.Role, got.Text, makefile)
+	}
+
+	term.text("/com")
+	term.keys("Tab")
+	term.waitFor("› /compact")
+	term.keys("C-c")
+	term.waitGone("› /compact", "ctrl+c did not clear the editor")
+	term.text("a")
+	term.keys("Tab")
+	term.text("b")
+	term.waitFor("› a⇥b")
+	term.keys("Enter")
+	term.waitFor("a tab typed")
+	reqs = srv.Requests()
+	msgs = srv.Messages(reqs[len(reqs)-1])
+	if got := msgs[len(msgs)-1].Text; got != "a\tb" {
+		t.Fatalf("the model received %q for a, Tab, b", got)
+	}
+	term.keys("C-c")
+	term.waitFor("EXIT=0")
+}
+
+// TestChatBashStreamsInTmux: a bash call's output shows while the command
+// runs (its first line during the sleep, before the second is printed), and
+// the result takes its place when it ends.
+func TestChatBashStreamsInTmux(t *testing.T) {
+	f := newFixture(t)
+	term, _ := startChat(t, f, []agenttest.Reply{
+		{Calls: []agenttest.Call{{ID: "call_1", Name: "bash", Args: `{"command":"echo $((6*7)) lines; sleep 3; echo total $((2+2))"}`}}},
+		{Text: "the command is done"},
+	})
+	term.waitFor("Ask anything")
+	term.text("run the slow command")
+	term.keys("Enter")
+	s := term.waitFor("42 lines")
+	if strings.Contains(s, "total 4") || strings.Contains(s, "the command is done") {
+		t.Fatalf("the first line showed only with the rest:\n%s", s)
+	}
+	s = term.waitFor("the command is done")
+	if !strings.Contains(s, "42 lines") || !strings.Contains(s, "total 4") {
+		t.Errorf("the result does not show the whole output:\n%s", s)
+	}
+	term.keys("C-c")
+	term.waitFor("EXIT=0")
+}

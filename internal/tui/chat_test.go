@@ -435,3 +435,95 @@ func TestMergeHistory(t *testing.T) {
 		t.Errorf("bounded history: %d prompts, from %q to %q", len(got), got[0], got[len(got)-1])
 	}
 }
+
+// TestChatEditorTabs: what is pasted or typed keeps its tabs in the text
+// sent; a tab shows as ⇥, one column, as the textarea measures it; the
+// character the editor keeps for a tab, pasted, comes back escaped and not
+// as a tab; Tab after a slash still completes the command.
+func TestChatEditorTabs(t *testing.T) {
+	h := newChat(t)
+	h.send(tea.PasteMsg{Content: "all:\n\tgo vet ./...\r\n\tgo test ./...\n"})
+	h.typeText("x")
+	h.keys("tab")
+	h.typeText("y")
+	if got, want := h.c.editor.Value(), "all:\n\tgo vet ./...\n\tgo test ./...\nx\ty"; got != want {
+		t.Errorf("editor holds %q, want %q", got, want)
+	}
+	if s := h.screen(); !strings.Contains(s, "⇥go vet ./...") || !strings.Contains(s, "x⇥y") {
+		t.Errorf("the tabs are not drawn as ⇥:\n%s", s)
+	}
+	h.keys("ctrl+c")
+	h.send(tea.PasteMsg{Content: "a\ufdd0b"})
+	if got := h.c.editor.Value(); got != `a\ufdd0b` {
+		t.Errorf("a pasted U+FDD0 is held as %q", got)
+	}
+	h.keys("ctrl+c")
+	h.typeText("/com")
+	h.keys("tab")
+	if got := h.c.editor.Value(); got != "/compact " {
+		t.Errorf("tab after /com: %q", got)
+	}
+}
+
+// TestChatNotesStay: the replies to /label and /pin stay in the
+// conversation, in order, when it is drawn again from the session (a new
+// cursor, a switch back); those made on another branch are not shown there.
+func TestChatNotesStay(t *testing.T) {
+	h := newChat(t, agenttest.Reply{Text: "hi"}, agenttest.Reply{Text: "more"})
+	h.say("hello")
+	h.say("/label checkpoint")
+	h.say("/pin")
+	h.say("/cursor new review")
+	s := h.screen()
+	label, pin, cursor := strings.Index(s, "labeled "), strings.Index(s, "pinned the assistant message"), strings.Index(s, "a new cursor review")
+	if label < 0 || pin < 0 || cursor < 0 || !(strings.Index(s, "hi") < label && label < pin && pin < cursor) {
+		t.Fatalf("after /cursor new the replies are not all shown in order:\n%s", s)
+	}
+	// On the new cursor's own branch, its notes; back on main, main's.
+	h.say("next")
+	h.say("/label on review")
+	h.say("/cursor switch main")
+	s = h.screen()
+	if strings.Contains(s, "on review") || strings.Contains(s, "more") {
+		t.Errorf("main shows the review branch's reply or note:\n%s", s)
+	}
+	if !strings.Contains(s, "pinned the assistant message") || !strings.Contains(s, "a new cursor review") {
+		t.Errorf("back on main its notes are gone:\n%s", s)
+	}
+	h.say("/cursor switch review")
+	if s = h.screen(); !strings.Contains(s, "on review") || !strings.Contains(s, "more") {
+		t.Errorf("back on review its note is gone:\n%s", s)
+	}
+	// Another session shows none of them.
+	h.say("/new")
+	if s = h.screen(); strings.Contains(s, "labeled") {
+		t.Errorf("a new session shows the old one's notes:\n%s", s)
+	}
+}
+
+// TestChatCompactNothing: /compact with nothing to summarize says why: the
+// context is within what compaction keeps whole, or the branch ends in a
+// compaction.
+func TestChatCompactNothing(t *testing.T) {
+	h := newChat(t, agenttest.Reply{Text: "hi"})
+	h.say("hello")
+	h.say("/compact")
+	flat := func() string { return strings.Join(strings.Fields(h.screen()), " ") }
+	if s := flat(); !strings.Contains(s, "nothing to compact: the messages come to ~3 tokens (compaction's estimate), and it keeps the last 40 tokens whole (keepRecentTokens); nothing older to summarize") {
+		t.Errorf("/compact on a short session:\n%s", h.screen())
+	}
+	if reqs := h.srv.Requests(); len(reqs) != 1 {
+		t.Errorf("%d requests: /compact asked the model for a summary of nothing", len(reqs))
+	}
+
+	h.srv.Add(agenttest.Reply{Text: long("two")}, agenttest.Reply{Text: "## Goal\nDays."}, agenttest.Reply{Text: "## Goal\nDays."})
+	h.say(long("second"))
+	h.say("/compact")
+	if h.c.log.Leaf().Type != session.TypeCompaction {
+		t.Fatalf("the second /compact did not compact: the leaf is a %s\n%s", h.c.log.Leaf().Type, h.screen())
+	}
+	h.say("/compact")
+	if s := flat(); !strings.Contains(s, "nothing to compact: the branch ends in a compaction; nothing was added since") {
+		t.Errorf("/compact right after a compaction:\n%s", h.screen())
+	}
+}

@@ -455,6 +455,40 @@ func (c *Chat) compact(arg string) tea.Cmd {
 	})
 }
 
+// nothingToCompact says why the planner found nothing to summarize, read as
+// compaction.Prepare reads the branch: it summarizes only what comes before
+// the last KeepRecentTokens of the part not yet summarized (after the latest
+// compaction), and cuts only where a context may start.
+func (c *Chat) nothingToCompact() string {
+	const nothing = "nothing to compact: "
+	leaf := c.log.Leaf()
+	if leaf == nil {
+		return nothing + "the branch is empty"
+	}
+	if leaf.Type == session.TypeCompaction {
+		return nothing + "the branch ends in a compaction; nothing was added since (/compact --undo takes it back)"
+	}
+	keep := c.a.CompactionSettings().KeepRecentTokens
+	proj := session.ProjectPath(c.log.PathTo(leaf.ID))
+	tokens, since := 0, "the messages"
+	for _, p := range proj.Entries {
+		if p.Entry.Type == session.TypeCompaction {
+			since = "the messages since the last compaction"
+			continue
+		}
+		for _, m := range p.Messages {
+			tokens += compaction.EstimateTokens(m)
+		}
+	}
+	th := statusbar.Thousands
+	if tokens < keep {
+		return fmt.Sprintf(nothing+"%s come to ~%s tokens (compaction's estimate), and it keeps the last %s tokens whole (keepRecentTokens); nothing older to summarize",
+			since, th(tokens), th(keep))
+	}
+	return fmt.Sprintf(nothing+"%s come to ~%s tokens (compaction's estimate), but the last %s it keeps whole (keepRecentTokens) reach back to the first message a context may start with; nothing before it to summarize",
+		since, th(tokens), th(keep))
+}
+
 // export writes the session in the background (a long session takes a moment).
 func (c *Chat) export(arg string) tea.Cmd {
 	if c.sess == nil {

@@ -3,6 +3,7 @@ package tui
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/arborlog/arbor/internal/markdown"
@@ -34,10 +35,16 @@ type item struct {
 	callID    string
 	args      string // the call's arguments (JSON)
 	result    string // the tool's output
+	partial   string // while it runs: the end of its output so far (bash)
 	hasResult bool
 	isErr     bool
 	running   bool
 	streaming bool
+	// anchor is, for a note of the chat, the entry that was the leaf when
+	// it was made ("" for none); pending while a run appends (the log is
+	// not read then), it is settled when the run ends.
+	anchor  string
+	pending bool
 
 	// lines caches render at a width and with the toggles of that time.
 	lines []string
@@ -75,30 +82,45 @@ func decodeMessage(raw []byte) (message, bool) {
 	return m, len(raw) > 0 && decodeJSON(raw, &m)
 }
 
-// itemsOfBranch is the conversation of the log's active branch, root first.
-func itemsOfBranch(l *session.Log) []*item {
+// itemsOfBranch is the conversation of the log's active branch, root first,
+// with the chat's notes among it: each after the entry that was the leaf
+// when it was made (those made before any entry first, in order). Notes made
+// on entries off the branch are not shown.
+func itemsOfBranch(l *session.Log, notes []*item) []*item {
+	after := map[string][]*item{}
+	for _, n := range notes {
+		after[n.anchor] = append(after[n.anchor], n)
+	}
+	out := slices.Clone(after[""])
 	leaf := l.Leaf()
 	if leaf == nil {
-		return nil
+		return out
 	}
-	var out []*item
 	for _, e := range l.PathTo(leaf.ID) {
-		switch e.Type {
-		case session.TypeMessage:
-			if m, ok := decodeMessage(e.MessageRaw()); ok {
-				out = appendMessage(out, m)
+		out = appendEntry(out, e)
+		out = append(out, after[e.ID]...)
+	}
+	return out
+}
+
+// appendEntry adds what an entry of the branch shows; a tool result joins
+// its call.
+func appendEntry(out []*item, e *session.Entry) []*item {
+	switch e.Type {
+	case session.TypeMessage:
+		if m, ok := decodeMessage(e.MessageRaw()); ok {
+			out = appendMessage(out, m)
+		}
+	case session.TypeCompaction, session.TypeBranchSummary:
+		var s struct {
+			Summary string `json:"summary"`
+		}
+		if e.Decode(&s) == nil {
+			title := "compaction"
+			if e.Type == session.TypeBranchSummary {
+				title = "summary of the branch left"
 			}
-		case session.TypeCompaction, session.TypeBranchSummary:
-			var s struct {
-				Summary string `json:"summary"`
-			}
-			if e.Decode(&s) == nil {
-				title := "compaction"
-				if e.Type == session.TypeBranchSummary {
-					title = "summary of the branch left"
-				}
-				out = append(out, &item{kind: kindSummary, title: title, text: s.Summary})
-			}
+			out = append(out, &item{kind: kindSummary, title: title, text: s.Summary})
 		}
 	}
 	return out
@@ -137,7 +159,7 @@ func appendMessage(items []*item, m message) []*item {
 			it = &item{kind: kindTool, tool: m.ToolName, callID: m.ToolCallID}
 			items = append(items, it)
 		}
-		it.result, it.hasResult, it.isErr, it.running = contentText(m.Content), true, m.IsError, false
+		it.result, it.hasResult, it.isErr, it.running, it.partial = contentText(m.Content), true, m.IsError, false, ""
 		it.dirty()
 		return items
 	case "bashExecution":
@@ -282,6 +304,16 @@ func (c *Chat) draw(it *item, width int) []string {
 			head += " " + c.spin.View()
 		}
 		out = append(out, ansi.Truncate(head, width, "…"))
+		if it.running && !it.hasResult && it.partial != "" {
+			// The last lines of what it printed so far; the result replaces them.
+			lines, cut := lastLines(it.partial, toolPreview, width-2)
+			if cut {
+				out = append(out, "  "+th.muted.Render("…"))
+			}
+			for _, l := range lines {
+				out = append(out, "  "+th.muted.Render(l))
+			}
+		}
 		if it.hasResult {
 			st := th.muted
 			if it.isErr {
@@ -305,6 +337,21 @@ func (c *Chat) draw(it *item, width int) []string {
 		body(it.text, "", func(s string) string { return th.failure.Render(s) })
 	}
 	return out
+}
+
+// lastLines is the end of text, wrapped at width: its last n lines, and
+// whether there was more before them. Only the end is wrapped: a running
+// command's output is drawn again at every frame.
+func lastLines(text string, n, width int) ([]string, bool) {
+	text = strings.TrimRight(text, "\n")
+	raw := strings.Split(text, "\n")
+	cut := len(raw) > n
+	raw = raw[max(len(raw)-n, 0):]
+	lines := wrapText(strings.Join(raw, "\n"), width)
+	if len(lines) > n {
+		lines, cut = lines[len(lines)-n:], true
+	}
+	return lines, cut
 }
 
 // toolArgs shows a call's arguments on one line: the command or path when

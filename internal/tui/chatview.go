@@ -146,6 +146,7 @@ var chatKeys = []key{
 	{"↑ ↓", "earlier and later messages, at the first or last line of the editor"},
 	{"esc", "stop the agent's turn (the partial reply is kept)"},
 	{"/", "commands: tab completes, ↑ ↓ choose"},
+	{"tab", "a tab, where no command completes (pasted tabs are kept too)"},
 	{"pgup pgdn", "scroll the conversation; the mouse wheel scrolls"},
 	{"ctrl+t", "show or hide thinking"},
 	{"ctrl+o", "show tool output in full, or cut"},

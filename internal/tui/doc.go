@@ -23,6 +23,13 @@
 //     pastes into a text field (the editor, a search, a label) goes in
 //     through typed, escaped the same way: the fields drop control characters
 //     themselves but would draw a pasted U+202E as it is.
+//   - The editor keeps what is pasted or typed byte for byte, tabs included
+//     (the textarea would make them spaces; the editor holds a noncharacter
+//     for each and draws it as ⇥). Tab completes a command after a slash and
+//     is a tab elsewhere.
+//   - The chat's own notes (a command's reply, an error) stay in the
+//     conversation when it is drawn again from the session, each after the
+//     entry that was the leaf when it was made.
 //   - Writes go through the same libraries as the commands: a rename appends a
 //     session_info (jsonl), delete and restore are the catalog's trash, a
 //     branch moves the active cursor through the jsonl store, with a branch
