@@ -478,18 +478,6 @@ func ccCommand(content json.RawMessage) bool {
 	return strings.HasPrefix(t, "<command-") || strings.HasPrefix(t, "<local-command-")
 }
 
-// ccCalls reports whether a response made tool calls.
-func ccCalls(n *ccNode) bool {
-	for _, l := range n.lines {
-		for _, b := range ccBlocks(l.Message.Content) {
-			if b.Type == "tool_use" {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 func ccHasToolResult(content json.RawMessage) bool {
 	for _, b := range ccBlocks(content) {
 		if b.Type == "tool_result" {

@@ -6,31 +6,12 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
 	"github.com/arborlog/arbor/session"
 	"github.com/arborlog/arbor/session/jsonl"
 )
-
-func contextJSON(t *testing.T, l *session.Log) string {
-	t.Helper()
-	b, err := json.Marshal(l.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
-
-func entryIDs(l *session.Log) []string {
-	var ids []string
-	for _, e := range l.Entries() {
-		ids = append(ids, e.ID)
-	}
-	slices.Sort(ids)
-	return ids
-}
 
 // TestWriteTwiceChangesNothing: a second import of the same source leaves the
 // file byte for byte as the first wrote it.
