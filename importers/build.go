@@ -23,8 +23,7 @@ type node struct {
 	ts     string         // ISO-8601 UTC
 	fields map[string]any // the type's fields (message, summary, customType, ...)
 	origin Origin
-	pos    int  // order added
-	open   bool // may still change as the source grows (a response being written)
+	pos    int // order added
 }
 
 // Origin is where an imported entry came from: written on every entry as
@@ -254,12 +253,7 @@ func encodeHeader(h Header) []byte {
 
 // finish assigns ids and encodes the entries in order; leaf names the node the
 // session continues from ("" for the last added).
-//
-// Entries that may still change as the source grows (open nodes and everything
-// under them) are listed in open, by id: an import holds them back until they
-// settle, so what it writes never needs rewriting.
-func (b *builder) finish(leaf string) (lines [][]byte, ids map[string]string, open map[string]bool) {
-	open = map[string]bool{}
+func (b *builder) finish(leaf string) (lines [][]byte, ids map[string]string) {
 	nodes := b.order(leaf)
 	ids = map[string]string{}
 	used := map[string]bool{}
@@ -307,11 +301,8 @@ func (b *builder) finish(leaf string) (lines [][]byte, ids map[string]string, op
 		buf.Write(marshalJSON(n.origin))
 		buf.WriteString("}")
 		lines = append(lines, buf.Bytes())
-		if n.open || n.parent != "" && open[ids[n.parent]] {
-			open[ids[n.key]] = true
-		}
 	}
-	return lines, ids, open
+	return lines, ids
 }
 
 // isoTime formats t as pi's entry timestamps; the zero time gives "".

@@ -263,11 +263,9 @@ func readClaude(in Input) *Session {
 			pending = append(pending, n)
 		}
 	}
-	// Lines still waiting at the end go after the last conversation node; if
-	// that is a response whose tool results may still come, they wait (open).
-	var atEnd []*ccNode
+	// Lines still waiting at the end go after the last conversation node.
 	if len(pending) > 0 {
-		atEnd = pending
+		atEnd := pending
 		last := ""
 		for i := len(order) - 1; i >= 0; i-- {
 			if !slices.Contains(atEnd, order[i]) {
@@ -345,38 +343,6 @@ func readClaude(in Input) *Session {
 		}
 	}
 
-	// A response still being written (no stop reason yet) or a compaction whose
-	// summary is not written yet, with nothing after it, may still change.
-	lastStart := 0
-	for _, n := range order {
-		if !strings.HasPrefix(n.key, "line:") {
-			lastStart = max(lastStart, n.line)
-		}
-	}
-	open := map[string]bool{}
-	for _, n := range order {
-		if n.lastLine < lastStart {
-			continue
-		}
-		switch {
-		case n.kind == "compaction" && len(n.lines) == 1:
-			open[n.key] = true
-		case n.kind == "assistant":
-			l := n.lines[len(n.lines)-1]
-			if l.Message.StopReason == nil || *l.Message.StopReason == "" {
-				open[n.key] = true
-			}
-		}
-	}
-
-	if len(atEnd) > 0 {
-		if t := byKey[atEnd[0].parent]; t != nil && (open[t.key] || t.kind == "assistant" && ccCalls(t)) {
-			for _, n := range atEnd {
-				open[n.key] = true
-			}
-		}
-	}
-
 	// Pass 2: entries.
 	b := newBuilder(h.ID)
 	tools := map[string]string{} // tool_use id -> name
@@ -399,9 +365,6 @@ func readClaude(in Input) *Session {
 			parent = n.parent // an ancestor emitted nothing of its own
 		}
 		last := ccEmit(b, n, parent, tools, s)
-		if open[n.key] {
-			b.byKey[n.key].open = true
-		}
 		if last == "" {
 			last = parent
 		}
@@ -410,7 +373,7 @@ func readClaude(in Input) *Session {
 			leaf = last
 		}
 	}
-	s.Lines, _, s.open = b.finish(leaf)
+	s.Lines, _ = b.finish(leaf)
 	s.Stats.Custom += b.orphans
 	return s
 }
@@ -513,18 +476,6 @@ func ccCommand(content json.RawMessage) bool {
 	}
 	t = strings.TrimSpace(t)
 	return strings.HasPrefix(t, "<command-") || strings.HasPrefix(t, "<local-command-")
-}
-
-// ccCalls reports whether a response made tool calls.
-func ccCalls(n *ccNode) bool {
-	for _, l := range n.lines {
-		for _, b := range ccBlocks(l.Message.Content) {
-			if b.Type == "tool_use" {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 func ccHasToolResult(content json.RawMessage) bool {

@@ -110,7 +110,6 @@ type cxReader struct {
 	// skipped. Matching without looking ahead keeps a re-import of a grown file
 	// the same.
 	unpaired map[string]int // "kind\x00role\x00text" -> copies imported and not yet matched
-	turnDone bool           // a task_complete was seen since the assistant message began
 }
 
 func readCodex(in Input) *Session {
@@ -188,14 +187,8 @@ func readCodex(in Input) *Session {
 	for i, c := range recs {
 		r.record(c, nums[i], raws[i])
 	}
-	if r.asst != nil && !r.turnDone {
-		// The file ends inside a response: more of it may still be written.
-		key := r.asstKey
-		r.flush()
-		r.b.byKey[key].open = true
-	}
 	r.flush()
-	s.Lines, _, s.open = r.b.finish(r.cur)
+	s.Lines, _ = r.b.finish(r.cur)
 	s.Stats.Custom += r.b.orphans
 	return s
 }
@@ -245,7 +238,6 @@ func (r *cxReader) assistant(line int, ts string) map[string]any {
 		r.asst = map[string]any{"role": "assistant", "content": []any{}, "api": "openai-responses", "provider": r.provider,
 			"model": r.model, "stopReason": "stop", "timestamp": msTime(ts), "usage": usage(0, 0, 0, 0)}
 		r.asstKey = fmt.Sprintf("L%d", line)
-		r.turnDone = false
 		r.asstLine = line
 		r.asstTs = ts
 	}
@@ -486,7 +478,6 @@ func (r *cxReader) event(it cxItem, line int, ts string, raw []byte) {
 		r.add(key, "custom", ts, line, map[string]any{"customType": "codex.thread_rolled_back", "data": json.RawMessage(raw)})
 	case "task_complete", "turn_complete":
 		r.s.Stats.Skipped++
-		r.turnDone = true
 	default:
 		if cxSkippedEvents[it.Type] {
 			r.s.Stats.Skipped++

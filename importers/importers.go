@@ -2,6 +2,7 @@ package importers
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -33,8 +34,10 @@ type Session struct {
 	Lines  [][]byte // entries, parents before children, the leaf last
 	Stats  Stats
 	Damage []LineError
-	// open holds the ids of entries that may still change as the source grows.
-	open map[string]bool
+	// Torn is the number of source lines held back because the source is still
+	// writing them: a last line with no newline that is not yet a whole JSON
+	// value. The next read, once the line is complete, imports it.
+	Torn int
 }
 
 // Stats counts what a reader did with the source's lines.
@@ -140,6 +143,8 @@ func Read(f Format, in Input) (*Session, error) {
 	if abs, err := filepath.Abs(in.Path); err == nil {
 		in.Path = abs
 	}
+	data, torn := untorn(in.Data)
+	in.Data = data
 	var s *Session
 	switch f {
 	case Rho:
@@ -156,7 +161,21 @@ func Read(f Format, in Input) (*Session, error) {
 		s.Header.Timestamp = isoTime(time.Unix(0, 0))
 	}
 	s.Stats.Entries = len(s.Lines)
+	s.Torn = torn
 	return s, nil
+}
+
+// untorn cuts off a last line that is still being written: one with no
+// newline that does not parse yet. A writer appends a line and its newline in
+// one write, so a last line that parses is whole and is read like any other;
+// only a torn one waits, and nothing else is ever held back.
+func untorn(data []byte) ([]byte, int) {
+	i := bytes.LastIndexByte(data, '\n')
+	tail := bytes.TrimSpace(data[i+1:])
+	if len(tail) == 0 || json.Valid(tail) {
+		return data, 0
+	}
+	return data[:i+1], 1
 }
 
 // lines splits data into non-empty lines with their 1-based numbers.

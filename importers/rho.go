@@ -81,15 +81,11 @@ func readRho(in Input) *Session {
 	firstCursor := ""
 	var overlays []Overlay
 	src := lines(in.Data)
-	for i, l := range src {
+	for _, l := range src {
 		s.Stats.Lines++
 		var r rhoLine
 		if err := json.Unmarshal(l.text, &r); err != nil {
-			msg := "not a JSON object: " + err.Error()
-			if i == len(src)-1 {
-				msg = "torn last line (rho drops it too): " + err.Error()
-			}
-			s.Damage = append(s.Damage, LineError{l.n, msg})
+			s.Damage = append(s.Damage, LineError{l.n, "not a JSON object: " + err.Error()})
 			continue
 		}
 		switch r.Type {
@@ -201,7 +197,7 @@ func readRho(in Input) *Session {
 		}
 	}
 	var ids map[string]string
-	s.Lines, ids, s.open = b.finish(leaf)
+	s.Lines, ids = b.finish(leaf)
 	s.Stats.Custom += b.orphans
 	for _, o := range overlays {
 		if id, ok := ids[o.Entry]; ok {

@@ -2,6 +2,8 @@ package importers
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -134,14 +136,7 @@ func Write(s *Session, dir string) (Written, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return w, err
 	}
-	settled := s.Lines[:0:0]
-	for _, l := range s.Lines {
-		if e, ok := session.ParseLine(l); ok && s.open[e.ID] {
-			w.Pending++
-			continue
-		}
-		settled = append(settled, l)
-	}
+	w.Pending = s.Torn
 	dst, err := target(s, dir)
 	if err != nil {
 		return w, err
@@ -149,10 +144,9 @@ func Write(s *Session, dir string) (Written, error) {
 	w.Conflict = dst.conflict
 	if dst.path == "" {
 		w.Path = filepath.Join(dir, jsonl.FileName(s.Header.Timestamp, dst.id))
-		w.Created, w.Added = true, len(settled)
+		w.Created, w.Added = true, len(s.Lines)
 		out := *s
 		out.Header.ID = dst.id
-		out.Lines = settled
 		return w, create(w.Path, out.Bytes())
 	}
 	path := dst.path
@@ -173,23 +167,47 @@ func Write(s *Session, dir string) (Written, error) {
 	if h := l.Header(); h.ID != dst.id {
 		return w, fmt.Errorf("%s has session id %s, not %s; move it away to import %s again", path, h.ID, dst.id, s.Header.From.Path)
 	}
-	have := map[string]bool{}
+	have := map[string]*session.Entry{}
 	for _, e := range l.Entries() {
-		have[e.ID] = true
+		have[e.ID] = e
 	}
 	var add bytes.Buffer
-	for _, l := range settled {
-		e, ok := session.ParseLine(l)
+	// An entry imported before may have grown since: a response the source
+	// was still writing, a compaction whose summary came later. What the file
+	// holds stays; the grown entry goes in whole beside it (see continuation),
+	// and what the source hangs under the entry goes under the latest one.
+	last := map[string]string{}
+	for _, line := range s.Lines {
+		e, ok := session.ParseLine(line)
 		if !ok {
 			return w, fmt.Errorf("importers: made an unreadable line for %s", path)
 		}
-		if have[e.ID] {
-			w.Existing++
+		if to, ok := last[e.ParentID]; ok {
+			line = reparent(line, e.ParentID, to)
+			e, _ = session.ParseLine(line)
+		}
+		if have[e.ID] == nil {
+			add.Write(line)
+			add.WriteByte('\n')
+			w.Added++
 			continue
 		}
-		add.Write(l)
-		add.WriteByte('\n')
-		w.Added++
+		w.Existing++
+		tip, more, err := continuation(e, have)
+		if err != nil {
+			return w, fmt.Errorf("%s: %w", path, err)
+		}
+		if more != nil {
+			add.Write(more)
+			add.WriteByte('\n')
+			w.Added++
+			ce, _ := session.ParseLine(more)
+			have[ce.ID] = ce
+			tip = ce.ID
+		}
+		if tip != e.ID {
+			last[e.ID] = tip
+		}
 	}
 	if add.Len() == 0 {
 		return w, nil
@@ -207,6 +225,93 @@ func Write(s *Session, dir string) (Written, error) {
 		return w, err
 	}
 	return w, f.Close()
+}
+
+// continuation finds the latest import of the source's entry e in have: the
+// entry itself, or the last of the entries that replaced it as it grew. When
+// e holds more than that (more content blocks of a response, a compaction's
+// summary), it returns a replacement line: e whole, beside the last import,
+// which stays as an abandoned branch. A part of a response as a child of the
+// other would leave the tool calls of the first part without results where a
+// provider needs them. An entry that changed otherwise keeps what was imported.
+func continuation(e *session.Entry, have map[string]*session.Entry) (tip string, more []byte, err error) {
+	var src, held map[string]any
+	if err := json.Unmarshal(e.Raw(), &src); err != nil {
+		return "", nil, err
+	}
+	n := 0
+	for ; ; n++ {
+		id := e.ID
+		if n > 0 {
+			id = continuationID(e.ID, n)
+		}
+		x := have[id]
+		if x == nil {
+			break
+		}
+		var m map[string]any
+		if err := json.Unmarshal(x.Raw(), &m); err != nil {
+			return "", nil, fmt.Errorf("entry %s: %w", id, err)
+		}
+		if n > 0 && continues(m) != e.ID {
+			break // an entry that has the id by chance
+		}
+		held, tip = m, id
+	}
+	if !grown(src, held) {
+		return tip, nil, nil
+	}
+	src["id"] = continuationID(e.ID, n)
+	origin, _ := src["origin"].(map[string]any)
+	if origin == nil {
+		origin = map[string]any{}
+	}
+	origin["continues"] = e.ID
+	src["origin"] = origin
+	return tip, marshalJSON(src), nil
+}
+
+// continues is the entry a replacement replaces ("" for none).
+func continues(m map[string]any) string {
+	o, _ := m["origin"].(map[string]any)
+	id, _ := o["continues"].(string)
+	return id
+}
+
+// continuationID is the id of the n-th replacement of entry id: derived, so
+// a later import finds the ones an earlier one wrote.
+func continuationID(id string, n int) string {
+	h := sha256.Sum256(fmt.Appendf(nil, "continue\x00%s\x00%d", id, n))
+	return hex.EncodeToString(h[:4])
+}
+
+// grown reports whether the source's entry src goes on where the imported
+// one held stops: a response with more content blocks after the same ones, a
+// compaction with another summary.
+func grown(src, held map[string]any) bool {
+	switch src["type"] {
+	case "message":
+		msg, _ := src["message"].(map[string]any)
+		old, _ := held["message"].(map[string]any)
+		if msg == nil || old == nil || msg["role"] != "assistant" {
+			return false
+		}
+		blocks, _ := msg["content"].([]any)
+		had, _ := old["content"].([]any)
+		return len(blocks) > len(had) && sameJSON(blocks[:len(had)], had)
+	case "compaction":
+		return src["summary"] != held["summary"]
+	}
+	return false
+}
+
+func sameJSON(a, b any) bool { return bytes.Equal(marshalJSON(a), marshalJSON(b)) }
+
+// reparent rewrites the parent of an entry line this package made: its
+// parentId comes before any field of the source's.
+func reparent(line []byte, from, to string) []byte {
+	old := []byte(`"parentId":` + string(marshalJSON(from)))
+	return bytes.Replace(line, old, []byte(`"parentId":`+string(marshalJSON(to))), 1)
 }
 
 // create writes a new file whole: a temporary file linked into place, so a
