@@ -1,12 +1,13 @@
 // Drives `arbor --mode rpc` with pi 1.6.0's own RpcClient (from the peer's
 // node_modules): argv[2] is the peer folder, argv[3] a shim that runs arbor.
-// Prints one JSON object with what each call returned.
+// Prints one JSON object with what each call returned. The page is exported
+// outside the project, into the folder the server is started to allow.
 import { pathToFileURL } from "node:url";
 import path from "node:path";
 
 const [peer, shim] = process.argv.slice(2);
 const { RpcClient } = await import(pathToFileURL(path.join(peer, "node_modules/@earendil-works/pi-coding-agent/dist/modes/rpc/rpc-client.js")).href);
-const client = new RpcClient({ cliPath: shim, provider: process.env.FAKE_KIND, model: "fake-model", args: ["--base-url", process.env.FAKE_URL] });
+const client = new RpcClient({ cliPath: shim, provider: process.env.FAKE_KIND, model: "fake-model", args: ["--base-url", process.env.FAKE_URL, "--allow-path", path.dirname(process.env.EXPORT_PATH)] });
 const out = {};
 await client.start();
 try {
