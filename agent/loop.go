@@ -546,17 +546,23 @@ func (a *Agent) CompactionSettings() compaction.Settings { return a.settings() }
 // AutoCompaction says whether automatic compaction is on.
 func (a *Agent) AutoCompaction() bool { return a.settings().Enabled }
 
+// Overhead is the estimated tokens of the system prompt and of the tool
+// schemas, which every request carries beside the messages.
+func (a *Agent) Overhead() (system, tools int) {
+	est := window.DefaultEstimator
+	for _, t := range a.Tools {
+		tools += est.Text(t.Name+t.Description+string(t.Parameters), window.Code)
+	}
+	return est.Text(a.System, window.Prose), tools
+}
+
 // budget is window − reserve − system prompt − tool schemas (0 without a window).
 func (a *Agent) budget() int {
 	if a.Model.Window <= 0 {
 		return 0
 	}
-	est := window.DefaultEstimator
-	tools := 0
-	for _, t := range a.Tools {
-		tools += est.Text(t.Name+t.Description+string(t.Parameters), window.Code)
-	}
-	b := window.Budget{Window: a.Model.Window, Reserve: a.settings().ReserveTokens, System: est.Text(a.System, window.Prose), Tools: tools}
+	system, tools := a.Overhead()
+	b := window.Budget{Window: a.Model.Window, Reserve: a.settings().ReserveTokens, System: system, Tools: tools}
 	return max(b.Prompt(), 1)
 }
 

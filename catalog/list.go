@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"time"
 )
 
 // Catalog finds the sessions of one arbor home ($ARBOR_DIR): it keeps the index
@@ -152,6 +153,7 @@ func (c *Catalog) scan(s Scope, ids bool) ([]entry, error) {
 		}
 		in := st.info
 		in.Path = files[i].path
+		in.FileModified = time.Unix(0, st.mtimeNS)
 		out = append(out, entry{Info: in, abs: files[i].abs, mtime: st.mtimeNS, fid: fids[i]})
 	}
 	slices.SortFunc(out, func(a, b entry) int {

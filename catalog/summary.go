@@ -25,6 +25,9 @@ type Info struct {
 	EntryCount        int    `json:"entryCount"`
 	SizeBytes         int64  `json:"sizeBytes"`
 	Archived          bool   `json:"archived,omitzero"`
+	// FileModified is the file's modification time, where the session is a
+	// file (Modified is pi's: the last message's time). Not in pi's listing.
+	FileModified time.Time `json:"-"`
 }
 
 // noMessages is pi's firstMessage for a session without user text.

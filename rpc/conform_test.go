@@ -8,8 +8,10 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/arborlog/arbor/agent/agenttest"
+	"github.com/arborlog/arbor/window"
 )
 
 // TestServeEveryMethod calls every method of arbor serve with good
@@ -48,9 +50,10 @@ func TestServeEveryMethod(t *testing.T) {
 	if got := call("getMessages", nil)["messages"].([]any); len(got) != 4 {
 		t.Errorf("getMessages: %d", len(got))
 	}
-	// The context: the last reply's usage (1200 in, 10 out); no window known.
+	// The context: the last reply's usage (1200 in, 10 out); no window known,
+	// so arbor stats' default window.
 	if s := call("getSessionStats", nil); s["apiUsage"].(map[string]any)["totalInputTokens"].(float64) != 2200 ||
-		s["estimatedUsed"].(float64) != 1210 || s["contextWindow"].(float64) != 0 || s["utilizationPercent"].(float64) != 0 {
+		s["estimatedUsed"].(float64) != 1210 || s["contextWindow"].(float64) != window.DefaultWindow || s["utilizationPercent"].(float64) != 0 {
 		t.Errorf("getSessionStats %v", s)
 	}
 	if r := call("label", map[string]any{"entryId": user, "label": "start"}); len(r) != 0 {
@@ -145,9 +148,14 @@ func TestServeEveryMethod(t *testing.T) {
 	if tools := call("listTools", nil)["tools"].([]any); len(tools) != 2 || tools[0].(map[string]any)["description"] == "" {
 		t.Errorf("listTools %v", tools)
 	}
+	// rho's mtimeSecs is the file's modification time, not its last message's.
+	mtime := time.Date(2031, 1, 2, 3, 4, 5, 0, time.UTC)
+	if err := os.Chtimes(path, mtime, mtime); err != nil {
+		t.Fatal(err)
+	}
 	sessions := call("listSessions", nil)["sessions"].([]any)
-	if len(sessions) != 1 || sessions[0].(map[string]any)["path"] != path {
-		t.Errorf("listSessions %v", sessions)
+	if len(sessions) != 1 || sessions[0].(map[string]any)["path"] != path || sessions[0].(map[string]any)["mtimeSecs"] != float64(mtime.Unix()) {
+		t.Errorf("listSessions %v, want mtimeSecs %d", sessions, mtime.Unix())
 	}
 	ns := call("newSession", nil)
 	if ns["path"] == path || ns["sessionId"] == "" {

@@ -797,6 +797,30 @@ func (u contextUse) percent() int {
 	return u.used * 100 / u.window
 }
 
+// statsOptions are the window and reserve the session's statistics are
+// measured against (the model's, as 'arbor stats --window --reserve' would
+// be given them), and the tokens of the system prompt and tool schemas.
+func (e *Engine) statsOptions() (o window.StatsOptions, system, tools int) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.ag == nil {
+		return o, 0, 0
+	}
+	o.Window, o.Reserve = e.ag.Model.Window, e.ag.CompactionSettings().ReserveTokens
+	if w := max(o.Window, window.DefaultWindow*boolInt(o.Window <= 0)); o.Reserve >= w {
+		o.Reserve = w / 4 // as arbor stats: the reserve does not fit a small window
+	}
+	system, tools = e.ag.Overhead()
+	return o, system, tools
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 // use estimates the context's tokens against the current model's window
 // (pi's estimateContextTokens); e.mu is held.
 func (e *Engine) use(c session.Context) contextUse {

@@ -14,6 +14,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"time"
@@ -26,6 +27,7 @@ import (
 	"github.com/arborlog/arbor/catalog"
 	"github.com/arborlog/arbor/session"
 	"github.com/arborlog/arbor/session/jsonl"
+	"github.com/arborlog/arbor/window"
 )
 
 // The parameters and results of arbor serve's methods (rho's shapes where rho
@@ -54,15 +56,28 @@ type (
 		EstimatedUsed      int    `json:"estimatedUsed"`      // the context's tokens (pi's estimate: the last reply's usage and the messages after it)
 		UtilizationPercent int    `json:"utilizationPercent"` // estimatedUsed of contextWindow (0 when the window is unknown)
 	}
+	// StatsResult is rho's ContextStats in camelCase with its apiUsage, the
+	// figures 'arbor stats --json' gives for the model's window and reserve
+	// (window.Measure), and what the system prompt and tool schemas take.
 	StatsResult struct {
-		ContextWindow      int        `json:"contextWindow"` // 0 when the model's window is unknown
-		CompletionReserve  int        `json:"completionReserve"`
-		EstimatedUsed      int        `json:"estimatedUsed"`
-		EstimatedRemaining int        `json:"estimatedRemaining"`
-		UtilizationPercent int        `json:"utilizationPercent"`
-		MessageCount       int        `json:"messageCount"`
-		EntryCount         int        `json:"entryCount"`
-		APIUsage           UsageTotal `json:"apiUsage"`
+		ContextWindow       int                     `json:"contextWindow"` // window.DefaultWindow when the model's is unknown
+		CompletionReserve   int                     `json:"completionReserve"`
+		PromptBudget        int                     `json:"promptBudget"`
+		EstimatedUsed       int                     `json:"estimatedUsed"`
+		EstimatedRemaining  int                     `json:"estimatedRemaining"`
+		UtilizationPercent  int                     `json:"utilizationPercent"`
+		MessageCount        int                     `json:"messageCount"`
+		EntryCount          int                     `json:"entryCount"`
+		PathEntryCount      int                     `json:"pathEntryCount"`
+		RoleTokens          window.RoleTokens       `json:"roleTokens"`
+		ResolutionTokens    window.ResolutionTokens `json:"resolutionTokens"`
+		PhaseTokens         window.PhaseTokens      `json:"phaseTokens"`
+		CompactionTokens    int                     `json:"compactionTokens"`
+		CompactedEntryCount int                     `json:"compactedEntryCount"`
+		BeyondMessages      int                     `json:"beyondMessages"`
+		SystemPromptTokens  int                     `json:"systemPromptTokens"`
+		ToolSchemaTokens    int                     `json:"toolSchemaTokens"`
+		APIUsage            UsageTotal              `json:"apiUsage"`
 	}
 	UsageTotal struct {
 		TotalInputTokens  float64 `json:"totalInputTokens"`
@@ -411,13 +426,15 @@ func (s *server) tree(ctx context.Context) (TreeResult, error) {
 
 func (s *server) stats(context.Context) (StatsResult, error) {
 	var out StatsResult
+	o, sys, tools := s.e.statsOptions()
+	out.SystemPromptTokens, out.ToolSchemaTokens = sys, tools
 	err := s.e.view(func(l *session.Log) error {
-		out.EntryCount = l.Len()
-		ctx := l.Context()
-		out.MessageCount = len(ctx.Messages)
-		u := s.e.use(ctx)
-		out.ContextWindow, out.CompletionReserve, out.EstimatedUsed, out.UtilizationPercent = u.window, u.reserve, u.used, u.percent()
-		out.EstimatedRemaining = max(u.window-u.reserve-u.used, 0)
+		st := window.Measure(l.Cursor(""), o)
+		out.ContextWindow, out.CompletionReserve, out.PromptBudget = st.ContextWindow, st.CompletionReserve, st.PromptBudget
+		out.EstimatedUsed, out.EstimatedRemaining, out.UtilizationPercent = st.EstimatedUsed, st.EstimatedRemaining, int(st.UtilizationPercent)
+		out.MessageCount, out.EntryCount, out.PathEntryCount = st.MessageCount, st.EntryCount, st.PathEntryCount
+		out.RoleTokens, out.ResolutionTokens, out.PhaseTokens = st.RoleTokens, st.ResolutionTokens, st.PhaseTokens
+		out.CompactionTokens, out.CompactedEntryCount, out.BeyondMessages = st.CompactionTokens, st.CompactedEntryCount, st.BeyondMessages
 		for _, en := range l.Entries() {
 			if en.Role() != session.RoleAssistant {
 				continue
@@ -453,8 +470,14 @@ func (s *server) listSessions(context.Context) (SessionsResult, error) {
 	return out, nil
 }
 
+// summary is a listing record as rho's listSessions gives it: mtimeSecs is
+// the file's modification time (in a database, the last message's time).
 func summary(in catalog.Info) SessionSummary {
-	return SessionSummary{Path: in.Path, MtimeSecs: in.Modified.Time().Unix(), SizeKb: (in.SizeBytes + 1023) / 1024,
+	mtime := in.Modified.Time().Unix()
+	if !in.FileModified.IsZero() {
+		mtime = in.FileModified.Unix()
+	}
+	return SessionSummary{Path: in.Path, MtimeSecs: mtime, SizeKb: (in.SizeBytes + 1023) / 1024,
 		EntryCount: in.EntryCount, ID: in.ID, Name: in.Name}
 }
 
@@ -490,9 +513,36 @@ type method struct {
 func (s *server) methods() handler.Map {
 	m := handler.Map{}
 	for _, d := range s.table() {
+		if fi, err := handler.Check(d.Fn); err == nil && fi.Argument == nil {
+			m[d.Name] = noParams(d.Fn)
+			continue
+		}
 		m[d.Name] = handler.New(d.Fn)
 	}
 	return m
+}
+
+// noParams adapts a method that takes no parameters (func(ctx) (T, error)
+// or func(ctx) error) so that it also accepts params {} and [], which
+// clients commonly send; any other params are refused as jrpc2 refuses them.
+func noParams(fn any) jrpc2.Handler {
+	v := reflect.ValueOf(fn)
+	return func(ctx context.Context, req *jrpc2.Request) (any, error) {
+		if req.HasParams() {
+			p := []byte(req.ParamString())
+			var obj map[string]json.RawMessage
+			var arr []json.RawMessage
+			if !(json.Unmarshal(p, &obj) == nil && obj != nil && len(obj) == 0 || json.Unmarshal(p, &arr) == nil && arr != nil && len(arr) == 0) {
+				return nil, &jrpc2.Error{Code: jrpc2.InvalidParams, Message: "no parameters accepted"}
+			}
+		}
+		out := v.Call([]reflect.Value{reflect.ValueOf(ctx)})
+		err, _ := out[len(out)-1].Interface().(error)
+		if len(out) == 1 {
+			return nil, err
+		}
+		return out[0].Interface(), err
+	}
 }
 
 func (s *server) table() []method {

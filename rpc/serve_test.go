@@ -26,6 +26,7 @@ import (
 	"github.com/arborlog/arbor/session"
 	"github.com/arborlog/arbor/session/jsonl"
 	"github.com/arborlog/arbor/store"
+	"github.com/arborlog/arbor/window"
 )
 
 // testConfig is an engine on a fresh arbor home whose model is the fake provider.
@@ -250,6 +251,44 @@ func TestServePromptStreamsAndAnswers(t *testing.T) {
 	u := stats["apiUsage"].(map[string]any)
 	if u["requestCount"].(float64) != 2 || u["totalInputTokens"].(float64) != 30 {
 		t.Errorf("getSessionStats %v", stats)
+	}
+	// rho's whole ContextStats, the figures arbor stats --json gives for the
+	// same window and reserve; clients commonly send {} or [] as params.
+	for _, params := range []any{map[string]any{}, []any{}} {
+		again := result(t, first(c.call("getSessionStats", params)))
+		if fmt.Sprint(again) != fmt.Sprint(stats) {
+			t.Errorf("getSessionStats with params %v: %v, without: %v", params, again, stats)
+		}
+	}
+	if r, _ := c.call("getSessionStats", map[string]any{"x": 1}); r["error"] == nil {
+		t.Errorf("getSessionStats with a parameter: %v", r)
+	}
+	path := result(t, first(c.call("getState", nil)))["sessionFile"].(string)
+	l, err := jsonl.Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := window.Measure(l.Cursor(""), window.StatsOptions{Reserve: 100})
+	sum := func(m any) (n float64) {
+		for _, v := range m.(map[string]any) {
+			n += v.(float64)
+		}
+		return n
+	}
+	for k, v := range map[string]float64{"contextWindow": float64(want.ContextWindow), "completionReserve": 100, "estimatedUsed": float64(want.EstimatedUsed),
+		"pathEntryCount": float64(want.PathEntryCount), "messageCount": float64(want.MessageCount), "compactionTokens": 0, "compactedEntryCount": 0,
+		"systemPromptTokens": 0} {
+		if stats[k] != v {
+			t.Errorf("getSessionStats %s = %v, arbor stats says %v", k, stats[k], v)
+		}
+	}
+	for _, k := range []string{"roleTokens", "resolutionTokens", "phaseTokens"} {
+		if got := sum(stats[k]) + stats["beyondMessages"].(float64); got != stats["estimatedUsed"] {
+			t.Errorf("getSessionStats %s adds up to %v with beyondMessages, not estimatedUsed %v", k, got, stats["estimatedUsed"])
+		}
+	}
+	if stats["toolSchemaTokens"].(float64) <= 0 {
+		t.Errorf("getSessionStats toolSchemaTokens %v: the session's agent has tools", stats["toolSchemaTokens"])
 	}
 }
 
