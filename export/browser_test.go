@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/arborlog/arbor/importers"
+	"github.com/arborlog/arbor/internal/toolargs"
 	"github.com/arborlog/arbor/session"
 	"github.com/arborlog/arbor/session/jsonl"
 	"github.com/chromedp/chromedp"
@@ -815,9 +816,40 @@ func TestPageForeignTools(t *testing.T) {
 		}
 		return s.Log()
 	}
+	// The page reads each call as toolargs does in Go (it has the table, and
+	// its own few lines to read arguments by it): the two agree on every call.
+	agree := func(l *session.Log, heads []string) {
+		t.Helper()
+		for _, e := range l.Entries() {
+			var m struct {
+				Message struct {
+					Content session.Content `json:"content"`
+				} `json:"message"`
+			}
+			if e.Type != session.TypeMessage || e.Decode(&m) != nil {
+				continue
+			}
+			for _, blk := range m.Message.Content.Blocks {
+				shape, ok := toolargs.Lookup(blk.Name)
+				if blk.Type != "toolCall" || !ok || toolargs.Pi(blk.Name) {
+					continue
+				}
+				a := shape.Of(blk.Arguments)
+				want := blk.Name + " " + a.Summary()
+				if a.Command != "" {
+					want = blk.Name + " $ " + a.Command
+				}
+				if !slices.Contains(heads, want) {
+					t.Errorf("Go reads %q; the page's tools read:\n%s", want, strings.Join(heads, "\n"))
+				}
+			}
+		}
+	}
 	b := newBrowser(t)
-	b.open(exportPage(t, open("claude-tools.jsonl"), Options{}, csp()), "")
+	cc := open("claude-tools.jsonl")
+	b.open(exportPage(t, cc, Options{}, csp()), "")
 	heads := eval[[]string](b, `[...document.querySelectorAll('#conv .tool > div:first-child')].map(d => d.textContent)`)
+	agree(cc, heads)
 	for _, want := range []string{"Bash $ go test ./...", "Read /work/app/main.go", "Grep func main in /work/app", "Task Survey the jobs module", "TodoWrite 2 items"} {
 		if !slices.Contains(heads, want) {
 			t.Errorf("no tool reads %q; the tools read:\n%s", want, strings.Join(heads, "\n"))
@@ -833,8 +865,10 @@ func TestPageForeignTools(t *testing.T) {
 	b.noConsole()
 
 	b = newBrowser(t)
-	b.open(exportPage(t, open(codexFixture), Options{}, csp()), "")
+	cx := open(codexFixture)
+	b.open(exportPage(t, cx, Options{}, csp()), "")
 	heads = eval[[]string](b, `[...document.querySelectorAll('#conv .tool > div:first-child')].map(d => d.textContent)`)
+	agree(cx, heads)
 	for _, want := range []string{"shell $ rg -n 'func main' .", "shell $ go test ./...", "exec_command $ git status --short", "local_shell_call $ ls -la 'my dir'", "apply_patch main.go, notes.md", "update_plan 3 items"} {
 		if !slices.Contains(heads, want) {
 			t.Errorf("no tool reads %q; the tools read:\n%s", want, strings.Join(heads, "\n"))
