@@ -1,9 +1,3 @@
-// Package toolargs is the one table of tool-argument shapes: for a tool's
-// name (pi's, Claude Code's or Codex's, in any case) it says what kind of tool
-// it is and which argument fields hold the command, the path, the pattern or
-// the subject a one-line view of the call shows. The tree, the Markdown
-// export, the chat and the HTML page (which gets the table in its data) all
-// read calls through it, so a call reads the same everywhere.
 package toolargs
 
 import (
