@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/arborlog/arbor/internal/jsonscan"
+	"github.com/arborlog/arbor/internal/toolargs"
 	"github.com/arborlog/arbor/session"
 )
 
@@ -148,7 +149,7 @@ func (Mechanical) Summarize(_ context.Context, r Request) (string, error) {
 					label := callSummary(b.Name, b.Arguments)
 					callLabel[b.ID] = label
 					p := toolPhase(b.Name, b.Arguments, edited, phase)
-					if b.Name == "edit" || b.Name == "write" {
+					if b.Name == "edit" || b.Name == "write" || edits(b.Name) {
 						edited = true
 					}
 					if p != phase || len(segs) == 0 {
@@ -363,6 +364,9 @@ func toolPhase(name string, args []byte, edited bool, cur string) string {
 		}
 		p = bashPhase(a.Command, edited)
 	default:
+		if p = foreignPhase(name, args, edited); p != "" {
+			break
+		}
 		if cur == "" || cur == phaseConclusion {
 			return phaseOther
 		}
@@ -372,6 +376,32 @@ func toolPhase(name string, args []byte, edited bool, cur string) string {
 		return cur
 	}
 	return p
+}
+
+// foreignPhase is toolPhase of another agent's tool (Claude Code's "Read",
+// Codex's "shell"), by its kind in toolargs' table; "" for a tool the table
+// does not know or whose kind has no phase.
+func foreignPhase(name string, args []byte, edited bool) string {
+	shape, ok := toolargs.Lookup(name)
+	if !ok || toolargs.Pi(name) {
+		return ""
+	}
+	switch shape.Kind {
+	case toolargs.Read, toolargs.Ls, toolargs.Grep, toolargs.Find:
+		return phaseExploration
+	case toolargs.Edit, toolargs.Write, toolargs.Patch:
+		return phaseExecution
+	case toolargs.Bash:
+		return bashPhase(shape.Of(args).Command, edited)
+	}
+	return ""
+}
+
+// edits reports another agent's tool that changes files, as pi's edit and
+// write do.
+func edits(name string) bool {
+	shape, ok := toolargs.Lookup(name)
+	return ok && !toolargs.Pi(name) && (shape.Kind == toolargs.Edit || shape.Kind == toolargs.Write || shape.Kind == toolargs.Patch)
 }
 
 var checkRE = regexp.MustCompile(`\b(test|tests|check|vet|lint|build|pytest|jest|vitest|cargo (test|check|clippy)|go (test|vet|build)|make)\b`)
@@ -388,6 +418,14 @@ func bashPhase(cmd string, edited bool) string {
 
 // callSummary names a tool call briefly: its path or command, else its arguments.
 func callSummary(name string, args []byte) string {
+	if shape, ok := toolargs.Lookup(name); ok && !toolargs.Pi(name) {
+		switch a := shape.Of(args); {
+		case a.Command != "":
+			return name + " " + quoteCmd(a.Command)
+		case a.Summary() != "":
+			return name + " " + clip(a.Summary(), 80)
+		}
+	}
 	a, ok := scanToolArgs(args)
 	if !ok {
 		_ = jsonUnmarshal(args, &a)

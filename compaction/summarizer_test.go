@@ -6,10 +6,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/arborlog/arbor/importers"
 	"github.com/arborlog/arbor/session"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -394,5 +396,27 @@ func TestMechanicalFindings(t *testing.T) {
 		"- : z"
 	if !strings.HasSuffix(got, want) {
 		t.Errorf("summary does not end in\n%s\nbut is\n%s", want, got)
+	}
+}
+
+// Another agent's tools are summarized by what they do, as pi's are: a Codex
+// session's commands (argument vectors, a shell's script) are execution, its
+// patch names the files it touches.
+func TestMechanicalSummaryForeignTools(t *testing.T) {
+	s, err := importers.ReadFile(filepath.Join("..", "testdata", "foreign", "rollout-2026-03-02T10-00-00-cccccccc-0000-4000-8000-000000000003.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Mechanical{}.Summarize(context.Background(), Request{Kind: History, Messages: s.Log().Context().Messages})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"- [execution] shell `rg -n 'func main' .`; shell `go test ./...`; exec_command `git status --short`",
+		"; apply_patch main.go, notes.md; update_plan 3 items; view_image /work/proj/shot.png",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("summary lacks %q:\n%s", want, got)
+		}
 	}
 }

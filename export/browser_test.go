@@ -8,11 +8,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/arborlog/arbor/importers"
+	"github.com/arborlog/arbor/internal/toolargs"
 	"github.com/arborlog/arbor/session"
 	"github.com/arborlog/arbor/session/jsonl"
 	"github.com/chromedp/chromedp"
@@ -801,3 +804,78 @@ func TestPageLongWord(t *testing.T) {
 		b.noConsole()
 	}
 }
+
+// Claude Code's and Codex's tools read in the page as pi's do: a Bash or
+// shell call shows its command, a Read its path; a tool_reference result
+// names the tool it loads; an empty thinking block is not shown.
+func TestPageForeignTools(t *testing.T) {
+	open := func(name string) *session.Log {
+		s, err := importers.ReadFile(filepath.Join("..", "testdata", "foreign", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s.Log()
+	}
+	// The page reads each call as toolargs does in Go (it has the table, and
+	// its own few lines to read arguments by it): the two agree on every call.
+	agree := func(l *session.Log, heads []string) {
+		t.Helper()
+		for _, e := range l.Entries() {
+			var m struct {
+				Message struct {
+					Content session.Content `json:"content"`
+				} `json:"message"`
+			}
+			if e.Type != session.TypeMessage || e.Decode(&m) != nil {
+				continue
+			}
+			for _, blk := range m.Message.Content.Blocks {
+				shape, ok := toolargs.Lookup(blk.Name)
+				if blk.Type != "toolCall" || !ok || toolargs.Pi(blk.Name) {
+					continue
+				}
+				a := shape.Of(blk.Arguments)
+				want := blk.Name + " " + a.Summary()
+				if a.Command != "" {
+					want = blk.Name + " $ " + a.Command
+				}
+				if !slices.Contains(heads, want) {
+					t.Errorf("Go reads %q; the page's tools read:\n%s", want, strings.Join(heads, "\n"))
+				}
+			}
+		}
+	}
+	b := newBrowser(t)
+	cc := open("claude-tools.jsonl")
+	b.open(exportPage(t, cc, Options{}, csp()), "")
+	heads := eval[[]string](b, `[...document.querySelectorAll('#conv .tool > div:first-child')].map(d => d.textContent)`)
+	agree(cc, heads)
+	for _, want := range []string{"Bash $ go test ./...", "Read /work/app/main.go", "Grep func main in /work/app", "Task Survey the jobs module", "TodoWrite 2 items"} {
+		if !slices.Contains(heads, want) {
+			t.Errorf("no tool reads %q; the tools read:\n%s", want, strings.Join(heads, "\n"))
+		}
+	}
+	ref := eval[string](b, `(() => { const r = [...document.querySelectorAll('#conv .tool')].find(d => d.textContent.startsWith('ToolSearch result')); if (!r) return ''; const d = r.querySelector('details'); d._fill(); return r.textContent; })()`)
+	if !strings.Contains(ref, "[tool_reference: WebFetch]") {
+		t.Errorf("the ToolSearch result reads %q, not the tool it references", ref)
+	}
+	if n := eval[int](b, `document.querySelectorAll('#conv .thinking-block').length`); n != 0 {
+		t.Errorf("%d empty thinking blocks shown", n)
+	}
+	b.noConsole()
+
+	b = newBrowser(t)
+	cx := open(codexFixture)
+	b.open(exportPage(t, cx, Options{}, csp()), "")
+	heads = eval[[]string](b, `[...document.querySelectorAll('#conv .tool > div:first-child')].map(d => d.textContent)`)
+	agree(cx, heads)
+	for _, want := range []string{"shell $ rg -n 'func main' .", "shell $ go test ./...", "exec_command $ git status --short", "local_shell_call $ ls -la 'my dir'", "apply_patch main.go, notes.md", "update_plan 3 items"} {
+		if !slices.Contains(heads, want) {
+			t.Errorf("no tool reads %q; the tools read:\n%s", want, strings.Join(heads, "\n"))
+		}
+	}
+	b.noConsole()
+}
+
+// codexFixture is a Codex rollout named as Codex names them.
+const codexFixture = "rollout-2026-03-02T10-00-00-cccccccc-0000-4000-8000-000000000003.jsonl"

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/arborlog/arbor/importers"
 	goldenfile "github.com/arborlog/arbor/internal/golden"
 	"github.com/arborlog/arbor/internal/pitest"
 	"github.com/arborlog/arbor/internal/sessiongen"
@@ -425,5 +426,45 @@ func TestMarkdownOnEveryCore(t *testing.T) {
 	}
 	if strings.Contains(one, "scanner") || !strings.Contains(one, "[REDACTED") {
 		t.Fatal("the custom pattern was not redacted")
+	}
+}
+
+// Claude Code's and Codex's calls say in Markdown what they run or touch, as
+// their arguments below do for pi's; a tool_reference result names the tool
+// and an image result its type and size; empty thinking is left out.
+func TestMarkdownForeignTools(t *testing.T) {
+	for _, tc := range []struct {
+		file string
+		want []string
+	}{
+		{"claude-tools.jsonl", []string{
+			"**Tool call** `Bash` `go test ./...`\n",
+			"**Tool call** `Read` `/work/app/main.go`\n",
+			"**Tool call** `Glob` `**/*.go`\n",
+			"**Tool call** `WebSearch` `go 1.26 release notes`\n",
+			"**Result** `ToolSearch`\n\n```text\n[tool_reference: WebFetch]\n```",
+			"**Result** `mcp__shot__screenshot`\n\n```text\n[image: image/png, 1 KB]\n```",
+		}},
+		{codexFixture, []string{
+			"**Tool call** `shell` `rg -n 'func main' .`\n",
+			"**Tool call** `apply_patch` `main.go, notes.md`\n",
+		}},
+	} {
+		s, err := importers.ReadFile(filepath.Join("..", "testdata", "foreign", tc.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		if err := Markdown(&b, s.Log(), Options{}); err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(b.String(), w) {
+				t.Errorf("%s: the Markdown lacks %q", tc.file, w)
+			}
+		}
+		if strings.Contains(b.String(), "**Thinking**") {
+			t.Errorf("%s: empty thinking is shown", tc.file)
+		}
 	}
 }

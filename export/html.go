@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/arborlog/arbor/internal/toolargs"
 	"github.com/arborlog/arbor/redact"
 	"github.com/arborlog/arbor/session"
 	"github.com/arborlog/arbor/window"
@@ -185,6 +186,10 @@ func writePageData(b *bufio.Writer, l *session.Log, leafEntry *session.Entry, o 
 	writeJSON(labels)
 	b.WriteString(`,"options":`)
 	writeJSON(map[string]bool{"noTools": o.NoTools, "branchOnly": o.BranchOnly, "redacted": o.Redact != nil})
+	// The table of tool-argument shapes, so the page reads Claude Code's and
+	// Codex's calls as the tree does without a copy of its own.
+	b.WriteString(`,"tools":`)
+	writeJSON(toolargs.Table())
 	b.WriteString(`,"covers":{`)
 	firstCover := true
 	for _, n := range order {

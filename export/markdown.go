@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/arborlog/arbor/internal/inorder"
+	"github.com/arborlog/arbor/internal/toolargs"
 	"github.com/arborlog/arbor/session"
 )
 
@@ -139,7 +140,15 @@ func markdownMessage(b *bytes.Buffer, e *session.Entry, sc *session.MessageScann
 					fmt.Fprintf(b, "> **Thinking**\n>\n%s", quote(t))
 				}
 			case "toolCall":
-				fmt.Fprintf(b, "**Tool call** %s\n\n", code(blk.Name))
+				head := "**Tool call** " + code(blk.Name)
+				// pi's calls show their arguments below as they always have;
+				// another agent's (Claude Code's "Bash") says here what it runs.
+				if !o.NoTools && !toolargs.Pi(blk.Name) {
+					if s := toolargs.Summary(blk.Name, blk.Arguments); s != "" {
+						head += " " + code(oneLineText(s))
+					}
+				}
+				b.WriteString(head + "\n\n")
 				if !o.NoTools && len(blk.Arguments) > 0 {
 					var v any
 					args := string(blk.Arguments)
@@ -169,7 +178,11 @@ func markdownMessage(b *bytes.Buffer, e *session.Entry, sc *session.MessageScann
 			head += " (error)"
 		}
 		b.WriteString(head + "\n\n")
-		b.WriteString(fence("text", contentMarkdown(d.Content)))
+		if toolargs.Pi(d.ToolName) {
+			b.WriteString(fence("text", contentMarkdown(d.Content))) // as exports have always shown it
+		} else {
+			b.WriteString(fence("text", resultMarkdown(d.Content, e.Raw())))
+		}
 	case session.RoleBashExecution:
 		if o.NoTools {
 			fmt.Fprintf(b, "**Shell** %s\n\n", code(d.Command))
@@ -191,6 +204,28 @@ func markdownMessage(b *bytes.Buffer, e *session.Entry, sc *session.MessageScann
 // calling a tool (as 'arbor tree' marks them).
 func failed(stopReason string) bool {
 	return stopReason != "" && stopReason != "stop" && stopReason != "toolUse"
+}
+
+// resultMarkdown is a tool result's text, with each image as a note of its
+// type and size and each block an importer kept beside it (a Claude Code
+// tool_reference) as what it holds: inside a fence, as plain text.
+func resultMarkdown(c session.Content, entry []byte) string {
+	if c.IsString {
+		return c.String
+	}
+	var parts []string
+	for _, blk := range c.Blocks {
+		switch blk.Type {
+		case "text":
+			parts = append(parts, blk.Text)
+		case "image":
+			parts = append(parts, oneLineText(toolargs.ImageNote(blk.MimeType, blk.Data)))
+		}
+	}
+	for _, n := range toolargs.SourceNotes(entry) {
+		parts = append(parts, oneLineText(n))
+	}
+	return strings.Join(parts, "\n\n")
 }
 
 // contentMarkdown is a content's text, with images as a note.

@@ -387,14 +387,66 @@
         box.appendChild(collapsible('diff', function () { return diffBlock(editDiff(a)); }, showTools));
         break;
       default:
+        var sum = foreignSummary(name, b.arguments);
+        if (sum.command) { head.appendChild(document.createTextNode(' ')); head.appendChild(el('code', '', '$ ' + sum.command)); }
+        else if (sum.text) head.appendChild(document.createTextNode(' ' + sum.text));
         box.appendChild(collapsible('arguments', function () { return codeBlock(JSON.stringify(b.arguments, null, 2) || '', 'json'); }, showTools));
     }
     return box;
   }
+  // Another agent's tools (Claude Code's "Bash", Codex's "shell") are read
+  // through the table of tool-argument shapes the exporter put in D.tools
+  // (internal/toolargs): the first field of each list that holds a value.
+  var toolShapes = {};
+  (D.tools || []).forEach(function (row) { (row.names || []).forEach(function (n) { toolShapes[n] = row; }); });
+  function foreignSummary(name, raw) {
+    var shape = toolShapes[name] || toolShapes[name.toLowerCase()], a = raw && typeof raw === 'object' && !Array.isArray(raw) ? raw : null;
+    if (!shape || !a) return {};
+    function first(keys) { for (var i = 0; keys && i < keys.length; i++) { var v = a[keys[i]]; if (typeof v === 'string' && v) return v; } return ''; }
+    function argv(keys) {
+      for (var i = 0; keys && i < keys.length; i++) {
+        var v = a[keys[i]];
+        if (typeof v === 'string' && v) return v;
+        if (Array.isArray(v) && v.length && v.every(function (x) { return typeof x === 'string'; })) {
+          if (v.length === 3 && /(^|\/)(sh|bash|zsh|dash)$/.test(v[0]) && (v[1] === '-c' || v[1] === '-lc')) return v[2];
+          return v.map(function (x) { return x && /^[-\w./=:,+@%]+$/.test(x) ? x : "'" + x.replace(/'/g, "'\\''") + "'"; }).join(' ');
+        }
+      }
+      return '';
+    }
+    var command = argv(shape.command);
+    if (command) return { command: command };
+    var path = first(shape.path), pattern = first(shape.pattern);
+    if (!path && shape.patch) {
+      var seen = {}, files = [];
+      first(shape.patch).split('\n').forEach(function (l) {
+        var mm = /^(?:\*\*\* (?:Add|Update|Delete) File: |\*\*\* Move to: |\+\+\+ b\/)(.*)$/.exec(l.replace(/\r$/, ''));
+        var f = mm && mm[1].trim();
+        if (f && !seen[f]) { seen[f] = true; files.push(f); }
+      });
+      path = files.join(', ');
+    }
+    if (pattern) return { text: path ? pattern + ' in ' + path : pattern };
+    if (path) return { text: path };
+    var subject = first(shape.subject);
+    if (subject) return { text: subject };
+    for (var i = 0; shape.items && i < shape.items.length; i++) {
+      var list = a[shape.items[i]];
+      if (Array.isArray(list)) return { text: list.length === 1 ? '1 item' : list.length + ' items' };
+    }
+    return {};
+  }
   // resultView renders a tool result with the renderer of its tool.
-  function resultView(m, call) {
+  function resultView(m, call, e) {
     var name = str(m.toolName) || (call ? str(call.name) : ''), a = args(call);
     var text = textOf(m.content), box = el('div', 'tool' + (m.isError ? ' err' : ''));
+    // What an importer kept beside the result (a Claude Code tool_reference:
+    // the tool it loads), which pi's content has no block for.
+    var notes = (e && Array.isArray(e.sourceBlocks) ? e.sourceBlocks : []).map(function (sb) {
+      if (!sb || typeof sb !== 'object' || !sb.type) return '';
+      return sb.type === 'tool_reference' && sb.tool_name ? '[tool_reference: ' + str(sb.tool_name) + ']' : '[' + str(sb.type) + ']';
+    }).filter(Boolean).join('\n');
+    if (notes) text = text ? text + '\n' + notes : notes;
     box.appendChild(add(el('div'), el('span', 'tname', name || 'tool'), ' result' + (m.isError ? ' (error)' : '')));
     var details = m.details && typeof m.details === 'object' ? m.details : {};
     var label = 'output · ' + lineCount(text) + ' lines';
@@ -542,6 +594,7 @@
         if (b.type === 'text') box.appendChild(markdown(b.text));
         else if (b.type === 'thinking') {
           var t = str(b.thinking);
+          if (!t.trim()) return; // an empty block (Claude Code writes them) says nothing
           var tb = collapsible('thinking · ' + lineCount(t) + ' lines', function () { return el('div', 'thinking', t); }, false);
           tb.classList.add('thinking-block');
           box.appendChild(tb);
@@ -549,7 +602,7 @@
       });
       if (failed(m.stopReason)) box.appendChild(el('div', 'error', 'Stopped: ' + str(m.stopReason) + (m.errorMessage ? ' — ' + str(m.errorMessage) : '')));
     } else if (r === 'toolResult') {
-      box.appendChild(resultView(m, calls.get(str(m.toolCallId))));
+      box.appendChild(resultView(m, calls.get(str(m.toolCallId)), e));
     } else if (r === 'bashExecution') {
       var t = '$ ' + str(m.command) + '\n' + str(m.output);
       if (m.exitCode != null && m.exitCode !== 0) t += '\n(exit code ' + m.exitCode + ')';

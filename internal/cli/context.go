@@ -348,7 +348,10 @@ func Describe(d session.MessageData, raw []byte) string {
 		case "text":
 			b.WriteString(blk.Text + "\n")
 		case "thinking":
-			b.WriteString("(thinking) " + blk.Thinking + "\n")
+			// An empty one (Claude Code writes them, redacted or not) says nothing.
+			if strings.TrimSpace(blk.Thinking) != "" {
+				b.WriteString("(thinking) " + blk.Thinking + "\n")
+			}
 		case "toolCall":
 			b.WriteString("→ " + termtext.Line(blk.Name) + " " + string(blk.Arguments) + "\n")
 		case "image":

@@ -38,6 +38,11 @@ func TestTreeGolden(t *testing.T) {
 		{"marker-parent-all", "testdata/tree/marker-parent.jsonl", []string{"--filter", "all"}},
 		// The cursor was cleared: nothing is on its path.
 		{"cleared", "testdata/tree/cleared.jsonl", nil},
+		// Claude Code's and Codex's tools, read in place: one line a call,
+		// naming the command, the path or the pattern as pi's tools do.
+		{"claude-tools", "../../testdata/foreign/claude-tools.jsonl", nil},
+		{"claude-tools-all", "../../testdata/foreign/claude-tools.jsonl", []string{"--filter", "all"}},
+		{"codex-tools", "../../testdata/foreign/" + codexToolsFixture, nil},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -49,6 +54,9 @@ func TestTreeGolden(t *testing.T) {
 		})
 	}
 }
+
+// codexToolsFixture is a Codex rollout named as Codex names them.
+const codexToolsFixture = "rollout-2026-03-02T10-00-00-cccccccc-0000-4000-8000-000000000003.jsonl"
 
 func TestTreeErrors(t *testing.T) {
 	dir := t.TempDir()

@@ -12,6 +12,7 @@ import (
 	"github.com/arborlog/arbor/compaction"
 	"github.com/arborlog/arbor/internal/jsonscan"
 	"github.com/arborlog/arbor/internal/termtext"
+	"github.com/arborlog/arbor/internal/toolargs"
 	"github.com/arborlog/arbor/session"
 )
 
@@ -349,19 +350,28 @@ func isFlat(s string) bool {
 }
 
 // ParseCall reads a tool call block for String. Only the arguments of the
-// tools String names (read, write, edit, bash, grep, find, ls) are read, and
-// of those only the fields it shows.
+// tools in toolargs' table are read, and of those only the fields it shows.
+// pi's own tools are read in one walk of the arguments (scanArgs); the others
+// (Claude Code's, Codex's) are decoded.
 func ParseCall(b session.Block) ToolCall {
 	c := ToolCall{name: b.Name, raw: b.Arguments}
-	switch c.name {
-	case "read", "write", "edit", "bash", "grep", "find", "ls":
+	shape, ok := toolargs.Lookup(c.name)
+	if !ok {
+		return c
+	}
+	c.kind = shape.Kind
+	if toolargs.Pi(c.name) {
 		var ok bool
 		if c.args, ok = scanArgs(b.Arguments); !ok {
 			var m map[string]any
 			_ = json.Unmarshal(b.Arguments, &m)
 			c.args = argsOf(m)
 		}
+		return c
 	}
+	a := shape.Of(b.Arguments)
+	c.args = callArgs{path: a.Path, command: a.Command, pattern: a.Pattern, offset: a.Offset, limit: a.Limit,
+		hasOffset: a.HasOffset, hasLimit: a.HasLimit, subject: a.Subject, items: a.Items, hasItems: a.HasItems}
 	return c
 }
 
@@ -372,6 +382,9 @@ type callArgs struct {
 	path, filePath, command, pattern string
 	offset, limit                    float64
 	hasOffset, hasLimit              bool
+	subject                          string // a URL, a query, a task (not pi's tools)
+	items                            int    // a to-do list's length (not pi's tools)
+	hasItems                         bool
 }
 
 // argsOf is the callArgs of arguments decoded into a map.
@@ -443,7 +456,8 @@ func (c ToolCall) String() string {
 	return c.show(home)
 }
 
-// show is String with the home folder given.
+// show is String with the home folder given. A call is shown by its kind
+// under its own name: Claude Code's "Read" as "[Read: a.go]", as pi's "read".
 func (c ToolCall) show(home string) string {
 	name, args := c.name, c.args
 	path := func(p string) string {
@@ -457,8 +471,14 @@ func (c ToolCall) show(home string) string {
 	if either == "" {
 		either = args.filePath
 	}
-	switch name {
-	case "read":
+	orDot := func(p string) string {
+		if p = path(p); p == "" {
+			return "."
+		}
+		return p
+	}
+	switch c.kind {
+	case toolargs.Read:
 		p := path(either)
 		off, lim := args.offset, args.limit
 		if args.hasOffset || args.hasLimit {
@@ -470,29 +490,23 @@ func (c ToolCall) show(home string) string {
 				p += fmt.Sprintf("-%d", int(off+lim-1))
 			}
 		}
-		return "[read: " + p + "]"
-	case "write", "edit":
+		return "[" + name + ": " + p + "]"
+	case toolargs.Write, toolargs.Edit, toolargs.Patch:
 		return "[" + name + ": " + path(either) + "]"
-	case "bash":
-		return "[bash: " + cutRunes(Flat(args.command), 50) + "]"
-	case "grep":
-		p := path(args.path)
-		if p == "" {
-			p = "."
+	case toolargs.Bash:
+		return "[" + name + ": " + cutRunes(Flat(args.command), 50) + "]"
+	case toolargs.Grep:
+		return "[" + name + ": /" + args.pattern + "/ in " + orDot(args.path) + "]"
+	case toolargs.Find:
+		return "[" + name + ": " + args.pattern + " in " + orDot(args.path) + "]"
+	case toolargs.Ls:
+		return "[" + name + ": " + orDot(args.path) + "]"
+	case toolargs.Fetch, toolargs.Search, toolargs.Task:
+		return "[" + name + ": " + cutRunes(Flat(args.subject), 50) + "]"
+	case toolargs.Plan:
+		if args.hasItems {
+			return "[" + name + ": " + toolargs.Count(args.items) + "]"
 		}
-		return "[grep: /" + args.pattern + "/ in " + p + "]"
-	case "find":
-		p := path(args.path)
-		if p == "" {
-			p = "."
-		}
-		return "[find: " + args.pattern + " in " + p + "]"
-	case "ls":
-		p := path(args.path)
-		if p == "" {
-			p = "."
-		}
-		return "[ls: " + p + "]"
 	}
 	s := Flat(string(c.raw))
 	if s == "" {

@@ -4,6 +4,7 @@ import (
 	"os"
 	"sync"
 
+	"github.com/arborlog/arbor/internal/toolargs"
 	"github.com/arborlog/arbor/session"
 	"github.com/go-json-experiment/json/jsontext"
 )
@@ -38,6 +39,7 @@ type View struct {
 // ToolCall is a tool call as the tree names it ("[read: a.go:1-20]").
 type ToolCall struct {
 	name string
+	kind toolargs.Kind // "" for a tool toolargs does not know: shown as JSON
 	args callArgs
 	raw  []byte // the arguments as written, for tools shown as JSON
 }

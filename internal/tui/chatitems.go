@@ -9,6 +9,7 @@ import (
 	"github.com/arborlog/arbor/internal/markdown"
 	"github.com/arborlog/arbor/internal/statusbar"
 	"github.com/arborlog/arbor/internal/termtext"
+	"github.com/arborlog/arbor/internal/toolargs"
 	"github.com/arborlog/arbor/session"
 	"github.com/charmbracelet/x/ansi"
 )
@@ -73,6 +74,7 @@ type message struct {
 	ExitCode     *int            `json:"exitCode"` // bashExecution
 	Summary      string          `json:"summary"`  // branchSummary, compactionSummary
 	CustomType   string          `json:"customType"`
+	notes        []string        // what an importer kept beside the message (toolargs.SourceNotes)
 }
 
 func decodeJSON(raw []byte, v any) bool { return json.Unmarshal(raw, v) == nil }
@@ -109,6 +111,7 @@ func appendEntry(out []*item, e *session.Entry) []*item {
 	switch e.Type {
 	case session.TypeMessage:
 		if m, ok := decodeMessage(e.MessageRaw()); ok {
+			m.notes = toolargs.SourceNotes(e.Raw())
 			out = appendMessage(out, m)
 		}
 	case session.TypeCompaction, session.TypeBranchSummary:
@@ -159,7 +162,7 @@ func appendMessage(items []*item, m message) []*item {
 			it = &item{kind: kindTool, tool: m.ToolName, callID: m.ToolCallID}
 			items = append(items, it)
 		}
-		it.result, it.hasResult, it.isErr, it.running, it.partial = contentText(m.Content), true, m.IsError, false, ""
+		it.result, it.hasResult, it.isErr, it.running, it.partial = resultText(m), true, m.IsError, false, ""
 		it.dirty()
 		return items
 	case "bashExecution":
@@ -192,6 +195,21 @@ func contentText(c session.Content) string {
 		}
 	}
 	return strings.Join(parts, "\n")
+}
+
+// resultText is a tool result's text, with each image as a note of its type
+// and size and what an importer kept beside it (a Claude Code tool_reference).
+func resultText(m message) string {
+	var parts []string
+	for _, b := range m.Content.AsBlocks() {
+		switch b.Type {
+		case "text":
+			parts = append(parts, b.Text)
+		case "image":
+			parts = append(parts, toolargs.ImageNote(b.MimeType, b.Data))
+		}
+	}
+	return strings.Join(append(parts, m.notes...), "\n")
 }
 
 // findTool finds the call with this id among the last items.
@@ -299,7 +317,7 @@ func (c *Chat) draw(it *item, width int) []string {
 			out = append(out, th.muted.Italic(true).Render(fmt.Sprintf("∴ thinking (%s, ctrl+t shows)", statusbar.Count(n, "line"))))
 		}
 	case kindTool:
-		head := th.special.Render("⚙ "+clean(orDefault(it.tool, "tool"))) + " " + th.muted.Render(oneLine(toolArgs(it.args)))
+		head := th.special.Render("⚙ "+clean(orDefault(it.tool, "tool"))) + " " + th.muted.Render(oneLine(toolArgs(it.tool, it.args)))
 		if it.running {
 			head += " " + c.spin.View()
 		}
@@ -355,8 +373,14 @@ func lastLines(text string, n, width int) ([]string, bool) {
 }
 
 // toolArgs shows a call's arguments on one line: the command or path when
-// there is one, else the JSON.
-func toolArgs(args string) string {
+// there is one, else the JSON. Another agent's tools (Claude Code's "Bash",
+// Codex's "shell") are read through toolargs' table.
+func toolArgs(name, args string) string {
+	if !toolargs.Pi(name) {
+		if s := toolargs.Summary(name, []byte(args)); s != "" {
+			return s
+		}
+	}
 	var m map[string]any
 	if json.Unmarshal([]byte(args), &m) == nil {
 		for _, k := range []string{"command", "path", "pattern"} {
