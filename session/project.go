@@ -23,3 +23,24 @@ func (p Project) Same(q Project) bool {
 
 // WithProject records p in a new session's header (nothing when p is zero).
 func WithProject(p Project) Option { return func(c *config) { c.project = p } }
+
+// HeaderWithCwd returns the header's JSON with cwd set to cwd, every other
+// member kept as it was: the header of a session re-homed to a moved folder.
+func HeaderWithCwd(h Header, cwd string) []byte {
+	ms, err := objectMembers(h.raw)
+	if err != nil {
+		h.Cwd = cwd
+		return encodeHeader(h)
+	}
+	v := mustValue(cwd)
+	found := false
+	for i := range ms {
+		if ms[i].name == "cwd" {
+			ms[i].value, found = v, true // every duplicate: JSON.parse keeps the last
+		}
+	}
+	if !found {
+		ms = append(ms, member{"cwd", v})
+	}
+	return buildObject(ms)
+}
