@@ -44,7 +44,7 @@ import (
 
 // schemaVersion changes whenever the tables or the meaning of a stored fold
 // change; an index of another version is rebuilt.
-const schemaVersion = 8 // 6: automerge 0; 7: crisismerge 64; 8: crisismerge 128
+const schemaVersion = 9 // 6: automerge 0; 7: crisismerge 64; 8: crisismerge 128; 9: the fold and info keep the header's project
 
 const busyTimeoutMS = 15000
 
@@ -264,7 +264,12 @@ func encodeInfo(in *Info) []byte {
 		b = binary.AppendVarint(b, t.ms)
 	}
 	b = binary.AppendUvarint(b, uint64(in.MessageCount))
-	return binary.AppendUvarint(b, uint64(in.EntryCount))
+	b = binary.AppendUvarint(b, uint64(in.EntryCount))
+	for _, s := range []string{in.Project.GitRoot, in.Project.Remote} {
+		b = binary.AppendUvarint(b, uint64(len(s)))
+		b = append(b, s...)
+	}
+	return b
 }
 
 // decodeInfo unpacks what encodeInfo wrote; false when b is not that.
@@ -304,6 +309,13 @@ func decodeInfo(b []byte, in *Info) bool {
 		}
 		*p = int(n)
 		b = b[k:]
+	}
+	for _, p := range []*string{&in.Project.GitRoot, &in.Project.Remote} {
+		s, ok := str()
+		if !ok {
+			return false
+		}
+		*p = s
 	}
 	return len(b) == 0
 }

@@ -40,6 +40,10 @@ func (in *Info) AppendJSON(b []byte) []byte {
 	if in.Archived {
 		b = append(b, `,"archived":true`...)
 	}
+	if in.MovedFrom != "" {
+		b = append(b, `,"movedFrom":`...)
+		b = appendJSString(b, in.MovedFrom)
+	}
 	return append(b, '}')
 }
 

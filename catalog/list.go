@@ -2,10 +2,16 @@ package catalog
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"time"
+
+	"github.com/arborlog/arbor/internal/gitproject"
+	"github.com/arborlog/arbor/session"
 )
 
 // Catalog finds the sessions of one arbor home ($ARBOR_DIR): it keeps the index
@@ -144,14 +150,18 @@ func (c *Catalog) scan(s Scope, ids bool) ([]entry, error) {
 		return nil, err
 	}
 	var out []entry
+	mv := movedFinder{cwd: s.Cwd, gone: map[string]bool{}}
 	for i, st := range states {
 		if st == nil || !st.listed {
 			continue
 		}
-		if s.Dir == "" && !s.All && st.info.Cwd != s.Cwd {
-			continue
-		}
 		in := st.info
+		if s.Dir == "" && !s.All && st.info.Cwd != s.Cwd {
+			if !s.Moved || !mv.moved(st) {
+				continue
+			}
+			in.MovedFrom = st.info.Cwd
+		}
 		in.Path = files[i].path
 		in.FileModified = time.Unix(0, st.mtimeNS)
 		out = append(out, entry{Info: in, abs: files[i].abs, mtime: st.mtimeNS, fid: fids[i]})
@@ -163,6 +173,39 @@ func (c *Catalog) scan(s Scope, ids bool) ([]entry, error) {
 		return localeCompare(filepath.Base(b.Path), filepath.Base(a.Path))
 	})
 	return out, nil
+}
+
+// movedFinder decides which sessions of other folders belong to the project
+// at cwd. It asks git for cwd's project only when a session could be one (a
+// project recorded, its folder gone), so a listing without moved folders
+// starts no process.
+type movedFinder struct {
+	cwd     string
+	gone    map[string]bool // folder → it does not exist
+	project *session.Project
+}
+
+func (f *movedFinder) moved(st *state) bool {
+	p, cwd := st.info.Project, st.info.Cwd
+	if p.IsZero() || !filepath.IsAbs(cwd) {
+		return false
+	}
+	gone, ok := f.gone[cwd]
+	if !ok {
+		// A folder that exists is another checkout (a clone, a worktree)
+		// with sessions of its own, not this one's past.
+		_, err := os.Stat(cwd)
+		gone = errors.Is(err, fs.ErrNotExist)
+		f.gone[cwd] = gone
+	}
+	if !gone {
+		return false
+	}
+	if f.project == nil {
+		here := gitproject.Of(f.cwd)
+		f.project = &here
+	}
+	return p.Same(*f.project)
 }
 
 // localeCompare approximates JavaScript's String.prototype.localeCompare (ICU's

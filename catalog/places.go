@@ -20,6 +20,10 @@ type Scope struct {
 	Dir string // --session-dir: only this folder and its immediate subfolders, any project
 	Cwd string // the current project: sessions whose header cwd is this folder
 	All bool   // every project under $ARBOR_DIR/sessions and pi's sessions folder
+	// Moved adds to the Cwd scope the sessions of Cwd's project (the same
+	// git root commit or remote, SPEC §2) made in a folder that no longer
+	// exists: the project's folder moved. Each is listed with MovedFrom.
+	Moved bool
 }
 
 func (s Scope) String() string {

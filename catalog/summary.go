@@ -3,6 +3,7 @@ package catalog
 import (
 	"bytes"
 	"github.com/arborlog/arbor/internal/js"
+	"github.com/arborlog/arbor/session"
 	"math"
 	"strconv"
 	"strings"
@@ -28,6 +29,11 @@ type Info struct {
 	// FileModified is the file's modification time, where the session is a
 	// file (Modified is pi's: the last message's time). Not in pi's listing.
 	FileModified time.Time `json:"-"`
+	// MovedFrom is the folder a session was made in when it is listed for
+	// another: its project's folder moved from there (Scope.Moved).
+	MovedFrom string `json:"movedFrom,omitempty"`
+	// Project is the header's project (SPEC §2); not in pi's record.
+	Project session.Project `json:"-"`
 }
 
 // noMessages is pi's firstMessage for a session without user text.
@@ -41,19 +47,20 @@ func (i *Info) Empty() bool { return i.MessageCount == 0 }
 // reproduces pi's buildSessionInfo, including the inputs that make pi drop a file
 // from its list (Drop).
 type summary struct {
-	Phase      phase   `json:"p"`
-	Drop       bool    `json:"d,omitempty"`
-	ID         string  `json:"id,omitempty"`
-	Cwd        string  `json:"c,omitempty"`
-	Parent     string  `json:"ps,omitempty"`
-	Created    Time    `json:"t"`
-	HeaderTime Time    `json:"ht"` // the header's timestamp when it is a string; modified falls back to it
-	Name       string  `json:"n,omitempty"`
-	Messages   int     `json:"m,omitempty"`
-	Entries    int     `json:"e,omitempty"`
-	First      string  `json:"f,omitempty"`
-	Activity   float64 `json:"a,omitempty"` // the latest user or assistant message time, Unix ms; 0 when none
-	Started    bool    `json:"s,omitempty"` // a non-blank byte was seen: JavaScript's trim() applies at the file's start only
+	Phase      phase           `json:"p"`
+	Drop       bool            `json:"d,omitempty"`
+	ID         string          `json:"id,omitempty"`
+	Cwd        string          `json:"c,omitempty"`
+	Parent     string          `json:"ps,omitempty"`
+	Created    Time            `json:"t"`
+	HeaderTime Time            `json:"ht"` // the header's timestamp when it is a string; modified falls back to it
+	Name       string          `json:"n,omitempty"`
+	Messages   int             `json:"m,omitempty"`
+	Entries    int             `json:"e,omitempty"`
+	First      string          `json:"f,omitempty"`
+	Activity   float64         `json:"a,omitempty"` // the latest user or assistant message time, Unix ms; 0 when none
+	Started    bool            `json:"s,omitempty"` // a non-blank byte was seen: JavaScript's trim() applies at the file's start only
+	Project    session.Project `json:"pj,omitzero"` // the header's project (SPEC §2)
 
 	named bool // a session_info line set Name (for join)
 }
@@ -74,7 +81,7 @@ func (s *summary) info(path string, size int64, mtime time.Time) Info {
 	in := Info{
 		Path: path, ID: s.ID, Cwd: s.Cwd, Name: s.Name, ParentSessionPath: s.Parent,
 		Created: s.Created, MessageCount: s.Messages, EntryCount: s.Entries, SizeBytes: size,
-		FirstMessage: s.First,
+		FirstMessage: s.First, Project: s.Project,
 	}
 	if in.FirstMessage == "" {
 		in.FirstMessage = noMessages
@@ -166,6 +173,9 @@ func (s *summary) header(l *line) {
 	}
 	if v, ok := l.field(-1, "parentSession"); ok {
 		s.Parent, _ = l.str(v)
+	}
+	if pi := l.fieldIndex("project"); pi >= 0 && l.b[l.members[pi].val.start] == '{' {
+		s.Project = session.Project{GitRoot: l.strField(pi, "gitRoot"), Remote: l.strField(pi, "remote")}
 	}
 	if v, ok := l.field(-1, "timestamp"); ok {
 		if ts, ok := l.str(v); ok {

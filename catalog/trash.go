@@ -92,7 +92,12 @@ func (c *Catalog) Remove(path string) (Trashed, error) {
 		return Trashed{}, err
 	}
 	defer lk.Unlock()
-	t := Trashed{ID: st.sum.ID, Name: st.sum.Name, Cwd: st.sum.Cwd, Path: abs, RemovedAt: time.Now().UTC().Format("2006-01-02T15:04:05.000Z")}
+	return c.removeLocked(abs, st.sum)
+}
+
+// removeLocked is Remove for a caller that holds abs's writer lock.
+func (c *Catalog) removeLocked(abs string, sum summary) (Trashed, error) {
+	t := Trashed{ID: sum.ID, Name: sum.Name, Cwd: sum.Cwd, Path: abs, RemovedAt: time.Now().UTC().Format("2006-01-02T15:04:05.000Z")}
 	var rnd [6]byte
 	if _, err := rand.Read(rnd[:]); err != nil {
 		return Trashed{}, fmt.Errorf("catalog: trash: %w", err)

@@ -34,6 +34,9 @@ func (l *Log) Branched(leafID string, opts ...Option) (*Log, error) {
 		return nil, fmt.Errorf("%w: %s", ErrIsMarker, leafID)
 	}
 	c := configure(opts)
+	if c.project.IsZero() {
+		c.project = l.header.Project // the same folder: the same project
+	}
 	h := c.newHeader(l.header.Cwd)
 	var path []*Entry
 	onPath := map[string]bool{}

@@ -117,6 +117,7 @@ type Header struct {
 	Timestamp     string
 	Cwd           string
 	ParentSession string
+	Project       Project // zero when the header records none
 
 	raw []byte
 }
@@ -207,6 +208,7 @@ func decodeEnvelope(line []byte) (*Header, *Entry, error) {
 		Version   jsontext.Value `json:"version"`
 		Cwd       jsontext.Value `json:"cwd"`
 		Parent    jsontext.Value `json:"parentSession"`
+		Project   jsontext.Value `json:"project"`
 	}
 	if err := unmarshal(line, &env); err != nil {
 		return nil, nil, errNotObject
@@ -222,6 +224,7 @@ func decodeEnvelope(line []byte) (*Header, *Entry, error) {
 		h.Cwd, _ = jsonString(env.Cwd)
 		h.ParentSession, _ = jsonString(env.Parent)
 		h.Version = headerVersion(env.Version)
+		h.Project = headerProject(env.Project)
 		return h, nil, nil
 	}
 	e := &Entry{Type: typ, raw: line}
@@ -238,6 +241,25 @@ func decodeEnvelope(line []byte) (*Header, *Entry, error) {
 		}
 	}
 	return nil, e, nil
+}
+
+// headerProject reads a header's project: anything but an object of strings
+// is no project (an untrusted file's odd field costs nothing but the match).
+func headerProject(v jsontext.Value) Project {
+	if v.Kind() != '{' {
+		return Project{}
+	}
+	var m struct {
+		GitRoot jsontext.Value `json:"gitRoot"`
+		Remote  jsontext.Value `json:"remote"`
+	}
+	if unmarshal(v, &m) != nil {
+		return Project{}
+	}
+	var p Project
+	p.GitRoot, _ = jsonString(m.GitRoot)
+	p.Remote, _ = jsonString(m.Remote)
+	return p
 }
 
 // headerVersion reads a header's version as pi compares it: a missing or

@@ -85,6 +85,9 @@ func encodeHeader(h Header) []byte {
 	if h.ParentSession != "" {
 		ms = append(ms, member{"parentSession", mustValue(h.ParentSession)})
 	}
+	if !h.Project.IsZero() {
+		ms = append(ms, member{"project", mustValue(h.Project)})
+	}
 	return buildObject(ms)
 }
 

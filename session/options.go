@@ -15,6 +15,7 @@ type config struct {
 	now                   func() time.Time
 	readOnly              error
 	source                string
+	project               Project
 }
 
 func configure(opts []Option) config {
@@ -30,7 +31,7 @@ func (c config) newHeader(cwd string) Header {
 	if c.cwd != nil {
 		cwd = *c.cwd
 	}
-	h := Header{Version: CurrentVersion, ID: c.id, Timestamp: c.timestamp, Cwd: cwd, ParentSession: c.parent}
+	h := Header{Version: CurrentVersion, ID: c.id, Timestamp: c.timestamp, Cwd: cwd, ParentSession: c.parent, Project: c.project}
 	if h.ID == "" {
 		h.ID = newSessionID()
 	}

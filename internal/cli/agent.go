@@ -22,6 +22,7 @@ import (
 
 	"github.com/arborlog/arbor/agent"
 	"github.com/arborlog/arbor/catalog"
+	"github.com/arborlog/arbor/internal/shell"
 	"github.com/arborlog/arbor/redact"
 	"github.com/arborlog/arbor/rpc"
 	"github.com/arborlog/arbor/session"
@@ -533,6 +534,18 @@ func (o *agentOptions) openSession(cwd string) (*agentSession, error) {
 		if err != nil {
 			return nil, err
 		}
+		if path == "" && o.g.SessionDir == "" {
+			if path, err = o.movedLatest(cwd); err != nil {
+				return nil, err
+			}
+			if path != "" {
+				boundHeap(fileSize(path))
+				if f, err = jsonl.Open(path); err != nil {
+					return nil, err
+				}
+				return &agentSession{log: f.Log, store: f, blobs: blobs}, nil
+			}
+		}
 		if path == "" {
 			o.io.Warnf("no earlier session in %s; starting a new one", dir)
 			return o.create(cwd, dir, blobs)
@@ -719,6 +732,24 @@ func (o *agentOptions) warnCwd(recorded, cwd string) {
 		return
 	}
 	o.io.Warnf("this session was started in %s; continuing in %s (tools now work here)", termtext.Line(recorded), termtext.Line(cwd))
+}
+
+// movedLatest is -c's last resort when this folder has no session: the
+// latest session of this project made in a folder that no longer exists (the
+// project moved). It says so in one line; "" when there is none.
+func (o *agentOptions) movedLatest(cwd string) (string, error) {
+	cat := catalog.Open("")
+	defer cat.Close()
+	in, err := cat.Latest(catalog.Scope{Cwd: cwd, Moved: true})
+	if errors.Is(err, catalog.ErrNotFound) || err == nil && in.MovedFrom == "" {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	fmt.Fprintf(o.io.ErrOut, "session: %s (this project's latest, made in %s before the folder moved; 'arbor mv %s %s' re-homes its sessions)\n",
+		termtext.Line(in.Path), termtext.Line(in.MovedFrom), shell.Quote(in.MovedFrom), shell.Quote(cwd))
+	return in.Path, nil
 }
 
 // looksLikePathArg is pi's rule for --session: a slash or a .jsonl suffix makes a path.

@@ -115,6 +115,7 @@ var notPrinting = map[string]string{
 	"db":      "needs PostgreSQL: store_test.go",
 	"sync":    "needs PostgreSQL: store_test.go",
 	"version": "prints the build's own version, which a golden cannot hold: version_test.go",
+	"mv":      "needs a git repository moved and a writer in another process: mv_test.go",
 }
 
 // TestGoldens runs every command that prints on a fake terminal 80 columns

@@ -16,7 +16,7 @@ import (
 // scope is where ids and names are looked up for these flags.
 func (g *Global) scope() catalog.Scope {
 	cwd, _ := os.Getwd()
-	return catalog.Scope{Dir: g.SessionDir, Cwd: cwd, All: g.All}
+	return catalog.Scope{Dir: g.SessionDir, Cwd: cwd, All: g.All, Moved: true}
 }
 
 // resolve turns a <session> argument into a file path.

@@ -29,7 +29,12 @@ Sessions without a message are hidden unless --empty; archived ones unless
 --archived. --json prints pi's listing records plus entryCount and sizeBytes,
 newest first, dates as ISO-8601 UTC:
 {"path","id","cwd","name","parentSessionPath","created","modified",
- "messageCount","firstMessage","entryCount","sizeBytes"}
+ "messageCount","firstMessage","entryCount","sizeBytes"}, plus "archived":true and
+"movedFrom":"<old folder>" where they apply.
+
+A session of this project made in a folder that no longer exists (the same
+git root commit or origin remote, recorded in its header) is listed too,
+marked "[moved from <old folder>]"; 'arbor mv <old> <new>' re-homes it.
 pi's own list includes sessions without messages: 'arbor ls --json --empty
 --session-dir DIR' prints what pi's list of DIR prints, plus those two fields.
 
@@ -109,6 +114,9 @@ func printList(ios *IO, infos []catalog.Info, project bool, now time.Time) {
 		title = termtext.Line(strings.Join(strings.Fields(title), " "))
 		if in.Archived {
 			title = "[archived] " + title
+		}
+		if in.MovedFrom != "" {
+			title = "[moved from " + termtext.Line(shortPath(in.MovedFrom, home)) + "] " + title
 		}
 		rest := ios.Width() - termtext.Width(b.String())
 		b.WriteString(cut(title, max(rest, 10)))

@@ -157,7 +157,7 @@ func commands() []func(*IO, *Global) *cobra.Command {
 		resolution("pin"), resolution("unpin"), resolution("outline"), resolution("summarize"),
 		newCmdEdit, newCmdCompact, newCmdFork,
 		// Managing session files.
-		newCmdArchive, newCmdUnarchive, newCmdRm, newCmdRestore, newCmdFsck, newCmdImport, newCmdIndex,
+		newCmdArchive, newCmdUnarchive, newCmdRm, newCmdMv, newCmdRestore, newCmdFsck, newCmdImport, newCmdIndex,
 		// Stores and servers.
 		newCmdDB, newCmdSync, newCmdServe,
 		newCmdVersion,

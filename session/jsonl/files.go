@@ -149,6 +149,23 @@ func writeAtomic(fsys FS, target string, data []byte) error {
 // other packages keep (the trash, the archive), so they never half-exist.
 func WriteFile(target string, data []byte) error { return writeAtomic(OS, target, data) }
 
+// CreateFile puts data at target, which must not exist: written and fsynced
+// under a temporary name, then linked to target (which fails with
+// fs.ErrExist when a file is there, never replacing it) and the folder
+// fsynced. A crash leaves target absent or whole.
+func CreateFile(target string, data []byte) error {
+	tmp := freeName(OS, target+".tmp")
+	if err := createSynced(OS, tmp, data); err != nil {
+		return err
+	}
+	err := os.Link(tmp, target)
+	_ = os.Remove(tmp)
+	if err != nil {
+		return err
+	}
+	return OS.SyncDir(filepath.Dir(target))
+}
+
 // OpenRegular opens the regular file at path for reading. It fails on a
 // symlink (never followed), a folder, a FIFO (never waited on) or a device,
 // so a file that is moved or copied by name is the file that was there.

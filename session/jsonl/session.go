@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/arborlog/arbor/internal/gitproject"
 	"github.com/arborlog/arbor/session"
 )
 
@@ -178,8 +179,14 @@ func SafeID(id string) bool {
 func Create(cwd, dir string, opts ...Option) (*Session, error) {
 	c := newConfig(opts)
 	return create(dir, c, func(o ...session.Option) (*session.Log, error) {
-		return session.New(cwd, append(c.header, o...)...), nil
+		return session.New(cwd, append(withProject(cwd, c.header), o...)...), nil
 	})
+}
+
+// withProject puts before opts the project of cwd (SPEC §2), so a session
+// found again after its folder moved; an option of the caller's wins.
+func withProject(cwd string, opts []session.Option) []session.Option {
+	return append([]session.Option{session.WithProject(gitproject.Of(cwd))}, opts...)
 }
 
 // create makes a new session in dir: make builds its log with the options it
@@ -473,7 +480,7 @@ func ForkFrom(src, cwd, dir string, opts ...Option) (*Session, error) {
 	abs, _ := filepath.Abs(src)
 	c := newConfig(opts)
 	s, err := create(dir, c, func(o ...session.Option) (*session.Log, error) {
-		return old.Copy(cwd, append(append(c.header, session.WithParent(abs)), o...)...), nil
+		return old.Copy(cwd, append(append(withProject(cwd, c.header), session.WithParent(abs)), o...)...), nil
 	})
 	if err != nil {
 		return nil, err
