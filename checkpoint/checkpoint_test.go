@@ -20,7 +20,13 @@ type node struct {
 }
 
 // readTree reads everything under root, .git and ignored files included.
-func readTree(t testing.TB, root string) map[string]node {
+// tb is what the helpers need of testing.T and rapid.T.
+type tb interface {
+	Helper()
+	Fatal(...any)
+}
+
+func readTree(t tb, root string) map[string]node {
 	t.Helper()
 	out := map[string]node{}
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
@@ -67,7 +73,7 @@ func write(t testing.TB, root, rel, data string, mode fs.FileMode) {
 	}
 }
 
-func must(t testing.TB, err error) {
+func must(t tb, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
@@ -127,7 +133,7 @@ func TestRestoreUndoesEveryKindOfChange(t *testing.T) {
 	if len(res.Kept) != 0 {
 		t.Errorf("kept %v, want nothing", res.Kept)
 	}
-	want := maps(original, later, "debug.log", "build/out", ".git/HEAD")
+	want := withPaths(original, later, "debug.log", "build/out", ".git/HEAD")
 	if d := cmp.Diff(want, readTree(t, root)); d != "" {
 		t.Errorf("after restore (-want +got):\n%s", d)
 	}
@@ -143,9 +149,9 @@ func TestRestoreUndoesEveryKindOfChange(t *testing.T) {
 	}
 }
 
-// maps is want with the named paths taken from other (the files a restore
+// withPaths is want with the named paths taken from other (the files a restore
 // must leave as they are).
-func maps(want, other map[string]node, paths ...string) map[string]node {
+func withPaths(want, other map[string]node, paths ...string) map[string]node {
 	out := map[string]node{}
 	for k, v := range want {
 		out[k] = v

@@ -48,7 +48,7 @@ func (s *Store) Plan(root string, target Hash, opt RestoreOptions) (*Plan, error
 	if base == (Hash{}) {
 		base = target
 	}
-	before, err := s.Snapshot(root, Options{MaxFileBytes: opt.MaxFileBytes, Base: base})
+	before, err := s.Snapshot(root, Options{MaxFileBytes: opt.MaxFileBytes, Base: base, Durable: true})
 	if err != nil {
 		return nil, err
 	}

@@ -49,6 +49,11 @@ type Options struct {
 	// Base is a previous snapshot of the same root (the zero Hash: none):
 	// files whose stat it matches are not read again.
 	Base Hash
+	// Durable syncs every object written to disk before the snapshot
+	// returns. Restore's own snapshot of what it replaces is always durable;
+	// the agent's checkpoints are not (a crash can then cost a checkpoint's
+	// content, detected as ErrCorrupt when read, never wrong bytes).
+	Durable bool
 }
 
 // DefaultMaxFileBytes is the size above which a file is skipped by default.
@@ -79,7 +84,7 @@ func (s *Store) Snapshot(root string, opt Options) (*Manifest, error) {
 		limit = DefaultMaxFileBytes
 	}
 	m := &Manifest{Root: root, Taken: time.Now()}
-	w := walker{store: s, root: root, base: base, baseTaken: baseTaken, limit: limit, m: m}
+	w := walker{store: s, root: root, base: base, baseTaken: baseTaken, limit: limit, m: m, durable: opt.Durable}
 	if err := w.walk(""); err != nil {
 		return nil, err
 	}
@@ -89,7 +94,7 @@ func (s *Store) Snapshot(root string, opt Options) (*Manifest, error) {
 	}
 	data := m.encode()
 	m.ID = sha256.Sum256(data)
-	if err := s.putObject(m.ID, kindBlob, data); err != nil {
+	if err := s.putObject(m.ID, kindBlob, data, opt.Durable); err != nil {
 		return nil, err
 	}
 	return m, nil
@@ -107,6 +112,7 @@ type walker struct {
 	limit     int64
 	m         *Manifest
 	ig        ignorer
+	durable   bool
 }
 
 // walk records the folder rel (slash path, "" for the root) and below.
@@ -206,7 +212,7 @@ func (w *walker) hash(f *File, full string) error {
 	// otherwise be trusted later with the wrong hash.
 	f.Size = int64(len(data))
 	f.Hash = sha256.Sum256(data)
-	return w.store.putContent(f.Hash, data)
+	return w.store.putContent(f.Hash, data, w.durable)
 }
 
 // Load reads a stored snapshot.

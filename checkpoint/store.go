@@ -68,8 +68,9 @@ func (s *Store) has(h Hash) bool {
 }
 
 // putObject writes kind+zlib(data) as h unless it is there already. The
-// write is atomic: a temporary file in the same folder, synced, renamed.
-func (s *Store) putObject(h Hash, kind byte, data []byte) error {
+// write is atomic (a temporary file in the same folder, renamed); durable
+// also syncs it first.
+func (s *Store) putObject(h Hash, kind byte, data []byte, durable bool) error {
 	p := s.objectPath(h)
 	if _, err := os.Lstat(p); err == nil {
 		return nil
@@ -88,7 +89,7 @@ func (s *Store) putObject(h Hash, kind byte, data []byte) error {
 	}
 	tmp := f.Name()
 	_, err = f.Write(buf.Bytes())
-	if err == nil {
+	if err == nil && durable {
 		err = f.Sync()
 	}
 	if cerr := f.Close(); err == nil {
@@ -132,22 +133,22 @@ func (s *Store) readObject(h Hash) (byte, []byte, error) {
 const chunkThreshold = 32 << 10
 
 // putContent stores a file's content under its hash.
-func (s *Store) putContent(h Hash, data []byte) error {
+func (s *Store) putContent(h Hash, data []byte, durable bool) error {
 	if s.has(h) {
 		return nil
 	}
 	if len(data) < chunkThreshold {
-		return s.putObject(h, kindBlob, data)
+		return s.putObject(h, kindBlob, data, durable)
 	}
 	var list []byte
 	for _, c := range chunks(data) {
 		ch := Hash(sha256.Sum256(c))
-		if err := s.putObject(ch, kindBlob, c); err != nil {
+		if err := s.putObject(ch, kindBlob, c, durable); err != nil {
 			return err
 		}
 		list = append(list, ch[:]...)
 	}
-	return s.putObject(h, kindChunks, list)
+	return s.putObject(h, kindChunks, list, durable)
 }
 
 // Content returns a stored file's bytes, checked against its hash.
