@@ -37,6 +37,22 @@ type Config struct {
 		ReserveTokens    int   `json:"reserveTokens,omitempty"`
 		KeepRecentTokens int   `json:"keepRecentTokens,omitempty"`
 	} `json:"compaction,omitempty"`
+	// Checkpoints of the working folder (package checkpoint), for print
+	// mode; off unless enabled.
+	Checkpoints *struct {
+		Enabled      *bool `json:"enabled,omitempty"`
+		MaxFileBytes int64 `json:"maxFileBytes,omitempty"`
+	} `json:"checkpoints,omitempty"`
+}
+
+// CheckpointsEnabled reports whether checkpoints are on and the size above
+// which a file is left out of them (0: the default).
+func (c *Config) CheckpointsEnabled() (bool, int64) {
+	if c.Checkpoints == nil {
+		return false, 0
+	}
+	on := c.Checkpoints.Enabled != nil && *c.Checkpoints.Enabled
+	return on, c.Checkpoints.MaxFileBytes
 }
 
 // ProviderConfig is one endpoint.

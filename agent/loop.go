@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/arborlog/arbor/checkpoint"
 	"strings"
 	"time"
 
@@ -71,6 +72,9 @@ type Agent struct {
 	// NoRetry sends each request once (pi's auto-retry off); by default the
 	// provider's client retries 429, 5xx and lost connections.
 	NoRetry bool
+	// Checkpoints, when set, records the working folder as each user
+	// message is sent and before each tool that may change files.
+	Checkpoints *Checkpoints
 
 	retry   retryGate
 	changes changes
@@ -226,6 +230,12 @@ func (a *Agent) start(ctx context.Context, first []string, poll bool) (*session.
 	a.emit(Event{Type: "agent_start"})
 	a.emit(Event{Type: "turn_start"})
 	last, err := a.run(ctx, r, first, poll)
+	if c := a.Checkpoints; c != nil && c.dirty {
+		c.dirty = false
+		if cerr := a.recordCheckpoint(c.take(), CheckpointEnd, a.Log.Leaf().ID, ""); cerr != nil && err == nil {
+			err = cerr
+		}
+	}
 	if eerr := release(); eerr != nil && err == nil {
 		err = eerr
 	}
@@ -236,10 +246,19 @@ func (a *Agent) start(ctx context.Context, first []string, poll bool) (*session.
 
 // user appends a user message and emits it.
 func (a *Agent) user(r *run, text string) error {
+	var snap checkpoint.Hash
+	if a.Checkpoints != nil {
+		snap = a.Checkpoints.take()
+	}
 	user := session.User{Text: text, Timestamp: a.now().UnixMilli()}
 	raw, err := a.appendMessage(r, user.Message())
 	if err != nil {
 		return err
+	}
+	if a.Checkpoints != nil {
+		if err := a.recordCheckpoint(snap, CheckpointUser, a.Log.Leaf().ID, ""); err != nil {
+			return err
+		}
 	}
 	a.emit(Event{Type: "message_start", Message: raw})
 	a.emit(Event{Type: "message_end", Message: raw})
@@ -370,14 +389,20 @@ func (a *Agent) run(ctx context.Context, r *run, first []string, poll bool) (*se
 // never holds a call without its result.
 func (a *Agent) runTools(ctx context.Context, r *run, calls []session.Block) ([]json.RawMessage, bool, error) {
 	var results []json.RawMessage
+	holder := a.Log.Leaf().ID // the assistant message with the calls
 	for _, call := range calls {
 		var (
 			out  ToolOutput
 			took *int64 // pi leaves durationMs out for a tool that did not run
+			snap checkpoint.Hash
 		)
 		if ctx.Err() != nil {
 			out = ToolOutput{Text: "Skipped: the run was aborted before this tool ran", IsError: true}
 		} else {
+			if a.Checkpoints != nil && a.changesFiles(call.Name) {
+				snap = a.Checkpoints.take()
+				a.Checkpoints.dirty = true
+			}
 			a.emit(Event{Type: "tool_execution_start", ToolCallID: call.ID, ToolName: call.Name, Args: call.Arguments})
 			began := time.Now()
 			out = a.runTool(withProgress(ctx, a.progress(call)), call)
@@ -393,6 +418,10 @@ func (a *Agent) runTools(ctx context.Context, r *run, calls []session.Block) ([]
 		}
 		results = append(results, raw)
 		a.emit(Event{Type: "tool_execution_end", ToolCallID: call.ID, ToolName: call.Name, Result: raw, IsError: ptr(out.IsError), DurationMs: took})
+		// Recorded after the result, so the call and its result stay adjacent.
+		if err := a.recordCheckpoint(snap, CheckpointTool, holder, call.ID); err != nil {
+			return results, false, err
+		}
 	}
 	return results, ctx.Err() != nil, nil
 }

@@ -16,10 +16,11 @@ import (
 )
 
 var bashTool = Tool{
-	Name:        "bash",
-	Description: "Execute a bash command in the current working directory. Returns stdout and stderr. Long output is cut, and the full output kept. Optionally provide a timeout in seconds.",
-	Parameters:  json.RawMessage(`{"type":"object","properties":{"command":{"type":"string","description":"Shell command to execute"},"timeout":{"type":"number","description":"Timeout in seconds (optional)"}},"required":["command"]}`),
-	Run:         runBash,
+	Name:         "bash",
+	Description:  "Execute a bash command in the current working directory. Returns stdout and stderr. Long output is cut, and the full output kept. Optionally provide a timeout in seconds.",
+	Parameters:   json.RawMessage(`{"type":"object","properties":{"command":{"type":"string","description":"Shell command to execute"},"timeout":{"type":"number","description":"Timeout in seconds (optional)"}},"required":["command"]}`),
+	Run:          runBash,
+	ChangesFiles: true,
 }
 
 // capture keeps up to max bytes of output and counts the rest.

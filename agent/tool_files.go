@@ -186,10 +186,11 @@ func pathErr(err error) error {
 }
 
 var writeTool = Tool{
-	Name:        "write",
-	Description: "Write content to a file. Creates the file if it doesn't exist, overwrites if it does. Automatically creates parent directories.",
-	Parameters:  json.RawMessage(`{"type":"object","properties":{"path":{"type":"string","description":"Path to the file to write (relative or absolute)"},"content":{"type":"string","description":"Content to write to the file"}},"required":["path","content"]}`),
-	Run:         runWrite,
+	Name:         "write",
+	Description:  "Write content to a file. Creates the file if it doesn't exist, overwrites if it does. Automatically creates parent directories.",
+	Parameters:   json.RawMessage(`{"type":"object","properties":{"path":{"type":"string","description":"Path to the file to write (relative or absolute)"},"content":{"type":"string","description":"Content to write to the file"}},"required":["path","content"]}`),
+	Run:          runWrite,
+	ChangesFiles: true,
 }
 
 func runWrite(_ context.Context, env *ToolEnv, raw json.RawMessage) ToolOutput {
@@ -218,7 +219,8 @@ var editTool = Tool{
 	Description: "Edit a single file using exact text replacement. Every edits[].oldText must match a unique, non-overlapping region of the original file.",
 	Parameters: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string","description":"Path to the file to edit (relative or absolute)"},` +
 		`"edits":{"type":"array","description":"One or more targeted replacements, each matched against the original file.","items":{"type":"object","properties":{"oldText":{"type":"string","description":"Exact text for one targeted replacement. It must be unique in the original file."},"newText":{"type":"string","description":"Replacement text for this targeted edit."}},"required":["oldText","newText"]}}},"required":["path","edits"]}`),
-	Run: runEdit,
+	Run:          runEdit,
+	ChangesFiles: true,
 }
 
 type replacement struct {

@@ -18,6 +18,9 @@ type Tool struct {
 	Description string
 	Parameters  json.RawMessage
 	Run         func(ctx context.Context, env *ToolEnv, args json.RawMessage) ToolOutput
+	// ChangesFiles marks a tool that may change the working folder: the
+	// agent checkpoints the folder before it runs (Agent.Checkpoints).
+	ChangesFiles bool
 }
 
 // ToolOutput is what a tool returns: text (and images for read), whether it

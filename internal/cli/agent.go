@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/arborlog/arbor/checkpoint"
 	"github.com/arborlog/arbor/export"
 	"github.com/arborlog/arbor/internal/termtext"
 	"github.com/arborlog/arbor/pgstore"
@@ -95,7 +96,10 @@ The configuration file ($ARBOR_DIR/config.json) holds "provider", "model",
 idleTimeoutSeconds}}, "models" {name: {provider, id, contextWindow, reserve,
 maxTokens, prices {input, output, cacheRead, cacheWrite} per million tokens}},
 "redact" {patterns: [Go regular expressions]}, "compaction" {enabled,
-reserveTokens, keepRecentTokens} and "shareCommand", the shell command the
+reserveTokens, keepRecentTokens}, "checkpoints" {enabled, maxFileBytes} (when
+enabled, print mode records the working folder in $ARBOR_DIR/checkpoints as each message is
+sent and before each bash, edit and write; arbor rewind puts it back) and
+"shareCommand", the shell command the
 chat's /share gives the exported HTML page to ({file} is its path, else the
 page is on stdin; e.g. "gh gist create {file}"), whose output (a URL) is shown.
 
@@ -412,6 +416,13 @@ func (o *agentOptions) factory(c *cobra.Command) (func(model string) (*agent.Age
 		slices.Sort(names)
 		return names
 	}
+	ckOn, ckMax := cfg.CheckpointsEnabled()
+	var ckStore *checkpoint.Store
+	if ckOn && o.print && o.mode != "rpc" && !o.noSession {
+		if ckStore, err = checkpoint.Open(filepath.Join(home, "checkpoints")); err != nil {
+			return nil, err
+		}
+	}
 	return func(model string) (*agent.Agent, error) {
 		st := settings
 		if model != "" {
@@ -421,8 +432,14 @@ func (o *agentOptions) factory(c *cobra.Command) (func(model string) (*agent.Age
 		if err != nil {
 			return nil, err
 		}
+		var ck *agent.Checkpoints
+		if ckStore != nil {
+			ck = &agent.Checkpoints{Store: ckStore, Root: cwd, MaxFileBytes: ckMax,
+				Failed: func(err error) { o.io.Warnf("checkpoint not taken: %v", err) }}
+		}
 		return &agent.Agent{
-			Provider: res.Provider, Model: res.Model, Thinking: res.Thinking,
+			Checkpoints: ck,
+			Provider:    res.Provider, Model: res.Model, Thinking: res.Thinking,
 			System: systemPrompt(o, cfg, tools, cwd), Tools: tools, Redactor: red,
 			Blobs:          blob.Store{Dir: filepath.Join(home, "blobs")},
 			Env:            &agent.ToolEnv{Cwd: cwd, BashTimeout: time.Duration(cfg.BashTimeoutSeconds * float64(time.Second))},

@@ -153,7 +153,7 @@ func commands() []func(*IO, *Global) *cobra.Command {
 		newCmdLs, newCmdLatest, newCmdSearch, newCmdInfo, newCmdTree, newCmdShow,
 		newCmdContext, newCmdStats, newCmdBlob, newCmdBrowse, newCmdExport,
 		// Editing a session.
-		newCmdAppend, newCmdBranch, newCmdCursor, newCmdLabel, newCmdName, newCmdRename,
+		newCmdAppend, newCmdBranch, newCmdRewind, newCmdCursor, newCmdLabel, newCmdName, newCmdRename,
 		resolution("pin"), resolution("unpin"), resolution("outline"), resolution("summarize"),
 		newCmdEdit, newCmdCompact, newCmdFork,
 		// Managing session files.
