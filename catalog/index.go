@@ -44,7 +44,7 @@ import (
 
 // schemaVersion changes whenever the tables or the meaning of a stored fold
 // change; an index of another version is rebuilt.
-const schemaVersion = 8 // 6: automerge 0; 7: crisismerge 64; 8: crisismerge 128
+const schemaVersion = 9 // 6: automerge 0; 7: crisismerge 64; 8: crisismerge 128; 9: prefix indexes
 
 const busyTimeoutMS = 15000
 
@@ -64,7 +64,7 @@ CREATE TABLE files(
 	info BLOB NOT NULL,
 	text_off INTEGER NOT NULL DEFAULT 0
 );
-CREATE VIRTUAL TABLE texts USING fts5(body, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 0');
+CREATE VIRTUAL TABLE texts USING fts5(body, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 0', prefix='1 2 3');
 INSERT INTO texts(texts, rank) VALUES('hashsize', 33554432);
 INSERT INTO texts(texts, rank) VALUES('automerge', 0);
 INSERT INTO texts(texts, rank) VALUES('crisismerge', 128);

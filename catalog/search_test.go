@@ -441,7 +441,7 @@ func TestSearchAcrossPieces(t *testing.T) {
 	check := func(n int) {
 		t.Helper()
 		for i := range n {
-			q, err := ParseQuery(fmt.Sprintf("word%d", i))
+			q, err := ParseQuery(fmt.Sprintf("word%d$", i)) // whole: word1 is a prefix of word10
 			if err != nil {
 				t.Fatal(err)
 			}
