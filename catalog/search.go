@@ -538,7 +538,8 @@ func (c *Catalog) searchIndex(es []entry, q Query, opt SearchOptions) ([]Hit, er
 		return nil, err
 	}
 	if window > 0 {
-		slices.SortStableFunc(ms, func(a, b match) int { return cmp.Compare(a.rank, b.rank) })
+		// Ties in rowid order, as ORDER BY rank gives them.
+		slices.SortFunc(ms, func(a, b match) int { return cmp.Or(cmp.Compare(a.rank, b.rank), cmp.Compare(a.id, b.id)) })
 	}
 	var hits []Hit
 	converted := map[string][]byte{} // other agents' files, converted once per search
