@@ -3,7 +3,9 @@ package catalog
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
+	"time"
 )
 
 // benchDir is a folder of many sessions for the listing and search benchmarks:
@@ -105,4 +107,49 @@ func BenchmarkSearchRare(b *testing.B) {
 		}
 		c.Close()
 	}
+}
+
+// typedWords are words of the benchmark corpus's text, typed a key at a time
+// by BenchmarkSearchKeystroke.
+var typedWords = []string{"dereference", "loader", "newline", "entries", "session", "greeting"}
+
+// BenchmarkSearchKeystroke is search as you type on an open catalog, as the
+// picker runs it: every prefix of a few words ("d", "de", ... "dereference"),
+// each a search for the best 50 hits. It reports the 50th and 95th
+// percentiles of one keystroke's search.
+func BenchmarkSearchKeystroke(b *testing.B) {
+	dir, _ := benchDir(b)
+	home := b.TempDir()
+	c := Open(home)
+	defer c.Close()
+	if _, err := c.Update(Scope{Dir: dir}, false); err != nil {
+		b.Fatal(err)
+	}
+	var qs []Query
+	for _, w := range typedWords {
+		for n := 1; n <= len(w); n++ {
+			q, err := ParseQuery(w[:n])
+			if err != nil {
+				b.Fatal(err)
+			}
+			qs = append(qs, q)
+		}
+	}
+	var took []time.Duration
+	// CPU time too: on a loaded machine the wall clock mostly measures the wait for a core.
+	cpu0 := cpuTime()
+	for b.Loop() {
+		for _, q := range qs {
+			start := time.Now()
+			if _, err := c.Search(Scope{Dir: dir}, q, SearchOptions{Limit: 50}); err != nil {
+				b.Fatal(err)
+			}
+			took = append(took, time.Since(start))
+		}
+	}
+	b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/1000/float64(len(took)), "cpu-ms/query")
+	slices.Sort(took)
+	b.ReportMetric(float64(took[len(took)/2].Microseconds())/1000, "p50-ms")
+	b.ReportMetric(float64(took[len(took)*95/100].Microseconds())/1000, "p95-ms")
+	b.ReportMetric(0, "ns/op")
 }

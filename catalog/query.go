@@ -19,8 +19,9 @@ type Query struct {
 	needs []string // lower-case ASCII strings every match of Regex contains
 }
 
-// Term is a word or a quoted phrase, as the tokens it matches in order. A word
-// ending in * matches any token that starts with its last token.
+// Term is a word or a quoted phrase, as the tokens it matches in order. A
+// prefix term (a word ending in *, or the query's last word) matches any token
+// that starts with its last token.
 type Term struct {
 	Tokens []string
 	Prefix bool
@@ -34,6 +35,10 @@ var ErrEmptyQuery = errors.New("catalog: nothing to search for")
 // separated by white space, and "quoted phrases", all of which must match. With
 // unbalanced quotes the quotes are ignored. Words are matched by their letters
 // and digits: "main.go" is the phrase "main go"; "migrat*" matches migration.
+//
+// The last word matches as a prefix, so that a query typed a key at a time
+// finds what the half-typed word will be: "greet" finds greeting. A last word
+// ending in $ (greet$), or quoted ("greet"), matches whole words only.
 func ParseQuery(s string) (Query, error) {
 	s = strings.TrimSpace(s)
 	if rest, ok := strings.CutPrefix(s, "re:"); ok {
@@ -48,6 +53,7 @@ func ParseQuery(s string) (Query, error) {
 		return Query{Regex: re, needs: literals(pat)}, nil
 	}
 	var q Query
+	lastOpen := false // the last term is a bare word, typed perhaps in part
 	for _, w := range splitQuery(s) {
 		t := Term{Tokens: tokens(w.text)}
 		if !w.phrase && strings.HasSuffix(w.text, "*") {
@@ -57,9 +63,13 @@ func ParseQuery(s string) (Query, error) {
 			continue
 		}
 		q.Terms = append(q.Terms, t)
+		lastOpen = !w.phrase && !strings.HasSuffix(w.text, "$")
 	}
 	if len(q.Terms) == 0 {
 		return Query{}, fmt.Errorf("%w in %q: words are matched by their letters and digits; use re:<pattern> for punctuation", ErrEmptyQuery, s)
+	}
+	if lastOpen {
+		q.Terms[len(q.Terms)-1].Prefix = true
 	}
 	return q, nil
 }

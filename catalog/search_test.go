@@ -88,7 +88,8 @@ func bruteMatch(words []string, phrase []bool, text string) bool {
 		return !unicode.IsLetter(r) && !unicode.IsNumber(r) && !unicode.Is(unicode.Co, r)
 	})
 	for i, w := range words {
-		prefix := !phrase[i] && strings.HasSuffix(w, "*")
+		// A bare last word is a prefix too, unless it ends in $.
+		prefix := !phrase[i] && (strings.HasSuffix(w, "*") || i == len(words)-1 && !strings.HasSuffix(w, "$"))
 		want := strings.FieldsFunc(strings.ToLower(w), func(r rune) bool {
 			return !unicode.IsLetter(r) && !unicode.IsNumber(r) && !unicode.Is(unicode.Co, r)
 		})
@@ -133,8 +134,13 @@ func TestSearchAgreesWithBruteForce(t *testing.T) {
 			case 0, 1: // words
 				for range 1 + r.IntN(2) {
 					w := vocabulary[r.IntN(len(vocabulary))]
-					if r.IntN(5) == 0 && len(w) > 3 {
+					switch {
+					case r.IntN(5) == 0 && len(w) > 3:
 						w = w[:2] + "*"
+					case r.IntN(4) == 0:
+						w += "$"
+					case r.IntN(4) == 0:
+						w = w[:1+r.IntN(len(w))] // a word being typed
 					}
 					words, phrase, raw = append(words, w), append(phrase, false), append(raw, w)
 				}
@@ -234,14 +240,26 @@ func TestQueryForms(t *testing.T) {
 	}{
 		{"flock deadlocks", []string{u1}},
 		{"FLOCK", []string{u1}},
-		{"deadlock", []string{a1}},
-		{"deadlock*", []string{u1, a1}},
+		{"deadlock", []string{u1, a1}},   // the last word is a prefix
+		{"deadlock$", []string{a1}},      // unless it ends in $
+		{`"deadlock"`, []string{a1}},     // or is quoted
+		{"deadlock* call", []string{u1}}, // an earlier word with *
+		{"deadlock call", nil},           // an earlier word is whole
+		{"d", []string{u1, a1}},          // one letter
+		{"D", []string{u1, a1}},
+		{"c", []string{u1, a1, r1}},
+		{"torn wr", []string{u1, u2}},
 		{`"torn write"`, []string{u1, u2}},
+		{`"torn wr"`, nil},
 		{`"write torn"`, []string{u2}},
 		{"main.go", []string{a1, r1}},
+		{"main.g", []string{a1, r1}},
+		{"main.go$", []string{a1, r1}},
 		{"vet", []string{a1}},
 		{"copylocks", []string{r1}},
+		{"copylock$", nil},
 		{`"torn write" replayed`, []string{u1}},
+		{`"torn write" repl`, []string{u1}},
 		{"re:sync\\.mutex", []string{a1}},
 		{"re:^write", []string{u2}},
 		{`"torn write`, []string{u1, u2}},
@@ -423,7 +441,7 @@ func TestSearchAcrossPieces(t *testing.T) {
 	check := func(n int) {
 		t.Helper()
 		for i := range n {
-			q, err := ParseQuery(fmt.Sprintf("word%d", i))
+			q, err := ParseQuery(fmt.Sprintf("word%d$", i)) // whole: word1 is a prefix of word10
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -79,7 +79,8 @@ func TestSameRecordsAsFiles(t *testing.T) {
 			t.Errorf("list %+v (-files +postgres):\n%s", o, diff)
 		}
 	}
-	for _, q := range []string{"the", "file", `"the file"`, "read*", "re:[a-z]+\\.go", "re:error", "nothingmatchesthis"} {
+	// "t", "fil" and "the fi" end in a word typed in part (a prefix); "the$" is whole.
+	for _, q := range []string{"the", "file", `"the file"`, "read*", "t", "fil", "the fi", "the$", "re:[a-z]+\\.go", "re:error", "nothingmatchesthis"} {
 		query, err := catalog.ParseQuery(q)
 		if err != nil {
 			t.Fatal(err)

@@ -19,14 +19,18 @@ func newCmdSearch(ios *IO, g *Global) *cobra.Command {
 --session-dir: one folder): user messages, assistant text and thinking, the
 arguments of tool calls, and tool results. Each hit is one entry, best first.
 
-  words          every word must occur in the entry (any order, any case)
-  "a phrase"     these words in this order
-  migrat*        a word that starts with "migrat"
+  words          every word must occur in the entry (any order, any case);
+                 the last word also matches longer words: "greet" finds
+                 greeting, as when typing in the picker
+  greet$         the last word as a whole word only
+  "a phrase"     these whole words in this order
+  migrat*        any word that starts with "migrat"
   re:<regex>     a regular expression, case-insensitive (reads the files)
 
 Words match by their letters and digits, so "main.go" finds main.go and
 main/go. Archived sessions are left out unless --archived. The first search
-indexes what is new; later ones take milliseconds.
+indexes what is new; later ones take milliseconds. With a --limit, the hits
+are the best of the last 1,000 matching entries.
 --json prints [{"path","sessionId","entryId","role","timestamp","snippet"}].`,
 		Example: `  arbor search flock deadlock
   arbor search '"torn write"' --all
