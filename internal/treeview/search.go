@@ -33,18 +33,18 @@ func (q Query) Narrows(prev Query) bool {
 	return true
 }
 
-// Search lists the rows q matches, in drawing order, folded or not. Rows are
-// matched where the View keeps them, one at a time: nothing is made per row
-// but the matches, so searching a million rows costs what it finds.
-func (v *View) Search(q Query) []Row {
-	var out []Row
+// Search appends to dst the rows q matches, in drawing order, folded or not.
+// Rows are matched where the View keeps them, one at a time: nothing is made
+// per row, so searching a million rows costs what it finds, and nothing when
+// dst is the array of an earlier layout.
+func (v *View) Search(dst []Row, q Query) []Row {
 	var ln Line
 	v.walk(nil, func(r Row) {
 		if v.matches(r, q, &ln) {
-			out = append(out, r)
+			dst = append(dst, r)
 		}
 	})
-	return out
+	return dst
 }
 
 // Narrow keeps the rows of rows that q matches, in place: a search typed

@@ -53,7 +53,7 @@ func TestSearchCorpus(t *testing.T) {
 						want = append(want, r)
 					}
 				}
-				got := v.Search(q)
+				got := v.Search(nil, q)
 				if !slices.Equal(got, want) {
 					t.Errorf("%s, %s: Search(%q) finds %d rows, the joined texts %d", filepath.Base(f), filter, s, len(got), len(want))
 				}
@@ -64,7 +64,7 @@ func TestSearchCorpus(t *testing.T) {
 						t.Errorf("%q does not narrow %q", s, s[:len(s)-n])
 						continue
 					}
-					if got := v.Narrow(v.Search(wider), q); !slices.Equal(got, want) {
+					if got := v.Narrow(v.Search(nil, wider), q); !slices.Equal(got, want) {
 						t.Errorf("%s, %s: Narrow(%q) finds %d rows, Search %d", filepath.Base(f), filter, s, len(got), len(want))
 					}
 				}
@@ -123,7 +123,7 @@ func TestSearchAllocs(t *testing.T) {
 	v := New(l.Tree(), l, l.Leaf(), FilterDefault, 0)
 	q := ParseQuery("PARSER 1999")
 	var found []Row
-	allocs := testing.AllocsPerRun(3, func() { found = v.Search(q) })
+	allocs := testing.AllocsPerRun(3, func() { found = v.Search(nil, q) })
 	if len(found) != 12 { // 1999, 11999 and 19990–19999
 		t.Fatalf("found %d rows, want 12", len(found))
 	}

@@ -26,6 +26,9 @@ type TreeOptions struct {
 	Edit bool
 	// Back is called on Esc with an empty search (nil: quit the program).
 	Back func() tea.Cmd
+	// Opening is called with Path each time the tree is about to read it
+	// (nil: nothing is), in the background.
+	Opening func(path string)
 }
 
 type treeMode int
@@ -104,8 +107,11 @@ func (t *Tree) Init() tea.Cmd { return t.reload() }
 func (t *Tree) reload() tea.Cmd {
 	t.loading = true
 	t.loadSeq++
-	seq, path, filter := t.loadSeq, t.opt.Path, t.filter
+	seq, path, filter, opening := t.loadSeq, t.opt.Path, t.filter, t.opt.Opening
 	return tea.Batch(t.spin.Tick, func() tea.Msg {
+		if opening != nil {
+			opening(path)
+		}
 		l, err := readSession(path)
 		if err != nil {
 			return treeLoadedMsg{seq: seq, err: err}
@@ -143,11 +149,11 @@ func (t *Tree) layout() {
 	q := treeview.ParseQuery(t.search)
 	switch {
 	case len(q) == 0:
-		t.rows = t.view.Rows(func(n *session.TreeNode) bool { return t.folded[n] })
+		t.rows = t.view.AppendRows(t.rows[:0], func(n *session.TreeNode) bool { return t.folded[n] })
 	case t.found != nil && q.Narrows(t.found):
 		t.rows = t.view.Narrow(t.rows, q)
 	default:
-		t.rows = t.view.Search(q)
+		t.rows = t.view.Search(t.rows[:0], q)
 	}
 	t.found = q
 	if len(q) == 0 {
@@ -207,7 +213,9 @@ func (t *Tree) Update(msg tea.Msg) tea.Cmd {
 		t.loading = false
 		t.err = msg.err
 		if msg.err == nil {
-			t.log, t.view, t.found = msg.log, msg.view, nil
+			// rows is not reused for another view: what is past its length
+			// would keep the last session read alive.
+			t.log, t.view, t.found, t.rows = msg.log, msg.view, nil, nil
 			t.folded = map[*session.TreeNode]bool{}
 			t.layout()
 		}

@@ -30,3 +30,19 @@ func TestTreeSearchKeepsNoRowTexts(t *testing.T) {
 		t.Errorf("the search does not find the 5,000 answers that say \"unit() has no case for d\":\n%s", s)
 	}
 }
+
+// TestTreeOpening: the command hears of each session the tree reads, before
+// it reads it (`arbor browse` bounds the heap for a large one), at the first
+// load and at each reload.
+func TestTreeOpening(t *testing.T) {
+	f := newFixture(t)
+	var opened []string
+	h := newHarness(t, BrowseOptions{Session: f.example, Opening: func(p string) { opened = append(opened, p) }}, 100, 30)
+	if len(opened) != 1 || opened[0] != f.example {
+		t.Fatalf("opening the tree reported %q, want [%q]", opened, f.example)
+	}
+	h.keys("ctrl+u")
+	if len(opened) != 2 || opened[1] != f.example {
+		t.Errorf("another filter read the session again and reported %q, want it twice", opened)
+	}
+}
