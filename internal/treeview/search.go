@@ -88,23 +88,55 @@ func spansHold(ln Line, w string) bool {
 
 // containsLower reports whether strings.ToLower(s) contains w, w being lower
 // case already, without making the lower-cased copy: s is lowered a rune at
-// a time as it is compared.
+// a time as it is compared, at the places it can start.
 func containsLower(s, w string) bool {
 	if w == "" {
 		return true
 	}
-	for i := 0; i < len(s); {
+	c := w[0]
+	if c >= utf8.RuneSelf || c == 'k' || c == 'i' {
+		// A rune other than ASCII may lower to it (U+212A to k, U+0130 to
+		// i): every rune is a place to start.
+		for i := 0; i < len(s); {
+			if hasPrefixLower(s[i:], w) {
+				return true
+			}
+			_, n := utf8.DecodeRuneInString(s[i:])
+			i += n
+		}
+		return false
+	}
+	// Only the byte c or its upper case can start a match: found with
+	// IndexByte, each kept until passed so s is scanned once for each.
+	up := c
+	if 'a' <= c && c <= 'z' {
+		up = c - 'a' + 'A'
+	}
+	lo, hi := -1, -1
+	for i := 0; i < len(s); i++ {
+		if lo < i && lo != len(s) {
+			lo = nextByte(s, i, c)
+		}
+		if hi < i && hi != len(s) {
+			hi = nextByte(s, i, up)
+		}
+		i = min(lo, hi)
+		if i == len(s) {
+			return false
+		}
 		if hasPrefixLower(s[i:], w) {
 			return true
 		}
-		if s[i] < utf8.RuneSelf {
-			i++
-			continue
-		}
-		_, n := utf8.DecodeRuneInString(s[i:])
-		i += n
 	}
 	return false
+}
+
+// nextByte is the index of the first c in s from i on, len(s) when none.
+func nextByte(s string, i int, c byte) int {
+	if j := strings.IndexByte(s[i:], c); j >= 0 {
+		return i + j
+	}
+	return len(s)
 }
 
 // hasPrefixLower reports whether strings.ToLower(s) begins with w. Like
