@@ -56,7 +56,8 @@ the same things for scripts.`,
 			cat := catalog.Open("")
 			defer cat.Close()
 			return tui.Browse(tui.BrowseOptions{Catalog: cat, Scope: g.scope(), Session: session, Filter: f,
-				Summarizer: summ, Input: ios.In, Output: ios.Out, Env: os.Environ()})
+				Summarizer: summ, Input: ios.In, Output: ios.Out, Env: os.Environ(),
+				Opening: func(path string) { boundHeap(fileSize(path)) }})
 		},
 	}
 	cmd.Flags().BoolVar(&g.All, "all", false, "open on every project, not only the current one (Tab switches)")

@@ -82,9 +82,15 @@ func (t *idTexts) text(id string) string {
 // Rows lists the visible entries in drawing order, as Each draws them. The
 // entries below a node for which folded returns true are left out.
 func (v *View) Rows(folded func(*session.TreeNode) bool) []Row {
-	out := make([]Row, 0, len(v.rows))
-	v.walk(folded, func(r Row) { out = append(out, r) })
-	return out
+	return v.AppendRows(make([]Row, 0, len(v.rows)), folded)
+}
+
+// AppendRows is Rows appended to dst: a front end that lays the rows out
+// again (a fold, a search cleared) reuses the array of its last layout
+// rather than leaving it, a million rows, to the collector.
+func (v *View) AppendRows(dst []Row, folded func(*session.TreeNode) bool) []Row {
+	v.walk(folded, func(r Row) { dst = append(dst, r) })
+	return dst
 }
 
 // walk visits the rows in order with their prefixes, skipping the rows below

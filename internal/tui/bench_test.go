@@ -82,7 +82,7 @@ func BenchmarkPickerKeystroke(b *testing.B) {
 
 // bigSession writes a session of n entries: a conversation that branches
 // every 500 entries, with tool calls and results, as long agent runs do.
-func bigSession(b *testing.B, n int) string {
+func bigSession(b testing.TB, n int) string {
 	b.Helper()
 	path := filepath.Join(b.TempDir(), "big.jsonl")
 	var s strings.Builder

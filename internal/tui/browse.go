@@ -26,6 +26,9 @@ type BrowseOptions struct {
 	Output     io.Writer
 	Env        []string         // the environment the colour profile is read from (NO_COLOR)
 	Now        func() time.Time // for ages; time.Now when nil
+	// Opening is called with a session's path before its tree reads it (nil:
+	// nothing is), so the command can bound the heap for a large one.
+	Opening func(path string)
 }
 
 // Browse runs the session browser until the user quits.
@@ -66,22 +69,23 @@ func Pick(o BrowseOptions) (string, error) {
 // Browser is `arbor browse`: the session picker, and the tree of the session
 // picked. Esc in the tree goes back to the picker.
 type Browser struct {
-	st     *store
-	th     theme
-	dark   bool
-	width  int
-	height int
-	picker *Picker
-	tree   *Tree // nil while the picker is shown
-	filter treeview.Filter
-	help   bool
-	direct bool   // opened on one session: Esc in the tree quits
-	title  string // the terminal window's title
+	st      *store
+	th      theme
+	dark    bool
+	width   int
+	height  int
+	picker  *Picker
+	tree    *Tree // nil while the picker is shown
+	filter  treeview.Filter
+	help    bool
+	direct  bool   // opened on one session: Esc in the tree quits
+	title   string // the terminal window's title
+	opening func(path string)
 }
 
 // NewBrowser builds the browser; Init starts its loading.
 func NewBrowser(o BrowseOptions) *Browser {
-	b := &Browser{st: newStore(o.Catalog, o.Summarizer), dark: true, filter: o.Filter, title: "arbor browse"}
+	b := &Browser{st: newStore(o.Catalog, o.Summarizer), dark: true, filter: o.Filter, title: "arbor browse", opening: o.Opening}
 	b.th = newTheme(b.dark)
 	b.picker = newPicker(b.st, b.th, PickerOptions{Scope: o.Scope, Rename: true, Choose: b.open, Now: o.Now})
 	if o.Session != "" {
@@ -99,7 +103,7 @@ func (b *Browser) open(in catalog.Info) tea.Cmd {
 }
 
 func (b *Browser) newTree(path string) *Tree {
-	return newTree(b.st, b.th, TreeOptions{Path: path, Filter: b.filter, Back: func() tea.Cmd {
+	return newTree(b.st, b.th, TreeOptions{Path: path, Filter: b.filter, Opening: b.opening, Back: func() tea.Cmd {
 		if b.direct {
 			return tea.Quit
 		}

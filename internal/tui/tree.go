@@ -26,6 +26,9 @@ type TreeOptions struct {
 	Edit bool
 	// Back is called on Esc with an empty search (nil: quit the program).
 	Back func() tea.Cmd
+	// Opening is called with Path each time the tree is about to read it
+	// (nil: nothing is), in the background.
+	Opening func(path string)
 }
 
 type treeMode int
@@ -65,8 +68,8 @@ type Tree struct {
 	target  string          // the entry Enter was pressed on
 	status  string
 	failed  bool
-	keepSel string                       // the entry to select after a reload
-	texts   map[*session.TreeNode]string // what the search matches in each row, made at the first search
+	keepSel string         // the entry to select after a reload
+	found   treeview.Query // the search that made rows; nil when rows are not a search's
 }
 
 type (
@@ -104,8 +107,11 @@ func (t *Tree) Init() tea.Cmd { return t.reload() }
 func (t *Tree) reload() tea.Cmd {
 	t.loading = true
 	t.loadSeq++
-	seq, path, filter := t.loadSeq, t.opt.Path, t.filter
+	seq, path, filter, opening := t.loadSeq, t.opt.Path, t.filter, t.opt.Opening
 	return tea.Batch(t.spin.Tick, func() tea.Msg {
+		if opening != nil {
+			opening(path)
+		}
 		l, err := readSession(path)
 		if err != nil {
 			return treeLoadedMsg{seq: seq, err: err}
@@ -140,17 +146,18 @@ func (t *Tree) layout() {
 		t.rows = nil
 		return
 	}
-	tokens := strings.Fields(strings.ToLower(t.search))
-	if len(tokens) == 0 {
-		t.rows = t.view.Rows(func(n *session.TreeNode) bool { return t.folded[n] })
-	} else {
-		all := t.view.Rows(nil)
-		t.rows = t.rows[:0]
-		for _, r := range all {
-			if matchTokens(t.searchText(r), tokens) {
-				t.rows = append(t.rows, r)
-			}
-		}
+	q := treeview.ParseQuery(t.search)
+	switch {
+	case len(q) == 0:
+		t.rows = t.view.AppendRows(t.rows[:0], func(n *session.TreeNode) bool { return t.folded[n] })
+	case t.found != nil && q.Narrows(t.found):
+		t.rows = t.view.Narrow(t.rows, q)
+	default:
+		t.rows = t.view.Search(t.rows[:0], q)
+	}
+	t.found = q
+	if len(q) == 0 {
+		t.found = nil
 	}
 	t.sel = 0
 	want := t.keepSel
@@ -169,27 +176,8 @@ func (t *Tree) layout() {
 	t.top = max(0, min(t.sel-t.listHeight()/2, len(t.rows)-t.listHeight()))
 }
 
-// searchText is what the search matches in a row: what it says, its label,
-// and its id.
-func (t *Tree) searchText(r treeview.Row) string {
-	if s, ok := t.texts[r.Node]; ok {
-		return s
-	}
-	var b strings.Builder
-	b.WriteString(r.Node.Entry.ID)
-	b.WriteByte(' ')
-	b.WriteString(r.Node.Label)
-	for _, s := range t.view.Says(r) {
-		b.WriteByte(' ')
-		b.WriteString(s.Text)
-	}
-	if t.texts == nil {
-		t.texts = map[*session.TreeNode]string{}
-	}
-	t.texts[r.Node] = strings.ToLower(b.String())
-	return t.texts[r.Node]
-}
-
+// matchTokens reports whether text holds every token (the fork selector's
+// filter, over texts it lowered once).
 func matchTokens(text string, tokens []string) bool {
 	for _, tok := range tokens {
 		if !strings.Contains(text, tok) {
@@ -225,7 +213,9 @@ func (t *Tree) Update(msg tea.Msg) tea.Cmd {
 		t.loading = false
 		t.err = msg.err
 		if msg.err == nil {
-			t.log, t.view, t.texts = msg.log, msg.view, nil
+			// rows is not reused for another view: what is past its length
+			// would keep the last session read alive.
+			t.log, t.view, t.found, t.rows = msg.log, msg.view, nil, nil
 			t.folded = map[*session.TreeNode]bool{}
 			t.layout()
 		}
