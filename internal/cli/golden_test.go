@@ -116,6 +116,7 @@ var notPrinting = map[string]string{
 	"sync":    "needs PostgreSQL: store_test.go",
 	"version": "prints the build's own version, which a golden cannot hold: version_test.go",
 	"mv":      "needs a git repository moved and a writer in another process: mv_test.go",
+	"rewind":  "needs a session whose agent took checkpoints of a working folder: cmd/arbor/agent_rewind_test.go",
 }
 
 // TestGoldens runs every command that prints on a fake terminal 80 columns
