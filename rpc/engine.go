@@ -807,18 +807,15 @@ func (e *Engine) statsOptions() (o window.StatsOptions, system, tools int) {
 		return o, 0, 0
 	}
 	o.Window, o.Reserve = e.ag.Model.Window, e.ag.CompactionSettings().ReserveTokens
-	if w := max(o.Window, window.DefaultWindow*boolInt(o.Window <= 0)); o.Reserve >= w {
+	w := o.Window
+	if w <= 0 {
+		w = window.DefaultWindow // Measure's, as arbor stats'
+	}
+	if o.Reserve >= w {
 		o.Reserve = w / 4 // as arbor stats: the reserve does not fit a small window
 	}
 	system, tools = e.ag.Overhead()
 	return o, system, tools
-}
-
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // use estimates the context's tokens against the current model's window
