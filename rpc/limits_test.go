@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -282,4 +283,67 @@ func TestRequestPathsStayInside(t *testing.T) {
 	if !strings.Contains(lines[0], `"result"`) {
 		t.Errorf("with --allow-path the session outside was answered %s", lines[0])
 	}
+}
+
+// getEntries and get_entries answer with the whole session file (390 MB for
+// a million entries): the answer is written an entry at a time, not built
+// whole first, so serving it allocates far less than the answer's size more
+// than serving a small answer on the same session does.
+func TestEntriesAnswerIsNotBuiltWhole(t *testing.T) {
+	fake := agenttest.New(t, "openai")
+	cfg := testConfig(t, fake, t.TempDir())
+	var b strings.Builder
+	b.WriteString(`{"type":"session","version":3,"id":"big","timestamp":"2026-03-01T12:00:00.000Z","cwd":"/p"}` + "\n")
+	// (No character HTML escaping changes: such an entry is copied escaped,
+	// one at a time, which counts here though it is not kept.)
+	text := strings.Repeat("word é ", 3000)
+	parent := "null"
+	for i := range 400 {
+		fmt.Fprintf(&b, `{"type":"message","id":"e%d","parentId":%s,"timestamp":"2026-03-01T12:00:00.000Z","message":{"role":"user","content":%q,"timestamp":1}}`+"\n", i, parent, text)
+		parent = fmt.Sprintf(`"e%d"`, i)
+	}
+	size := uint64(b.Len())
+	path := filepath.Join(t.TempDir(), "big.jsonl")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg.Start = path
+	allocated := func(serve func(io.Reader, io.Writer) error, in string) uint64 {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		var w countWriter
+		if err := serve(strings.NewReader(in), &w); err != nil {
+			t.Fatal(err)
+		}
+		runtime.ReadMemStats(&after)
+		if strings.Contains(in, "ntries") && uint64(w) < size {
+			t.Fatalf("the answer is %d bytes, the session %d", w, size)
+		}
+		return after.TotalAlloc - before.TotalAlloc
+	}
+	serve := func(in io.Reader, out io.Writer) error { return Serve(cfg, in, nopWriter{out}) }
+	pi := func(in io.Reader, out io.Writer) error { return Pi(cfg, in, out) }
+	for _, c := range []struct {
+		name        string
+		serve       func(io.Reader, io.Writer) error
+		small, full string
+	}{
+		{"serve", serve, `{"jsonrpc":"2.0","id":1,"method":"getState"}`, `{"jsonrpc":"2.0","id":1,"method":"getEntries"}`},
+		{"pi", pi, `{"id":"1","type":"get_state"}`, `{"id":"1","type":"get_entries"}`},
+	} {
+		small := allocated(c.serve, c.small+"\n")
+		full := allocated(c.serve, c.full+"\n")
+		if full > small+size/2 {
+			t.Errorf("%s: answering with the entries allocated %d bytes more than a small answer, the session is %d", c.name, full-small, size)
+		}
+	}
+}
+
+// countWriter counts what is written to it.
+type countWriter int
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	*c += countWriter(len(p))
+	return len(p), nil
 }

@@ -87,7 +87,7 @@ func (p *piServer) write(v any) {
 	// bytes that are not UTF-8: each run of them becomes U+FFFD, as validJSON.
 	out := &validUTF8{w: p.out}
 	r, isResponse := v.(piResponse)
-	if !isResponse || !writeMessages(out, r) && !writeTree(out, r) {
+	if !isResponse || !writeMessages(out, r) && !writeTree(out, r) && !writeEntries(out, r) {
 		enc := json.NewEncoder(out)
 		if err := enc.Encode(v); err != nil {
 			// Still the answer to its command: the client waits for its id.
@@ -139,13 +139,38 @@ func writeTree(w io.Writer, r piResponse) bool {
 	if !ok {
 		return false
 	}
-	leaf, err := json.Marshal(d.LeafID)
+	return writeList(w, r, "tree", d.LeafID, func(bw *bufio.Writer) { _ = session.WriteTreeJSON(bw, d.Tree, true) })
+}
+
+// piEntries is get_entries' data; write streams it.
+type piEntries struct {
+	Entries []json.RawMessage
+	LeafID  *string
+}
+
+// writeEntries writes a response whose data is piEntries an entry at a time
+// (as writeRawArray does), so the answer of a million entries is not built
+// whole first. It returns false, having written nothing, for any other
+// response.
+func writeEntries(w io.Writer, r piResponse) bool {
+	d, ok := r.Data.(piEntries)
+	if !ok {
+		return false
+	}
+	return writeList(w, r, "entries", d.LeafID, func(bw *bufio.Writer) { writeRawArray(bw, d.Entries) })
+}
+
+// writeList writes r with data {"<field>":<list>,"leafId":leaf}, the list
+// written by list straight to w. It returns false, having written nothing,
+// when r does not marshal.
+func writeList(w io.Writer, r piResponse, field string, leaf *string, list func(*bufio.Writer)) bool {
+	l, err := json.Marshal(leaf)
 	if err != nil {
 		return false
 	}
-	r.Data = json.RawMessage(`{"tree":[],"leafId":` + string(leaf) + `}`)
+	r.Data = json.RawMessage(`{"` + field + `":[],"leafId":` + string(l) + `}`)
 	head, err := json.Marshal(r)
-	const mark = `"data":{"tree":[]`
+	mark := `"data":{"` + field + `":[]`
 	at := bytes.LastIndex(head, []byte(mark))
 	if err != nil || at < 0 {
 		return false
@@ -153,7 +178,7 @@ func writeTree(w io.Writer, r piResponse) bool {
 	at += len(mark) - len("[]")
 	bw := bufio.NewWriter(w)
 	bw.Write(head[:at])
-	_ = session.WriteTreeJSON(bw, d.Tree, true)
+	list(bw)
 	bw.Write(head[at+len("[]"):])
 	bw.WriteByte('\n')
 	bw.Flush()
@@ -545,10 +570,7 @@ func (p *piServer) run(c piCommand) (any, error) {
 			}
 			return nil, err
 		}
-		if es == nil {
-			es = []json.RawMessage{}
-		}
-		return map[string]any{"entries": es, "leafId": nullable(leaf)}, nil
+		return piEntries{Entries: es, LeafID: nullable(leaf)}, nil
 	case "get_tree":
 		t, leaf, err := e.Tree()
 		if err != nil {

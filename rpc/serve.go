@@ -406,6 +406,24 @@ func (s *server) messages(ctx context.Context) (MessagesResult, error) {
 	return MessagesResult{Messages: m}, nil
 }
 
+// entries serves getEntries. Like getMessages' its answer is the size of
+// the session file (hundreds of megabytes), so the channel writes the
+// entries an entry at a time in place of the null the library marshals.
+func (s *server) entries(ctx context.Context, p EntriesParams) (EntriesResult, error) {
+	es, leaf, err := s.e.Entries(p.Since)
+	if err != nil {
+		return EntriesResult{}, rpcError(err)
+	}
+	if req := jrpc2.InboundRequest(ctx); s.d != nil && req != nil && !req.IsNotification() {
+		s.d.streamLater(req.ID(), entriesMark, func(bw *bufio.Writer) { writeRawArray(bw, es) })
+		return EntriesResult{LeafID: leaf}, nil
+	}
+	if es == nil {
+		es = []json.RawMessage{}
+	}
+	return EntriesResult{Entries: es, LeafID: leaf}, nil
+}
+
 // tree serves getTree without a filter. Its tree is as deep as the
 // session's longest chain, deeper than a JSON library will encode or check
 // (encoding/json stops at 10,000 levels, 5,000 entries), so the channel
@@ -644,13 +662,7 @@ func (s *server) table() []method {
 			e.mu.Unlock()
 			return out, nil
 		}},
-		{"getEntries", "The session's entries in file order, after the entry since when given (follow a live session).", func(_ context.Context, p EntriesParams) (EntriesResult, error) {
-			es, leaf, err := e.Entries(p.Since)
-			if es == nil {
-				es = []json.RawMessage{}
-			}
-			return EntriesResult{Entries: es, LeafID: leaf}, rpcError(err)
-		}},
+		{"getEntries", "The session's entries in file order, after the entry since when given (follow a live session).", s.entries},
 		{"getTree", "The session's tree and the active leaf: pi's getTree nodes, or with filter (default, no-tools, user, labeled, all) the rows that filter keeps, as 'arbor tree' draws them.", func(ctx context.Context, p TreeParams) (TreeResult, error) {
 			if p.Filter != "" {
 				rows, shown, total, err := e.FilteredTree(p.Filter)
@@ -989,7 +1001,7 @@ type drain struct {
 	mu       sync.Mutex
 	cond     *sync.Cond
 	owed     map[string]int      // ids of assigned requests not yet answered
-	later    map[string]streamed // answers to stream (getMessages, getTree), by request id
+	later    map[string]streamed // answers to stream (getMessages, getEntries, getTree), by request id
 	tooLong  map[string]*tooLong // lines over the limit, by the id drain gave their stand-in request
 	lines    int                 // counts them
 	ended    error               // the input's end, reported after the sentinel
@@ -1083,6 +1095,7 @@ type streamed struct {
 // The fields of the answers streamed.
 const (
 	messagesMark = `"messages":null`
+	entriesMark  = `"entries":null`
 	treeMark     = `"tree":null`
 )
 

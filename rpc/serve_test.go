@@ -600,11 +600,64 @@ func TestServeGetMessagesStreamedIsWhatTheLibraryWrites(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg.Start = path
-	in := `{"jsonrpc":"2.0","id":1,"method":"getMessages"}
-[{"jsonrpc":"2.0","id":2,"method":"getMessages"},{"jsonrpc":"2.0","id":3,"method":"getMessages"}]
-{"jsonrpc":"2.0","method":"getMessages"}
-{"jsonrpc":"2.0","id":"<a&b>","method":"getMessages"}
-`
+	got, want := servedAndLibrarys(t, cfg, "getMessages")
+	if len(want) != 3 || !strings.Contains(want[0], `"toolCall"`) || !strings.Contains(want[0], `\u003c`) {
+		t.Fatalf("the library's answers are not what the test needs: %d lines, %.300s", len(want), want)
+	}
+	sameAnswers(t, got, want)
+}
+
+// getEntries' answer is written an entry at a time, as getMessages' is: on a
+// session with white space inside a line, HTML characters, line separators,
+// escapes and text that is not ASCII, it must be what the library sends.
+func TestServeGetEntriesStreamedIsWhatTheLibraryWrites(t *testing.T) {
+	fake := agenttest.New(t, "openai")
+	cfg := testConfig(t, fake, t.TempDir())
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	data, err := os.ReadFile("../testdata/pi16/sessions/n-s5-2.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data = append(data, "{ \"type\" : \"message\", \"id\":\"odd1\", \"parentId\":\"59876d9f\",\"timestamp\":\"2026-12-01T02:15:24.000Z\","+
+		" \"message\":{\"role\":\"user\",\"content\":\"a <b> & c \u2028 d \u2029 \\\"q\\\" \\\\ \\t \\u00e9 \u00fcn\u00efc\u00f6d\u00e9 \u30c6\u30b9\u30c8 \U0001F600 \\ud83d\\ude00\",\"timestamp\":2}}\n"...)
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg.Start = path
+	got, want := servedAndLibrarys(t, cfg, "getEntries")
+	if len(want) != 3 || !strings.Contains(want[0], `"id":"odd1"`) || !strings.Contains(want[0], `\u2028`) || !strings.Contains(want[0], `\u003c`) {
+		t.Fatalf("the library's answers are not what the test needs: %d lines, %.300s", len(want), want)
+	}
+	sameAnswers(t, got, want)
+}
+
+func sameAnswers(t *testing.T, got, want []string) {
+	t.Helper()
+	for i := range want {
+		if i >= len(got) || got[i] != want[i] {
+			g := ""
+			if i < len(got) {
+				g = got[i]
+			}
+			t.Errorf("answer %d differs from the library's:\n got %.400s\nwant %.400s", i, g, want[i])
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("%d answers, the library sends %d", len(got), len(want))
+	}
+}
+
+// servedAndLibrarys serves method three times (once alone, twice in a batch,
+// once with an id of characters JSON escapes) and a notification of it on
+// cfg's session, and returns the answers Serve writes and those the library
+// writes for the same methods on a channel of its own, each sorted.
+func servedAndLibrarys(t *testing.T, cfg Config, method string) (got, want []string) {
+	t.Helper()
+	in := strings.ReplaceAll(`{"jsonrpc":"2.0","id":1,"method":"M"}
+[{"jsonrpc":"2.0","id":2,"method":"M"},{"jsonrpc":"2.0","id":3,"method":"M"}]
+{"jsonrpc":"2.0","method":"M"}
+{"jsonrpc":"2.0","id":"<a&b>","method":"M"}
+`, `"M"`, `"`+method+`"`)
 	var out bytes.Buffer
 	if err := Serve(cfg, strings.NewReader(in), nopWriter{&out}); err != nil {
 		t.Fatal(err)
@@ -642,26 +695,12 @@ func TestServeGetMessagesStreamedIsWhatTheLibraryWrites(t *testing.T) {
 		sort.Strings(l)
 		return l
 	}
-	got, want := lines(out.Bytes()), lines(lib.Bytes())
+	got, want = lines(out.Bytes()), lines(lib.Bytes())
 	if len(got) == 0 || !strings.Contains(got[len(got)-1], `"method":"ready"`) {
 		t.Fatalf("no ready line: %q", got)
 	}
 	got = got[:len(got)-1]
-	if len(want) != 3 || !strings.Contains(want[0], `"toolCall"`) || !strings.Contains(want[0], `\u003c`) {
-		t.Fatalf("the library's answers are not what the test needs: %d lines, %.300s", len(want), want)
-	}
-	for i := range want {
-		if i >= len(got) || got[i] != want[i] {
-			g := ""
-			if i < len(got) {
-				g = got[i]
-			}
-			t.Errorf("answer %d differs from the library's:\n got %.400s\nwant %.400s", i, g, want[i])
-		}
-	}
-	if len(got) != len(want) {
-		t.Errorf("%d answers, the library sends %d", len(got), len(want))
-	}
+	return got, want
 }
 
 // Config.Opening hears of every session file before it is read (the command
