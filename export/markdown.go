@@ -213,15 +213,9 @@ func resultMarkdown(c session.Content, entry []byte) string {
 	if c.IsString {
 		return c.String
 	}
-	var parts []string
-	for _, blk := range c.Blocks {
-		switch blk.Type {
-		case "text":
-			parts = append(parts, blk.Text)
-		case "image":
-			parts = append(parts, oneLineText(toolargs.ImageNote(blk.MimeType, blk.Data)))
-		}
-	}
+	parts := contentParts(c, func(blk session.Block) string {
+		return oneLineText(toolargs.ImageNote(blk.MimeType, blk.Data))
+	})
 	for _, n := range toolargs.SourceNotes(entry) {
 		parts = append(parts, oneLineText(n))
 	}
@@ -230,8 +224,15 @@ func resultMarkdown(c session.Content, entry []byte) string {
 
 // contentMarkdown is a content's text, with images as a note.
 func contentMarkdown(c session.Content) string {
+	return strings.Join(contentParts(c, func(blk session.Block) string {
+		return fmt.Sprintf("*[image %s]*", oneLineText(blk.MimeType))
+	}), "\n\n")
+}
+
+// contentParts is a content's text blocks, and each image as image renders it.
+func contentParts(c session.Content, image func(session.Block) string) []string {
 	if c.IsString {
-		return c.String
+		return []string{c.String}
 	}
 	var parts []string
 	for _, blk := range c.Blocks {
@@ -239,10 +240,10 @@ func contentMarkdown(c session.Content) string {
 		case "text":
 			parts = append(parts, blk.Text)
 		case "image":
-			parts = append(parts, fmt.Sprintf("*[image %s]*", oneLineText(blk.MimeType)))
+			parts = append(parts, image(blk))
 		}
 	}
-	return strings.Join(parts, "\n\n")
+	return parts
 }
 
 // fence wraps s in a code fence longer than any run of backticks in it.
